@@ -1,0 +1,42 @@
+/* mps2-an385: Cortex-M3 at 25 MHz. The stamp timer is SysTick, which the
+ * kernel also uses for its tick, so the stamp wraps at the tick period. */
+#ifndef BOARD_CONFIG_H
+#define BOARD_CONFIG_H
+
+#include <stdint.h>
+
+#define BOARD_NAME "mps2-an385"
+#define BOARD_CPU "cortex-m3"
+#define BOARD_CPU_CLOCK_HZ 25000000u
+#define BOARD_CPU_CLOCK_HZ_TEXT "25000000"
+
+/*
+ * Store the SysTick current value into `dest` (a uint32_t with a static
+ * address) with a fixed instruction sequence that the compiler cannot
+ * reschedule: four instructions form both addresses, one load reads the
+ * timer, one store keeps the count. An opening stamp puts only its store
+ * inside the window, a closing stamp only its four address instructions, and
+ * calibration times exactly those five.
+ */
+#define BOARD_STAMP_TO(dest)                                           \
+    do {                                                               \
+        uint32_t board_stamp_at_, board_stamp_count_;                  \
+        __asm__ volatile("movw %0, #:lower16:%c2\n\t"                  \
+                         "movt %0, #:upper16:%c2\n\t"                  \
+                         "movw %1, #0xE018\n\t"                        \
+                         "movt %1, #0xE000\n\t"                        \
+                         "ldr %1, [%1]\n\t"                            \
+                         "str %1, [%0]"                                \
+                         : "=&r"(board_stamp_at_), "=&r"(board_stamp_count_) \
+                         : "i"(&(dest))                                \
+                         : "memory");                                  \
+    } while (0)
+
+/* An external interrupt line no device of the board drives. */
+#define BOARD_SOFT_IRQ_NUMBER 30
+
+/* NVIC priority of the software interrupt: below the kernel's syscall
+ * ceiling (so it may call the kernel) and above the kernel's own level. */
+#define BOARD_SOFT_IRQ_PRIORITY 0xC0
+
+#endif

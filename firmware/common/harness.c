@@ -1,0 +1,127 @@
+/*
+ * The scenario harness: reads the run parameters, sends the description of the
+ * build, calibrates the probe, streams samples and ends the run. All the
+ * arithmetic on samples (wrap, overhead, units, statistics) is the host's.
+ */
+#include <string.h>
+#include "switchscope/harness.h"
+#include "switchscope/record.h"
+
+#define DEFAULT_SAMPLES 1000
+#define CALIBRATION_PAIRS 8
+
+struct probe_window probe;
+static uint32_t samples_requested = DEFAULT_SAMPLES;
+
+static void put_u32(uint8_t *at, uint32_t value)
+{
+    at[0] = (uint8_t)value;
+    at[1] = (uint8_t)(value >> 8);
+    at[2] = (uint8_t)(value >> 16);
+    at[3] = (uint8_t)(value >> 24);
+}
+
+static void send_text(uint8_t type, const char *a, const char *b, const char *c)
+{
+    uint8_t payload[RECORD_MAX_PAYLOAD];
+    size_t len = 0;
+    payload[len++] = type;
+    const char *parts[3] = {a, b, c};
+    for (int p = 0; p < 3; p++)
+        for (const char *s = parts[p]; s && *s && len < sizeof payload; s++)
+            payload[len++] = (uint8_t)*s;
+    record_send(payload, len);
+}
+
+static void emit_meta(const char *key, const char *value)
+{
+    send_text(RECORD_META, key, "=", value);
+}
+
+static char *format_u32(uint32_t value, char *buf_end)
+{
+    char *p = buf_end;
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    return p;
+}
+
+/* "samples=N" among space-separated parameters; anything else is ignored. */
+static void parse_parameters(const char *params)
+{
+    const char *found = strstr(params, "samples=");
+    if (!found)
+        return;
+    uint32_t value = 0;
+    for (const char *p = found + 8; *p >= '0' && *p <= '9'; p++)
+        value = value * 10 + (uint32_t)(*p - '0');
+    if (value > 0)
+        samples_requested = value;
+}
+
+uint32_t harness_samples(void) { return samples_requested; }
+
+void harness_log(const char *text) { send_text(RECORD_LOG, text, 0, 0); }
+
+void harness_begin(void)
+{
+    char buf[12];
+    emit_meta("stamp_modulus", format_u32(board_stamp_modulus(), buf + sizeof buf));
+    emit_meta("stamp_direction", board_stamp_counts_down() ? "down" : "up");
+    emit_meta("stamp_clock_hz", format_u32(board_stamp_clock_hz(), buf + sizeof buf));
+
+    for (int i = 0; i < CALIBRATION_PAIRS; i++) {
+        ss_wait_next_tick();
+        PROBE_OPEN();
+        PROBE_CLOSE();
+        uint8_t payload[9] = {RECORD_CALIB};
+        put_u32(payload + 1, probe.start);
+        put_u32(payload + 5, probe.end);
+        record_send(payload, sizeof payload);
+    }
+}
+
+void harness_send_sample(uint32_t seq, uint16_t tag)
+{
+    uint8_t payload[16] = {RECORD_SAMPLE};
+    put_u32(payload + 1, seq);
+    put_u32(payload + 5, probe.start);
+    put_u32(payload + 9, probe.end);
+    payload[13] = (uint8_t)tag;
+    payload[14] = (uint8_t)(tag >> 8);
+    payload[15] = probe.tick_start != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
+    record_send(payload, sizeof payload);
+}
+
+void harness_finish(uint32_t samples_sent)
+{
+    uint8_t payload[5] = {RECORD_END};
+    put_u32(payload + 1, samples_sent);
+    record_send(payload, sizeof payload);
+    board_exit(0);
+}
+
+void harness_fail(const char *reason)
+{
+    send_text(RECORD_FAULT, reason, 0, 0);
+    board_exit(3);
+}
+
+int main(void)
+{
+    board_init();
+    const uint8_t hello[2] = {RECORD_HELLO, RECORD_PROTOCOL_VERSION};
+    record_send(hello, sizeof hello);
+    parse_parameters(board_parameters());
+    board_describe(emit_meta);
+    ss_kernel_describe(emit_meta);
+    emit_meta("scenario", scenario.name);
+    char buf[12];
+    emit_meta("samples", format_u32(samples_requested, buf + sizeof buf));
+    scenario.setup();
+    ss_kernel_start();
+    harness_fail("kernel start returned");
+}

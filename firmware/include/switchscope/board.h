@@ -1,0 +1,41 @@
+/*
+ * What a board supplies: output, parameters from the host, the stamp timer,
+ * a software-triggered interrupt and a way to end the run.
+ */
+#ifndef SWITCHSCOPE_BOARD_H
+#define SWITCHSCOPE_BOARD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void board_init(void);
+
+/* Write bytes to the host link (UART); blocks until queued. */
+void board_write(const uint8_t *data, size_t len);
+
+/* The run parameters the host passed ("samples=1000 ..."), or "" if none. */
+const char *board_parameters(void);
+
+/* The stamp timer: its current count, its modulus (the count wraps to 0
+ * after modulus-1 when counting up, or to modulus-1 after 0 counting down),
+ * its direction and its input clock. BOARD_STAMP() is defined by board_config.h
+ * as a single register read so that the probe costs as little as it can. */
+uint32_t board_stamp_modulus(void);
+int board_stamp_counts_down(void);
+uint32_t board_stamp_clock_hz(void);
+
+/* Pend the software interrupt whose handler is switchscope_soft_irq(). */
+void board_soft_irq_pend(void);
+
+/* The scenario's handler for the software interrupt (weak default: a fault). */
+void switchscope_soft_irq(void);
+
+/* Stop the machine; 0 means the run completed. Never returns. */
+void board_exit(int code) __attribute__((noreturn));
+
+/* Identify the board (name, cpu, clock) to the host as key=value pairs. */
+void board_describe(void (*emit)(const char *key, const char *value));
+
+#include "board_config.h"
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * The porting layer: everything a kernel must supply for the scenarios to run.
+ *
+ * Scenarios are written once against these functions. A kernel port implements
+ * them in firmware/kernels/<kernel>/ with its native API and nothing else: no
+ * timing, no output. Priorities are abstract: 1 is the lowest a scenario may use,
+ * larger is more urgent; the port maps them onto the kernel's own scale.
+ */
+#ifndef SWITCHSCOPE_KERNEL_H
+#define SWITCHSCOPE_KERNEL_H
+
+#include <stdint.h>
+
+typedef struct ss_task ss_task;      /* a task (thread) of the kernel */
+typedef struct ss_signal ss_signal;  /* a binary signal one task can wait on */
+typedef void (*ss_task_fn)(void *arg);
+
+/* Create a task ready to run once the kernel starts (or at once if it runs). */
+ss_task *ss_task_create(const char *name, ss_task_fn fn, void *arg, unsigned priority);
+
+/* Suspend the calling task until another one resumes it. */
+void ss_task_suspend_self(void);
+
+/* Make a suspended task ready; switches to it at once if it is more urgent. */
+void ss_task_resume(ss_task *task);
+
+/* Change a task's priority; switches at once if that makes another task more urgent. */
+void ss_task_set_priority(ss_task *task, unsigned priority);
+
+/* Give the processor to the next ready task of the same priority. */
+void ss_yield(void);
+
+ss_signal *ss_signal_create(void);
+void ss_signal_wait(ss_signal *signal);          /* block until given */
+void ss_signal_give(ss_signal *signal);          /* from a task */
+void ss_signal_give_from_isr(ss_signal *signal); /* from an interrupt handler */
+
+/* Ticks since the kernel started, and a block until the next tick begins. */
+uint32_t ss_tick_count(void);
+void ss_wait_next_tick(void);
+
+/* Start scheduling the created tasks; never returns. */
+void ss_kernel_start(void);
+
+/* Facts about the kernel build, sent to the host as key=value pairs:
+ * calls emit(key, value) once per configuration item. */
+void ss_kernel_describe(void (*emit)(const char *key, const char *value));
+
+#endif

@@ -1,0 +1,33 @@
+/*
+ * The wire format from target to host (docs/wire-format.md): every record is
+ * a type byte, little-endian fields and a CRC-8, COBS-encoded and ended by a
+ * zero byte, so the host finds record boundaries even after garbage.
+ */
+#ifndef SWITCHSCOPE_RECORD_H
+#define SWITCHSCOPE_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RECORD_PROTOCOL_VERSION 1
+
+enum record_type {
+    RECORD_HELLO = 0x01,  /* u8 protocol version */
+    RECORD_META = 0x02,   /* text "key=value" */
+    RECORD_CALIB = 0x03,  /* u32 start, u32 end: back-to-back probe */
+    RECORD_SAMPLE = 0x10, /* u32 seq, u32 start, u32 end, u16 tag, u8 flags */
+    RECORD_LOG = 0x20,    /* text */
+    RECORD_FAULT = 0x7E,  /* text */
+    RECORD_END = 0x7F,    /* u32 samples sent */
+};
+
+enum sample_flags {
+    SAMPLE_TICK_IN_WINDOW = 0x01, /* the kernel tick fired inside the window */
+};
+
+#define RECORD_MAX_PAYLOAD 96
+
+/* Encode and send one record whose payload starts with its type byte. */
+void record_send(const uint8_t *payload, size_t len);
+
+#endif

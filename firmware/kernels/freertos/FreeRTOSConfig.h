@@ -1,0 +1,75 @@
+/*
+ * FreeRTOS configuration for switchscope. Every option that changes the
+ * switch path can be overridden from the build (-DconfigX=...) and is
+ * reported with each result by ss_kernel_describe().
+ */
+#ifndef FREERTOS_CONFIG_H
+#define FREERTOS_CONFIG_H
+
+#include "board_config.h"
+
+#define configCPU_CLOCK_HZ BOARD_CPU_CLOCK_HZ
+
+#ifndef configUSE_PREEMPTION
+#define configUSE_PREEMPTION 1
+#endif
+#ifndef configUSE_TIME_SLICING
+#define configUSE_TIME_SLICING 1
+#endif
+#ifndef configUSE_PORT_OPTIMISED_TASK_SELECTION
+#define configUSE_PORT_OPTIMISED_TASK_SELECTION 1
+#endif
+#ifndef configMAX_PRIORITIES
+#define configMAX_PRIORITIES 8
+#endif
+#ifndef configTICK_RATE_HZ
+#define configTICK_RATE_HZ 1000
+#endif
+#ifndef configUSE_TRACE_FACILITY
+#define configUSE_TRACE_FACILITY 0
+#endif
+#ifndef configCHECK_FOR_STACK_OVERFLOW
+#define configCHECK_FOR_STACK_OVERFLOW 0
+#endif
+/* Assertions add checks to the switch path; off unless asked for. */
+#ifndef SWITCHSCOPE_FREERTOS_ASSERT
+#define SWITCHSCOPE_FREERTOS_ASSERT 0
+#endif
+#if SWITCHSCOPE_FREERTOS_ASSERT
+void ss_freertos_assert_failed(const char *file, int line);
+#define configASSERT(x) \
+    if (!(x))           \
+    ss_freertos_assert_failed(__FILE__, __LINE__)
+#endif
+
+#define configTICK_TYPE_WIDTH_IN_BITS TICK_TYPE_WIDTH_32_BITS
+#define configMINIMAL_STACK_SIZE 128
+#define configTOTAL_HEAP_SIZE (24 * 1024)
+#define configSUPPORT_DYNAMIC_ALLOCATION 1
+#define configSUPPORT_STATIC_ALLOCATION 0
+#define configUSE_IDLE_HOOK 0
+#define configUSE_TICK_HOOK 0
+#define configUSE_MALLOC_FAILED_HOOK 1
+#define configUSE_MUTEXES 0
+#define configUSE_COUNTING_SEMAPHORES 0
+#define configUSE_TIMERS 0
+#define configUSE_CO_ROUTINES 0
+#define configMAX_TASK_NAME_LEN 8
+#define configQUEUE_REGISTRY_SIZE 0
+
+/* Cortex-M NVIC priorities, as the upper bits of a byte: the kernel runs at
+ * the lowest; interrupts that call the kernel must not be above 0xA0. */
+#define configKERNEL_INTERRUPT_PRIORITY 0xFF
+#define configMAX_SYSCALL_INTERRUPT_PRIORITY 0xA0
+
+#define INCLUDE_vTaskSuspend 1
+#define INCLUDE_vTaskDelay 1
+#define INCLUDE_vTaskPrioritySet 1
+#define INCLUDE_vTaskDelete 0
+
+/* The port's handlers under the names the board's vector table uses. */
+#define vPortSVCHandler SVC_Handler
+#define xPortPendSVHandler PendSV_Handler
+#define xPortSysTickHandler SysTick_Handler
+
+#endif

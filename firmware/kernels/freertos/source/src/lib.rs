@@ -1,0 +1,1 @@
+// Empty: this crate only pins the FreeRTOS source; see Cargo.toml.

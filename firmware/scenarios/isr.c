@@ -1,0 +1,47 @@
+/*
+ * isr: the handler of a software-pended interrupt gives a signal that wakes a
+ * high-priority task, which preempts the low-priority task that pended it.
+ * Window: from just before the interrupt is pended to just after
+ * ss_signal_wait() returns in the high task; interrupt entry, the handler and
+ * the switch all fall inside.
+ */
+#include "switchscope/harness.h"
+
+static ss_signal *wake;
+
+void switchscope_soft_irq(void)
+{
+    ss_signal_give_from_isr(wake);
+}
+
+static void high_task(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        ss_signal_wait(wake);
+        PROBE_CLOSE();
+    }
+}
+
+static void low_task(void *arg)
+{
+    (void)arg;
+    harness_begin();
+    uint32_t samples = harness_samples();
+    for (uint32_t seq = 0; seq < samples; seq++) {
+        ss_wait_next_tick();
+        PROBE_OPEN();
+        board_soft_irq_pend();
+        harness_send_sample(seq, 0);
+    }
+    harness_finish(samples);
+}
+
+static void setup(void)
+{
+    wake = ss_signal_create();
+    ss_task_create("high", high_task, 0, 2);
+    ss_task_create("low", low_task, 0, 1);
+}
+
+const struct scenario scenario = {"isr", setup};

@@ -1,0 +1,39 @@
+/*
+ * resume: a low-priority task resumes a suspended high-priority task (the embOS
+ * method). Window: from just before ss_task_resume() in the low task to just
+ * after ss_task_suspend_self() returns in the high task.
+ */
+#include "switchscope/harness.h"
+
+static ss_task *high;
+
+static void high_task(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        ss_task_suspend_self();
+        PROBE_CLOSE();
+    }
+}
+
+static void low_task(void *arg)
+{
+    (void)arg;
+    harness_begin();
+    uint32_t samples = harness_samples();
+    for (uint32_t seq = 0; seq < samples; seq++) {
+        ss_wait_next_tick();
+        PROBE_OPEN();
+        ss_task_resume(high);
+        harness_send_sample(seq, 0);
+    }
+    harness_finish(samples);
+}
+
+static void setup(void)
+{
+    high = ss_task_create("high", high_task, 0, 2);
+    ss_task_create("low", low_task, 0, 1);
+}
+
+const struct scenario scenario = {"resume", setup};

@@ -1,0 +1,47 @@
+/*
+ * yield: two tasks of equal priority yield to each other. Window: from just
+ * before ss_yield() in the measuring task to just after ss_yield() returns in
+ * the partner.
+ *
+ * Between samples the partner waits on a signal, so that it is never caught
+ * mid-loop by the tick: after each tick the measuring task releases it, lets
+ * it run up to its own ss_yield(), and only then opens the window.
+ */
+#include "switchscope/harness.h"
+
+static ss_signal *release;
+
+static void partner_task(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        ss_signal_wait(release);
+        ss_yield();
+        PROBE_CLOSE();
+    }
+}
+
+static void measuring_task(void *arg)
+{
+    (void)arg;
+    harness_begin();
+    uint32_t samples = harness_samples();
+    for (uint32_t seq = 0; seq < samples; seq++) {
+        ss_wait_next_tick();
+        ss_signal_give(release);
+        ss_yield(); /* the partner runs up to its ss_yield() */
+        PROBE_OPEN();
+        ss_yield();
+        harness_send_sample(seq, 0);
+    }
+    harness_finish(samples);
+}
+
+static void setup(void)
+{
+    release = ss_signal_create();
+    ss_task_create("partner", partner_task, 0, 1);
+    ss_task_create("measure", measuring_task, 0, 1);
+}
+
+const struct scenario scenario = {"yield", setup};

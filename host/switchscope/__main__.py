@@ -1,0 +1,3 @@
+from switchscope.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""From raw timer stamps to a distribution: pure arithmetic, no I/O.
+
+Stamps are raw counts of the target's timer. A difference is taken modulo the
+timer's period (so a wrap between the stamps is harmless), converted to the
+measured unit, and the probe's own calibrated cost is subtracted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+
+def elapsed_counts(start: int, end: int, modulus: int, counts_down: bool) -> int:
+    """Timer counts from `start` to `end` on a timer that wraps at `modulus`.
+
+    A down-counter goes modulus-1 ... 1, 0, modulus-1 ...; an up-counter the
+    other way. Correct as long as less than one full period elapsed."""
+    if modulus <= 0:
+        raise ValueError(f"timer modulus must be positive, got {modulus}")
+    for name, value in (("start", start), ("end", end)):
+        if not 0 <= value < modulus:
+            raise ValueError(f"{name} stamp {value} outside the timer's range 0..{modulus - 1}")
+    return (start - end) % modulus if counts_down else (end - start) % modulus
+
+
+def counts_to_units(counts: int, counts_per_unit: Fraction) -> int:
+    """Convert timer counts to whole units (instructions or cycles), rounding half up.
+
+    Exact when the timer advances at least 2 counts per unit: the +-1 count
+    of phase jitter between two reads is then less than half a unit."""
+    return math.floor(Fraction(counts) / counts_per_unit + Fraction(1, 2))
+
+
+def overhead(calibration_units: list[int]) -> int:
+    """The probe's own cost: the least of the back-to-back calibration readings."""
+    if not calibration_units:
+        raise ValueError("no calibration readings")
+    return min(calibration_units)
+
+
+def corrected(raw_units: int, overhead_units: int) -> tuple[int, bool]:
+    """A reading with the probe's cost taken off, never below zero.
+    Returns (value, clamped): clamped is True when the raw reading was smaller
+    than the overhead, which a sound measurement never produces."""
+    value = raw_units - overhead_units
+    return (value, False) if value >= 0 else (0, True)
+
+
+def percentile_nearest_rank(sorted_values: list[int], percent: float) -> int:
+    """The smallest value with at least `percent` % of the values at or below it."""
+    rank = max(1, math.ceil(percent / 100 * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def statistics(values: list[int]) -> dict[str, float | int]:
+    """min, median, mode (the smallest of the most frequent), mean, max,
+    population standard deviation and p99 (nearest rank)."""
+    if not values:
+        raise ValueError("no samples to summarise")
+    ordered = sorted(values)
+    n = len(ordered)
+    middle = n // 2
+    median = ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    counts = Counter(ordered)
+    top = max(counts.values())
+    mean = sum(ordered) / n
+    variance = sum((v - mean) ** 2 for v in ordered) / n
+    return {
+        "min": ordered[0],
+        "median": median,
+        "mode": min(v for v, c in counts.items() if c == top),
+        "mean": mean,
+        "max": ordered[-1],
+        "stddev": math.sqrt(variance),
+        "p99": percentile_nearest_rank(ordered, 99),
+    }

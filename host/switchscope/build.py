@@ -1,0 +1,107 @@
+"""Building scenario firmware for a (kernel, target, scenario).
+
+A build is one compiler invocation over the harness, the board, the kernel
+port, the scenario and the kernel's own sources. Its output directory is named
+by a hash of everything that goes into it, so an unchanged firmware is never
+rebuilt and two configurations never overwrite each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from switchscope import kernel_source, paths
+from switchscope.catalog import Kernel, Scenario, Target
+from switchscope.errors import BuildFailed
+from switchscope.tools import require, version_line
+
+OPTIMISATION = "-O2"
+
+
+@dataclass(frozen=True)
+class Firmware:
+    elf: Path
+    kernel: Kernel
+    target: Target
+    scenario: Scenario
+    kernel_source: str
+    compiler: str
+    cflags: tuple[str, ...]
+    flash_bytes: int
+    ram_bytes: int
+    defines: dict[str, str] = field(default_factory=dict)
+
+
+def _kernel_sources(kernel: Kernel, target: Target) -> kernel_source.KernelSource:
+    if kernel.name == "freertos":
+        return kernel_source.freertos(target.freertos_port)
+    raise AssertionError(f"no source for kernel {kernel.name}")
+
+
+def _tree_digest(firmware: Path, parts: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        for path in sorted(part.rglob("*") if part.is_dir() else [part]):
+            if path.is_file() and path.suffix in (".c", ".h", ".ld", ".S"):
+                digest.update(str(path.relative_to(firmware)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _sizes(size_tool: str, elf: Path) -> tuple[int, int]:
+    """(flash, ram) in bytes from the Berkeley-format size of the ELF."""
+    out = subprocess.run([size_tool, str(elf)], capture_output=True, text=True, check=True).stdout
+    text, data, bss = (int(word) for word in out.splitlines()[1].split()[:3])
+    return text + data, data + bss
+
+
+def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str, str] | None = None) -> Firmware:
+    defines = dict(defines or {})
+    gcc = require(target.gcc, target.gcc_package)
+    firmware = paths.firmware_dir()
+    board_dir = firmware / "boards" / target.name
+    port_dir = firmware / "kernels" / kernel.name
+    source = _kernel_sources(kernel, target)
+
+    sources = [
+        *sorted((firmware / "common").glob("*.c")),
+        *sorted(board_dir.glob("*.c")),
+        *sorted(port_dir.glob("*.c")),
+        firmware / "scenarios" / f"{scenario.name}.c",
+        *source.sources,
+    ]
+    includes = [firmware / "include", board_dir, port_dir, *source.include_dirs]
+    cflags = (*target.cflags, OPTIMISATION, "-g", "-ffunction-sections", "-fdata-sections", "-Wall",
+              *(f"-D{key}={value}" for key, value in sorted(defines.items())))
+    ldflags = ("-nostartfiles", "-T", str(board_dir / "link.ld"), "--specs=nano.specs", "-Wl,--gc-sections")
+
+    compiler = version_line(gcc)
+    key = json.dumps([compiler, cflags, ldflags, source.version,
+                      _tree_digest(firmware, [firmware / "include", firmware / "common", board_dir, port_dir,
+                                              firmware / "scenarios" / f"{scenario.name}.c"])])
+    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    elf = out_dir / "firmware.elf"
+
+    if not elf.is_file():
+        out_dir.mkdir(parents=True, exist_ok=True)
+        command = [gcc, *cflags, *(f"-I{d}" for d in includes), *map(str, sources), *ldflags,
+                   f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(elf) + ".tmp"]
+        result = subprocess.run(command, capture_output=True, text=True)
+        (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
+        if result.returncode != 0:
+            hint = f"the full log is in {out_dir / 'build.log'}"
+            if "nano.specs" in result.stderr:
+                hint = "install the Debian package libnewlib-arm-none-eabi (the C library for arm-none-eabi-gcc)"
+            raise BuildFailed(
+                f"building {scenario.name} for {kernel.name} on {target.name} failed:\n{result.stderr.strip()[-3000:]}",
+                hint,
+            )
+        Path(str(elf) + ".tmp").replace(elf)
+
+    flash, ram = _sizes(gcc[: -len("gcc")] + "size", elf)
+    return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, kernel_source=source.version,
+                    compiler=compiler, cflags=cflags, flash_bytes=flash, ram_bytes=ram, defines=defines)

@@ -1,0 +1,123 @@
+"""What switchscope can measure: kernels, targets, scenarios and methods.
+
+Adding a kernel, a target or a scenario starts here; the firmware for each
+lives under firmware/ with the same name.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from switchscope.errors import UnknownName
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    title: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    cpu: str
+    f_cpu_hz: int
+    summary: str
+    gcc: str  # compiler executable
+    gcc_package: str  # Debian packages that provide it
+    cflags: tuple[str, ...]
+    simulator: str
+    simulator_package: str
+    icount_shift: int  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
+    freertos_port: str  # directory under FreeRTOS-Kernel/portable
+    unit: str = "instructions"
+
+    def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
+        """Stamp-timer counts per measured unit. Under QEMU icount a timer at
+        f Hz advances f * 2**shift / 1e9 counts per instruction."""
+        return Fraction(stamp_clock_hz * 2**self.icount_shift, 10**9)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    summary: str
+    check: bool = False  # a self-test of the ruler, not a switch; left out of "all"
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    summary: str
+
+
+KERNELS = {
+    k.name: k
+    for k in [
+        Kernel("freertos", "FreeRTOS", "FreeRTOS-Kernel V11.2.0 from the crates.io package freertos-next =0.12.0"),
+    ]
+}
+
+TARGETS = {
+    t.name: t
+    for t in [
+        Target(
+            name="mps2-an385",
+            cpu="cortex-m3",
+            f_cpu_hz=25_000_000,
+            summary="Arm MPS2 AN385, Cortex-M3 at 25 MHz, on QEMU with -icount: counts instructions",
+            gcc="arm-none-eabi-gcc",
+            gcc_package="gcc-arm-none-eabi libnewlib-arm-none-eabi",
+            cflags=("-mcpu=cortex-m3", "-mthumb"),
+            simulator="qemu-system-arm",
+            simulator_package="qemu-system-arm",
+            icount_shift=8,
+            freertos_port="GCC/ARM_CM3",
+        ),
+    ]
+}
+
+SCENARIOS = {
+    s.name: s
+    for s in [
+        Scenario("resume", "a low-priority task resumes a suspended high-priority task (embOS method)"),
+        Scenario("signal", "a low-priority task gives a signal a high-priority task waits on (BeRTOS method)"),
+        Scenario("yield", "two tasks of equal priority yield to each other (cooperative switch)"),
+        Scenario("isr", "an interrupt handler wakes a high-priority task that preempts the low-priority one"),
+        Scenario("ruler", "self-test: times blocks of N no-ops, each must read exactly N", check=True),
+    ]
+}
+
+METHODS = {
+    m.name: m
+    for m in [
+        Method("probe", "on-target timer stamps around the switch, stamp cost calibrated and subtracted"),
+    ]
+}
+
+
+def _select(kind: str, table: dict, requested: str) -> list:
+    if requested == "all":
+        return [item for item in table.values() if not getattr(item, "check", False)]
+    if requested not in table:
+        valid = ", ".join([*table, "all"])
+        raise UnknownName(f"unknown {kind} '{requested}'", f"valid {kind}s: {valid} (see: switchscope list)")
+    return [table[requested]]
+
+
+def select_kernels(name: str) -> list[Kernel]:
+    return _select("kernel", KERNELS, name)
+
+
+def select_targets(name: str) -> list[Target]:
+    return _select("target", TARGETS, name)
+
+
+def select_scenarios(name: str) -> list[Scenario]:
+    return _select("scenario", SCENARIOS, name)
+
+
+def select_methods(name: str) -> list[Method]:
+    return _select("method", METHODS, name)

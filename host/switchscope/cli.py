@@ -1,0 +1,143 @@
+"""The switchscope command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from switchscope import __version__, catalog, report
+from switchscope.errors import SwitchscopeError
+from switchscope.measure import Job, measure
+
+
+class StatusLine:
+    """A one-line progress display on stderr, shown only on a terminal and only
+    for steps that take more than a second."""
+
+    DELAY_S = 1.0
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.label = ""
+        self.stage = ""
+        self.started = time.monotonic()
+        self.shown = False
+
+    def begin(self, label: str, total: int) -> None:
+        self.label, self.total, self.started = label, total, time.monotonic()
+
+    def on_stage(self, stage: str) -> None:
+        self.stage = stage
+        self._draw(0)
+
+    def progress(self, received: int) -> None:
+        self._draw(received)
+
+    def _draw(self, received: int) -> None:
+        if not self.enabled or time.monotonic() - self.started < self.DELAY_S:
+            return
+        if self.stage == "running":
+            filled = int(24 * received / max(self.total, 1))
+            text = f"{self.label}: [{'#' * filled}{'.' * (24 - filled)}] {received}/{self.total} samples"
+        else:
+            text = f"{self.label}: {self.stage}..."
+        sys.stderr.write("\r\033[K" + text)
+        sys.stderr.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            self.shown = False
+
+
+def command_list(_args) -> int:
+    sections = [("kernels", catalog.KERNELS), ("targets", catalog.TARGETS),
+                ("scenarios", catalog.SCENARIOS), ("methods", catalog.METHODS)]
+    for title, table in sections:
+        print(f"{title}:")
+        width = max(len(name) for name in table)
+        for name, item in table.items():
+            note = " (not in 'all')" if getattr(item, "check", False) else ""
+            print(f"  {name.ljust(width)}  {item.summary}{note}")
+    return 0
+
+
+def command_run(args) -> int:
+    if args.samples < 1:
+        raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
+    jobs = [Job(k, t, s, m)
+            for k in catalog.select_kernels(args.kernel)
+            for t in catalog.select_targets(args.target)
+            for m in catalog.select_methods(args.method)
+            for s in catalog.select_scenarios(args.scenario)]
+    status = StatusLine(enabled=not args.quiet)
+    results, failures = [], []
+    started = time.monotonic()
+    for job in jobs:
+        status.begin(str(job), args.samples)
+        try:
+            results.append(measure(job, args.samples, args.timeout, status.progress, status.on_stage))
+        except SwitchscopeError as error:
+            status.clear()
+            print(f"error: {error}", file=sys.stderr)
+            failures.append({"job": str(job), "error": error.message})
+        status.clear()
+    if results:
+        print(report.table(results))
+        for result in results:
+            for problem in result["stream_problems"]:
+                print(f"warning: {result['scenario']}: {problem}", file=sys.stderr)
+            if result["clamped"]:
+                print(f"warning: {result['scenario']}: {result['clamped']} samples were smaller than the probe "
+                      "overhead and were clamped to 0", file=sys.stderr)
+    if not args.quiet:
+        print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    if args.json:
+        report.write_json(Path(args.json), results, failures)
+    return 1 if failures else 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="switchscope",
+        description="Measure how long a real-time kernel takes to switch tasks, exactly and reproducibly.",
+    )
+    top.add_argument("--version", action="version", version=f"switchscope {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="build, run and measure scenarios",
+                              description="Build each (kernel, target, scenario), run it on the simulated "
+                                          "board and print the distribution of switch times.")
+    run.add_argument("--kernel", default="freertos", help="kernel name or 'all' (default: freertos)")
+    run.add_argument("--target", default="mps2-an385", help="target name or 'all' (default: mps2-an385)")
+    run.add_argument("--scenario", default="all", help="scenario name or 'all' (default: all)")
+    run.add_argument("--method", default="probe", help="measurement method or 'all' (default: probe)")
+    run.add_argument("--samples", type=int, default=10000, help="samples per scenario (default: 10000)")
+    run.add_argument("--json", metavar="PATH", help="also write every result, with all samples, as JSON")
+    run.add_argument("--timeout", type=float, metavar="SECONDS",
+                     help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
+    run.add_argument("--quiet", action="store_true", help="no progress display or summary line")
+    run.set_defaults(handler=command_run)
+
+    listing = commands.add_parser("list", help="list kernels, targets, scenarios and methods")
+    listing.set_defaults(handler=command_list)
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser().print_help()
+        return 2
+    try:
+        return args.handler(args)
+    except SwitchscopeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,29 @@
+"""Errors a user can act on: each says what went wrong and what to do."""
+
+
+class SwitchscopeError(Exception):
+    """Base of every error the command line reports without a traceback."""
+
+    def __init__(self, message: str, hint: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        return self.message if not self.hint else f"{self.message}\n  {self.hint}"
+
+
+class ToolMissing(SwitchscopeError):
+    pass
+
+
+class UnknownName(SwitchscopeError):
+    pass
+
+
+class BuildFailed(SwitchscopeError):
+    pass
+
+
+class FirmwareFailed(SwitchscopeError):
+    """The firmware crashed, hung, or its stream could not be used."""

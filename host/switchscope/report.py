@@ -1,0 +1,57 @@
+"""Tables for the terminal and JSON for machines."""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+from pathlib import Path
+
+COLUMNS = ("count", "excl", "min", "median", "mode", "mean", "max", "stddev", "p99", "first")
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.0f}" if value.is_integer() else f"{value:.2f}"
+    return str(value)
+
+
+def _row(result: dict) -> list[str]:
+    stats = result["stats"]
+    return [result["scenario"], _cell(result["count"]), _cell(result["excluded"]),
+            *(_cell(stats[key]) for key in ("min", "median", "mode", "mean", "max")),
+            f"{stats['stddev']:.2f}", _cell(stats["p99"]), _cell(result["first"])]
+
+
+def heading(result: dict) -> str:
+    config = result["config"]
+    tick = config.get("configTICK_RATE_HZ")
+    parts = [f"{result['kernel']} {result['kernel_version']}", f"on {result['target']} ({result['cpu']})",
+             f"method {result['method']}", f"unit: {result['unit']}"]
+    detail = [f"probe overhead {result['overhead']} {result['unit']} subtracted"]
+    if tick:
+        detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, tick {tick} Hz, {config.get('optimisation')}")
+    return ", ".join(parts) + "\n  " + "; ".join(detail)
+
+
+def table(results: list[dict]) -> str:
+    """One block per (kernel, target, method), one line per scenario."""
+    blocks = []
+    key = lambda r: (r["kernel"], r["target"], r["method"])
+    for _, group in groupby(results, key=key):
+        group = list(group)
+        rows = [["scenario", *COLUMNS], *(_row(r) for r in group)]
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines = [heading(group[0])]
+        for row in rows:
+            lines.append("  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                                          for i, (cell, w) in enumerate(zip(row, widths))))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def write_json(path: Path, results: list[dict], failures: list[dict]) -> None:
+    document = {"results": results}
+    if failures:
+        document["failures"] = failures
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1) + "\n")
