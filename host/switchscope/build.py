@@ -42,12 +42,12 @@ def _kernel_sources(kernel: Kernel, target: Target) -> kernel_source.KernelSourc
     raise AssertionError(f"no source for kernel {kernel.name}")
 
 
-def _tree_digest(firmware: Path, parts: list[Path]) -> str:
+def _tree_digest(parts: list[Path]) -> str:
     digest = hashlib.sha256()
     for part in parts:
         for path in sorted(part.rglob("*") if part.is_dir() else [part]):
             if path.is_file() and path.suffix in (".c", ".h", ".ld", ".S"):
-                digest.update(str(path.relative_to(firmware)).encode())
+                digest.update(str(path).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -66,12 +66,13 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str,
     board_dir = firmware / "boards" / target.name
     port_dir = firmware / "kernels" / kernel.name
     source = _kernel_sources(kernel, target)
+    scenario_file = scenario.source or firmware / "scenarios" / f"{scenario.name}.c"
 
     sources = [
         *sorted((firmware / "common").glob("*.c")),
         *sorted(board_dir.glob("*.c")),
         *sorted(port_dir.glob("*.c")),
-        firmware / "scenarios" / f"{scenario.name}.c",
+        scenario_file,
         *source.sources,
     ]
     includes = [firmware / "include", board_dir, port_dir, *source.include_dirs]
@@ -81,8 +82,8 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str,
 
     compiler = version_line(gcc)
     key = json.dumps([compiler, cflags, ldflags, source.version,
-                      _tree_digest(firmware, [firmware / "include", firmware / "common", board_dir, port_dir,
-                                              firmware / "scenarios" / f"{scenario.name}.c"])])
+                      _tree_digest([firmware / "include", firmware / "common", board_dir, port_dir,
+                                              scenario_file])])
     out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
     elf = out_dir / "firmware.elf"
 

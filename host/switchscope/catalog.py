@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from pathlib import Path
 
 from switchscope.errors import UnknownName
 
@@ -45,6 +46,7 @@ class Scenario:
     name: str
     summary: str
     check: bool = False  # a self-test of the ruler, not a switch; left out of "all"
+    source: Path | None = None  # default: firmware/scenarios/<name>.c
 
 
 @dataclass(frozen=True)

@@ -64,9 +64,8 @@ def cobs_decode(frame: bytes) -> bytes:
         if code == 0:
             raise ValueError("zero byte inside a frame")
         end = i + code
-        if end > len(frame) + (0 if code < 0xFF else 0):
-            if end > len(frame):
-                raise ValueError("frame shorter than its COBS code says")
+        if end > len(frame):
+            raise ValueError("frame shorter than its COBS code says")
         out += frame[i + 1 : end]
         i = end
         if code < 0xFF and i < len(frame):

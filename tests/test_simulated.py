@@ -1,0 +1,92 @@
+"""Integration tests: real arm-none-eabi-gcc, real FreeRTOS from its crate, real QEMU."""
+
+import json
+
+import pytest
+
+from switchscope import catalog
+from switchscope.build import build
+from switchscope.cli import main
+from switchscope.errors import FirmwareFailed
+from switchscope.measure import measure
+from switchscope.runner import run
+
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
+
+
+def test_the_ruler_reads_exactly_n_for_n_single_instruction_operations(make_job):
+    result = measure(make_job("ruler"), samples=70)
+    assert result["unit"] == "instructions"
+    assert result["overhead"] > 0
+    assert result["excluded"] == 0
+    tags = result["sample_tags"]
+    blocks = [0, 1, 2, 3, 10, 100, 1000]
+    assert tags == [blocks[seq % 7] for seq in range(70)]
+    assert result["samples"] == tags
+
+
+@pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
+def test_the_same_firmware_gives_identical_samples_on_every_run(make_job, scenario):
+    chosen = make_job(scenario)
+    firmware = build(chosen.kernel, chosen.target, chosen.scenario)
+    first = run(chosen.target, firmware.elf, ["samples=300"], time_limit=60)
+    second = run(chosen.target, firmware.elf, ["samples=300"], time_limit=60)
+    assert first.exit_code == 0 and first.stream.complete
+    assert len(first.stream.samples) == 300
+    assert first.stream.samples == second.stream.samples  # raw stamps, not just the differences
+    assert first.stream.calibration == second.stream.calibration
+
+
+@pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
+def test_each_scenario_measures_a_plausible_switch(make_job, scenario):
+    result = measure(make_job(scenario), samples=200)
+    stats = result["stats"]
+    assert result["count"] + result["excluded"] == 200
+    assert result["clamped"] == 0 and result["stream_problems"] == []
+    # a FreeRTOS switch on a Cortex-M3 is tens to hundreds of instructions, never less
+    # than the PendSV handler's own save and restore
+    assert 30 <= stats["min"] <= stats["median"] <= stats["max"] < 2000
+    assert result["kernel_version"] == "V11.2.0"
+    assert result["config"]["configUSE_PREEMPTION"] == "1"
+
+
+def test_a_tick_inside_the_window_is_flagged_and_excluded(make_job):
+    result = measure(make_job("tick_window"), samples=40)
+    assert result["excluded"] == 20
+    assert [s["seq"] for s in result["excluded_samples"]] == list(range(1, 40, 2))
+    assert result["count"] == 20
+    assert result["stats"]["max"] == 0  # the even windows hold nothing but the probe
+
+
+def test_a_firmware_that_never_ends_is_stopped_and_its_last_output_shown(make_job):
+    with pytest.raises(FirmwareFailed) as failure:
+        measure(make_job("hang"), samples=10, time_limit=3)
+    message = str(failure.value)
+    assert "did not finish within 3 s" in message
+    assert "about to spin forever" in message
+
+
+def test_a_firmware_that_crashes_reports_where(make_job):
+    with pytest.raises(FirmwareFailed) as failure:
+        measure(make_job("crash"), samples=10, time_limit=30)
+    message = str(failure.value)
+    assert "exception 00000003" in message  # HardFault (the undefined instruction escalates)
+    assert "pc=0x" in message
+    assert "about to execute an undefined instruction" in message
+
+
+def test_run_writes_the_json_a_user_compares_across_runs(tmp_path, capsys):
+    out = tmp_path / "out.json"
+    assert main(["run", "--scenario", "resume", "--samples", "100", "--json", str(out), "--quiet"]) == 0
+    table = capsys.readouterr().out
+    assert "resume" in table and "unit: instructions" in table
+    document = json.loads(out.read_text())
+    (result,) = document["results"]
+    for key in ("kernel", "kernel_version", "target", "cpu", "f_cpu_hz", "scenario", "method", "unit",
+                "samples", "stats", "overhead", "excluded", "config", "toolchain"):
+        assert key in result
+    assert set(result["stats"]) == {"min", "median", "mode", "mean", "max", "stddev", "p99"}
+    assert (result["kernel"], result["target"], result["cpu"], result["f_cpu_hz"]) == \
+        ("freertos", "mps2-an385", "cortex-m3", 25_000_000)
+    assert len(result["samples"]) == result["count"] == 100 - result["excluded"]
+    assert result["toolchain"]["compiler"].startswith("arm-none-eabi-gcc")

@@ -1,0 +1,111 @@
+"""Unit tests of the record stream: framing, checksums, and every way a stream can break."""
+
+import struct
+
+import pytest
+
+from switchscope.wire import (CALIB, END, HELLO, LOG, META, SAMPLE, cobs_decode, cobs_encode, crc8, decode,
+                              encode_record)
+
+
+def sample(seq, start=1000, end=900, tag=0, flags=0):
+    return encode_record(struct.pack("<BIIIHB", SAMPLE, seq, start, end, tag, flags))
+
+
+def stream(*frames):
+    head = encode_record(bytes([HELLO, 1])) + encode_record(bytes([META]) + b"scenario=resume")
+    return head + b"".join(frames)
+
+
+def end(count):
+    return encode_record(struct.pack("<BI", END, count))
+
+
+class TestFraming:
+    @pytest.mark.parametrize("data", [b"", b"\x00", b"\x00\x00", b"abc", b"a\x00b\x00", bytes(range(256)) * 2,
+                                      b"\x01" * 254, b"\x01" * 255, b"\x01" * 600])
+    def test_cobs_round_trip(self, data):
+        encoded = cobs_encode(data)
+        assert 0 not in encoded
+        assert cobs_decode(encoded) == data
+
+    def test_crc8_known_value(self):
+        # CRC-8/SMBUS (poly 0x07, init 0) of "123456789" is 0xF4
+        assert crc8(b"123456789") == 0xF4
+
+    def test_cobs_decode_rejects_a_short_frame(self):
+        with pytest.raises(ValueError):
+            cobs_decode(b"\x05ab")
+
+
+class TestDecoding:
+    def test_complete_stream(self):
+        data = stream(encode_record(struct.pack("<BII", CALIB, 500, 494)), sample(0), sample(1, tag=7, flags=1),
+                      encode_record(bytes([LOG]) + b"hello"), end(2))
+        s = decode(data)
+        assert s.problems == []
+        assert s.complete and s.end_count == 2
+        assert s.protocol == 1
+        assert s.meta == {"scenario": "resume"}
+        assert s.calibration == [(500, 494)]
+        assert [(x.seq, x.tag, x.tick_in_window) for x in s.samples] == [(0, 0, False), (1, 7, True)]
+        assert s.logs == ["hello"]
+
+    def test_stamp_values_with_zero_bytes_survive(self):
+        s = decode(stream(sample(0, start=0x00010000, end=0), end(1)))
+        assert (s.samples[0].start, s.samples[0].end) == (0x00010000, 0)
+
+    def test_lost_records_are_reported_with_their_sequence_numbers(self):
+        s = decode(stream(sample(0), sample(3), end(4)))
+        assert [x.seq for x in s.samples] == [0, 3]
+        assert len(s.problems) == 1
+        assert "samples 1..2 lost" in str(s.problems[0])
+        assert s.problems[0].record == 3  # hello, meta, sample 0, then this one
+
+    def test_repeated_record_is_dropped_and_reported(self):
+        s = decode(stream(sample(0), sample(1), sample(1), end(2)))
+        assert [x.seq for x in s.samples] == [0, 1]
+        assert "sample 1 repeated" in str(s.problems[0])
+
+    def test_garbled_record_is_reported_with_its_position_and_decoding_resumes(self):
+        good = stream(sample(0))
+        bad = bytearray(sample(1))
+        bad[2] ^= 0x40  # one flipped bit in the sequence number (a data byte, not a COBS code)
+        s = decode(good + bytes(bad) + sample(2) + end(3))
+        assert [x.seq for x in s.samples] == [0, 2]
+        messages = [str(p) for p in s.problems]
+        assert messages[0] == f"record 3 (byte {len(good)}): garbled record: checksum mismatch"
+        assert "samples 1..1 lost" in messages[1]
+
+    def test_truncated_stream_says_where_it_stops(self):
+        data = stream(sample(0), sample(1))
+        cut = data + sample(2)[:5]
+        s = decode(cut)
+        assert not s.complete
+        assert s.trailing_bytes == 5
+        assert str(s.problems[-1]) == (f"record 4 (byte {len(data)}): stream ends inside a record "
+                                       "(5 bytes after the last complete one)")
+
+    def test_record_of_the_wrong_length(self):
+        s = decode(stream(encode_record(struct.pack("<BI", SAMPLE, 1)), end(0)))
+        assert "has 4 bytes, expected 15" in str(s.problems[0])
+
+    def test_unknown_record_type(self):
+        s = decode(stream(encode_record(b"\x55abc")))
+        assert "unknown record type 0x55" in str(s.problems[0])
+
+    def test_other_protocol_version(self):
+        s = decode(encode_record(bytes([HELLO, 9])))
+        assert "protocol version 9" in str(s.problems[0])
+
+    def test_end_count_disagreeing_with_the_samples(self):
+        s = decode(stream(sample(0), end(5)))
+        assert "target sent 5 samples" in str(s.problems[0])
+
+    def test_feeding_byte_by_byte_gives_the_same_result(self):
+        from switchscope.wire import StreamDecoder
+        data = stream(sample(0), sample(1), end(2))
+        decoder = StreamDecoder()
+        for byte in data:
+            decoder.feed(bytes([byte]))
+        assert decoder.finish() == decode(data)
