@@ -1,0 +1,63 @@
+"""The command line's answers to bad input: a clear message and exit code, never a traceback."""
+
+import os
+import shutil
+
+import pytest
+
+from switchscope.cli import main
+
+
+@pytest.mark.parametrize("option,value,valid", [
+    ("--kernel", "zephyr", "freertos, all"),
+    ("--target", "stm32f4", "mps2-an385, all"),
+    ("--scenario", "pingpong", "resume, signal, yield, isr, ruler, all"),
+    ("--method", "oscilloscope", "probe, all"),
+])
+def test_an_unknown_name_lists_the_valid_ones(capsys, option, value, valid):
+    assert main(["run", option, value]) == 2
+    err = capsys.readouterr().err
+    assert f"unknown {option[2:]} '{value}'" in err
+    assert f"valid {option[2:]}s: {valid}" in err
+    assert "Traceback" not in err
+
+
+def test_list_names_every_kernel_target_scenario_and_method(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for word in ("kernels:", "freertos", "targets:", "mps2-an385", "scenarios:", "resume", "signal", "yield",
+                 "isr", "ruler", "methods:", "probe"):
+        assert word in out
+
+
+def test_no_command_prints_help(capsys):
+    assert main([]) == 2
+    assert "usage: switchscope" in capsys.readouterr().out
+
+
+def test_sample_count_must_be_positive(capsys):
+    assert main(["run", "--samples", "0"]) == 2
+    assert "--samples must be at least 1" in capsys.readouterr().err
+
+
+def _path_with(tmp_path, *tools):
+    """A PATH holding only the named tools (and the Python running the tests)."""
+    for tool in tools:
+        os.symlink(shutil.which(tool), tmp_path / tool)
+    return str(tmp_path)
+
+
+def test_a_missing_compiler_names_its_debian_package(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", _path_with(tmp_path))
+    assert main(["run", "--scenario", "resume", "--samples", "10", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "arm-none-eabi-gcc not found" in err
+    assert "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi" in err
+
+
+def test_a_missing_simulator_names_its_debian_package(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("PATH", _path_with(tmp_path, "arm-none-eabi-gcc", "arm-none-eabi-size", "cargo"))
+    assert main(["run", "--scenario", "resume", "--samples", "10", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "qemu-system-arm not found" in err
+    assert "apt-get install qemu-system-arm" in err
