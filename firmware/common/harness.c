@@ -62,8 +62,6 @@ static void parse_parameters(const char *params)
         samples_requested = value;
 }
 
-uint32_t harness_samples(void) { return samples_requested; }
-
 void harness_log(const char *text) { send_text(RECORD_LOG, text, 0, 0); }
 
 void harness_begin(void)
@@ -84,7 +82,7 @@ void harness_begin(void)
     }
 }
 
-void harness_send_sample(uint32_t seq, uint16_t tag)
+static void send_sample(uint32_t seq, uint16_t tag)
 {
     uint8_t payload[16] = {RECORD_SAMPLE};
     put_u32(payload + 1, seq);
@@ -96,10 +94,15 @@ void harness_send_sample(uint32_t seq, uint16_t tag)
     record_send(payload, sizeof payload);
 }
 
-void harness_finish(uint32_t samples_sent)
+void harness_run(uint16_t (*window)(uint32_t seq))
 {
+    harness_begin();
+    for (uint32_t seq = 0; seq < samples_requested; seq++) {
+        ss_wait_next_tick();
+        send_sample(seq, window(seq));
+    }
     uint8_t payload[5] = {RECORD_END};
-    put_u32(payload + 1, samples_sent);
+    put_u32(payload + 1, samples_requested);
     record_send(payload, sizeof payload);
     board_exit(0);
 }

@@ -23,18 +23,18 @@ static void high_task(void *arg)
     }
 }
 
+static uint16_t window(uint32_t seq)
+{
+    (void)seq;
+    PROBE_OPEN();
+    board_soft_irq_pend();
+    return 0;
+}
+
 static void low_task(void *arg)
 {
     (void)arg;
-    harness_begin();
-    uint32_t samples = harness_samples();
-    for (uint32_t seq = 0; seq < samples; seq++) {
-        ss_wait_next_tick();
-        PROBE_OPEN();
-        board_soft_irq_pend();
-        harness_send_sample(seq, 0);
-    }
-    harness_finish(samples);
+    harness_run(window);
 }
 
 static void setup(void)

@@ -30,17 +30,16 @@ static const struct {
 };
 #define BLOCK_COUNT (sizeof blocks / sizeof blocks[0])
 
+static uint16_t window(uint32_t seq)
+{
+    blocks[seq % BLOCK_COUNT].run();
+    return blocks[seq % BLOCK_COUNT].size;
+}
+
 static void ruler_task(void *arg)
 {
     (void)arg;
-    harness_begin();
-    uint32_t samples = harness_samples();
-    for (uint32_t seq = 0; seq < samples; seq++) {
-        ss_wait_next_tick();
-        blocks[seq % BLOCK_COUNT].run();
-        harness_send_sample(seq, blocks[seq % BLOCK_COUNT].size);
-    }
-    harness_finish(samples);
+    harness_run(window);
 }
 
 static void setup(void)

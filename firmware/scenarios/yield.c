@@ -21,20 +21,20 @@ static void partner_task(void *arg)
     }
 }
 
+static uint16_t window(uint32_t seq)
+{
+    (void)seq;
+    ss_signal_give(release);
+    ss_yield(); /* the partner runs up to its ss_yield() */
+    PROBE_OPEN();
+    ss_yield();
+    return 0;
+}
+
 static void measuring_task(void *arg)
 {
     (void)arg;
-    harness_begin();
-    uint32_t samples = harness_samples();
-    for (uint32_t seq = 0; seq < samples; seq++) {
-        ss_wait_next_tick();
-        ss_signal_give(release);
-        ss_yield(); /* the partner runs up to its ss_yield() */
-        PROBE_OPEN();
-        ss_yield();
-        harness_send_sample(seq, 0);
-    }
-    harness_finish(samples);
+    harness_run(window);
 }
 
 static void setup(void)
