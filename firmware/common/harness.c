@@ -21,32 +21,28 @@ static void put_u32(uint8_t *at, uint32_t value)
     at[3] = (uint8_t)(value >> 24);
 }
 
-static void send_text(uint8_t type, const char *a, const char *b, const char *c)
+static void send_text(uint8_t type, const char *a, const char *b, const char *c, uint8_t ram_parts)
 {
-    uint8_t payload[RECORD_MAX_PAYLOAD];
-    size_t len = 0;
-    payload[len++] = type;
     const char *parts[3] = {a, b, c};
-    for (int p = 0; p < 3; p++)
-        for (const char *s = parts[p]; s && *s && len < sizeof payload; s++)
-            payload[len++] = (uint8_t)*s;
-    record_send(payload, len);
+    record_send_text(type, parts, ram_parts);
 }
 
 static void emit_meta(const char *key, const char *value)
 {
-    send_text(RECORD_META, key, "=", value);
+    send_text(RECORD_META, key, SS_TEXT("="), value, 0);
 }
 
-static char *format_u32(uint32_t value, char *buf_end)
+/* A META record whose value is a number, formatted into RAM. */
+static void emit_meta_number(const char *key, uint32_t value)
 {
-    char *p = buf_end;
+    char digits[11];
+    char *p = digits + sizeof digits;
     *--p = '\0';
     do {
         *--p = (char)('0' + value % 10);
         value /= 10;
     } while (value);
-    return p;
+    send_text(RECORD_META, key, SS_TEXT("="), p, 1 << 2);
 }
 
 /* "samples=N" among space-separated parameters; anything else is ignored. */
@@ -62,14 +58,13 @@ static void parse_parameters(const char *params)
         samples_requested = value;
 }
 
-void harness_log(const char *text) { send_text(RECORD_LOG, text, 0, 0); }
+void harness_log(const char *text) { send_text(RECORD_LOG, text, 0, 0, 0); }
 
 void harness_begin(void)
 {
-    char buf[12];
-    emit_meta("stamp_modulus", format_u32(board_stamp_modulus(), buf + sizeof buf));
-    emit_meta("stamp_direction", board_stamp_counts_down() ? "down" : "up");
-    emit_meta("stamp_clock_hz", format_u32(board_stamp_clock_hz(), buf + sizeof buf));
+    emit_meta_number(SS_TEXT("stamp_modulus"), board_stamp_modulus());
+    emit_meta(SS_TEXT("stamp_direction"), board_stamp_counts_down() ? SS_TEXT("down") : SS_TEXT("up"));
+    emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
     for (int i = 0; i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
@@ -109,7 +104,13 @@ void harness_run(uint16_t (*window)(uint32_t seq))
 
 void harness_fail(const char *reason)
 {
-    send_text(RECORD_FAULT, reason, 0, 0);
+    send_text(RECORD_FAULT, reason, 0, 0, 0);
+    board_exit(3);
+}
+
+void harness_fail_formatted(const char *reason)
+{
+    send_text(RECORD_FAULT, 0, 0, reason, 1 << 2);
     board_exit(3);
 }
 
@@ -121,10 +122,9 @@ int main(void)
     parse_parameters(board_parameters());
     board_describe(emit_meta);
     ss_kernel_describe(emit_meta);
-    emit_meta("scenario", scenario.name);
-    char buf[12];
-    emit_meta("samples", format_u32(samples_requested, buf + sizeof buf));
+    emit_meta(SS_TEXT("scenario"), scenario.name);
+    emit_meta_number(SS_TEXT("samples"), samples_requested);
     scenario.setup();
     ss_kernel_start();
-    harness_fail("kernel start returned");
+    harness_fail(SS_TEXT("kernel start returned"));
 }

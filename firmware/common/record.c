@@ -1,45 +1,96 @@
-/* COBS framing and CRC-8 for the record stream; see docs/wire-format.md. */
+/*
+ * COBS framing and CRC-8 for the record stream; see docs/wire-format.md.
+ * Frames are encoded while they are sent, with no buffer: the smallest
+ * targets give a task a stack of under 200 bytes.
+ */
 #include "switchscope/record.h"
 #include "switchscope/board.h"
 
-/* CRC-8, polynomial 0x07, initial value 0: small and enough to catch a
- * corrupted byte in a record of a few dozen bytes. */
-static uint8_t crc8(const uint8_t *data, size_t len)
+static uint8_t crc8_update(uint8_t crc, uint8_t byte)
 {
-    uint8_t crc = 0;
-    for (size_t i = 0; i < len; i++) {
-        crc ^= data[i];
-        for (int bit = 0; bit < 8; bit++)
-            crc = (crc & 0x80) ? (uint8_t)((crc << 1) ^ 0x07) : (uint8_t)(crc << 1);
-    }
+    /* CRC-8, polynomial 0x07, initial value 0 */
+    crc ^= byte;
+    for (int bit = 0; bit < 8; bit++)
+        crc = (crc & 0x80) ? (uint8_t)((crc << 1) ^ 0x07) : (uint8_t)(crc << 1);
     return crc;
 }
 
+static void put(uint8_t byte) { board_write(&byte, 1); }
+
 void record_send(const uint8_t *payload, size_t len)
 {
-    uint8_t raw[RECORD_MAX_PAYLOAD + 1];
-    uint8_t frame[RECORD_MAX_PAYLOAD + 4];
-    if (len > RECORD_MAX_PAYLOAD)
-        len = RECORD_MAX_PAYLOAD;
+    uint8_t crc = 0;
     for (size_t i = 0; i < len; i++)
-        raw[i] = payload[i];
-    raw[len] = crc8(payload, len);
-    len++;
+        crc = crc8_update(crc, payload[i]);
 
-    /* COBS: each zero is replaced by the distance to the next one. */
-    size_t out = 1, code_at = 0;
-    uint8_t code = 1;
-    for (size_t i = 0; i < len; i++) {
-        if (raw[i] == 0) {
-            frame[code_at] = code;
-            code_at = out++;
-            code = 1;
-        } else {
-            frame[out++] = raw[i];
-            code++;
-        }
+    /* COBS over payload followed by crc: each run of non-zero bytes is sent
+     * after a code byte giving its length + 1; the zero itself is dropped. */
+    size_t total = len + 1;
+#define BYTE_AT(i) ((i) < len ? payload[i] : crc)
+    for (size_t start = 0; start <= total;) {
+        size_t end = start;
+        while (end < total && BYTE_AT(end) != 0)
+            end++;
+        put((uint8_t)(end - start + 1));
+        for (size_t i = start; i < end; i++)
+            put(BYTE_AT(i));
+        start = end + 1;
     }
-    frame[code_at] = code;
-    frame[out++] = 0;
-    board_write(frame, out);
+#undef BYTE_AT
+    put(0);
+}
+
+/* Walks the characters of three texts as one, cut so that a record's
+ * payload never exceeds RECORD_MAX_PAYLOAD. */
+struct text_cursor {
+    const char *const *parts;
+    uint8_t ram_parts;
+    int part;
+    const char *at;
+    size_t taken;
+};
+
+static void text_begin(struct text_cursor *t, const char *const parts[3], uint8_t ram_parts)
+{
+    t->parts = parts;
+    t->ram_parts = ram_parts;
+    t->part = 0;
+    t->at = parts[0];
+    t->taken = 0;
+}
+
+static int text_next(struct text_cursor *t, uint8_t *byte)
+{
+    while (t->part < 3) {
+        if (t->at && t->taken < RECORD_MAX_PAYLOAD - 1) {
+            char c = (t->ram_parts >> t->part) & 1 ? *t->at : BOARD_TEXT_BYTE(t->at);
+            if (c) {
+                *byte = (uint8_t)c;
+                t->at++;
+                t->taken++;
+                return 1;
+            }
+        }
+        if (++t->part < 3)
+            t->at = t->parts[t->part];
+    }
+    return 0;
+}
+
+void record_send_text(uint8_t type, const char *const parts[3], uint8_t ram_parts)
+{
+    struct text_cursor text;
+    uint8_t byte, crc = crc8_update(0, type);
+    size_t len = 1;
+    for (text_begin(&text, parts, ram_parts); text_next(&text, &byte); len++)
+        crc = crc8_update(crc, byte);
+
+    /* Type and text are never zero, so the only zero can be the CRC: one run
+     * of non-zero bytes, ended by the CRC or by the zero CRC itself. */
+    put((uint8_t)(crc ? len + 2 : len + 1));
+    put(type);
+    for (text_begin(&text, parts, ram_parts); text_next(&text, &byte);)
+        put(byte);
+    put(crc ? crc : 1);
+    put(0);
 }

@@ -44,4 +44,4 @@ static void setup(void)
     ss_task_create("low", low_task, 0, 1);
 }
 
-const struct scenario scenario = {"isr", setup};
+SCENARIO("isr", setup);

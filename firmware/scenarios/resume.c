@@ -37,4 +37,4 @@ static void setup(void)
     ss_task_create("low", low_task, 0, 1);
 }
 
-const struct scenario scenario = {"resume", setup};
+SCENARIO("resume", setup);

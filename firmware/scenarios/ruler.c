@@ -47,4 +47,4 @@ static void setup(void)
     ss_task_create("ruler", ruler_task, 0, 1);
 }
 
-const struct scenario scenario = {"ruler", setup};
+SCENARIO("ruler", setup);

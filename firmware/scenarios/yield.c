@@ -44,4 +44,4 @@ static void setup(void)
     ss_task_create("measure", measuring_task, 0, 1);
 }
 
-const struct scenario scenario = {"yield", setup};
+SCENARIO("yield", setup);

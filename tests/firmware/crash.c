@@ -5,10 +5,10 @@ static void crashing_task(void *arg)
 {
     (void)arg;
     harness_begin();
-    harness_log("about to execute an undefined instruction");
+    harness_log(SS_TEXT("about to execute an undefined instruction"));
     __asm__ volatile("udf #0");
 }
 
 static void setup(void) { ss_task_create("crash", crashing_task, 0, 1); }
 
-const struct scenario scenario = {"crash", setup};
+SCENARIO("crash", setup);

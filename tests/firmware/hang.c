@@ -5,11 +5,11 @@ static void stuck_task(void *arg)
 {
     (void)arg;
     harness_begin();
-    harness_log("about to spin forever");
+    harness_log(SS_TEXT("about to spin forever"));
     for (;;)
         ;
 }
 
 static void setup(void) { ss_task_create("stuck", stuck_task, 0, 1); }
 
-const struct scenario scenario = {"hang", setup};
+SCENARIO("hang", setup);

@@ -35,4 +35,4 @@ static void task(void *arg)
 
 static void setup(void) { ss_task_create("tick", task, 0, 1); }
 
-const struct scenario scenario = {"tick_window", setup};
+SCENARIO("tick_window", setup);

@@ -72,6 +72,9 @@ uint32_t board_stamp_clock_hz(void)
     return (SYSTICK_CTRL & SYSTICK_CTRL_CLKSOURCE_CPU) ? BOARD_CPU_CLOCK_HZ : 1000000u;
 }
 
+/* Idle spins: the instruction counts between windows stay as they were. */
+void board_idle(void) {}
+
 void board_soft_irq_pend(void) { NVIC_STIR = BOARD_SOFT_IRQ_NUMBER; }
 
 void board_exit(int code)
@@ -83,9 +86,9 @@ void board_exit(int code)
 
 void board_describe(void (*emit)(const char *key, const char *value))
 {
-    emit("board", BOARD_NAME);
-    emit("cpu", BOARD_CPU);
-    emit("f_cpu_hz", BOARD_CPU_CLOCK_HZ_TEXT);
+    emit(SS_TEXT("board"), SS_TEXT(BOARD_NAME));
+    emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
+    emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
 }
 
 static void hex32(char *out, uint32_t value)
@@ -104,7 +107,7 @@ void board_fault_handler(void)
     hex32(reason + 10, ipsr & 0x1FF);
     hex32(reason + 27, frame[6]);
     hex32(reason + 41, frame[5]);
-    harness_fail(reason);
+    harness_fail_formatted(reason);
 }
 
 /* Handlers a kernel port provides under these standard names; a kernel that

@@ -30,6 +30,10 @@ void board_soft_irq_pend(void);
 /* The scenario's handler for the software interrupt (weak default: a fault). */
 void switchscope_soft_irq(void);
 
+/* Called by the kernel's idle task: may sleep until the next interrupt, so
+ * that a simulator can skip ahead. */
+void board_idle(void);
+
 /* Stop the machine; 0 means the run completed. Never returns. */
 void board_exit(int code) __attribute__((noreturn));
 
@@ -37,5 +41,18 @@ void board_exit(int code) __attribute__((noreturn));
 void board_describe(void (*emit)(const char *key, const char *value));
 
 #include "board_config.h"
+
+/*
+ * Constant texts (names, messages) live where the board keeps them cheapest:
+ * in flash on targets whose flash is not in the data address space.
+ * SS_TEXT("...") makes one, SS_TEXT_STORAGE places a named array of one, and
+ * BOARD_TEXT_BYTE(p) reads a character of one. A board that needs nothing
+ * special leaves them undefined.
+ */
+#ifndef SS_TEXT
+#define SS_TEXT(literal) (literal)
+#define SS_TEXT_STORAGE
+#define BOARD_TEXT_BYTE(p) (*(p))
+#endif
 
 #endif

@@ -10,12 +10,17 @@
 #include "switchscope/probe.h"
 
 struct scenario {
-    const char *name;
+    const char *name; /* a board text */
     /* Create the scenario's tasks and signals; runs before the kernel starts. */
     void (*setup)(void);
 };
 
 extern const struct scenario scenario;
+
+/* Defines the scenario of this file: SCENARIO("resume", setup); */
+#define SCENARIO(name_, setup_)                                    \
+    static const char scenario_name_[] SS_TEXT_STORAGE = name_;   \
+    const struct scenario scenario = {scenario_name_, setup_}
 
 /*
  * The measuring loop, run by the scenario's measuring task: calibrates the
@@ -31,10 +36,12 @@ void harness_run(uint16_t (*window)(uint32_t seq)) __attribute__((noreturn));
  * harness_run() does this itself. */
 void harness_begin(void);
 
-/* Send a line of text to the host. */
+/* Send a line of text (a board text: SS_TEXT("...")) to the host. */
 void harness_log(const char *text);
 
-/* Report a fatal condition (failed assertion, fault) and stop the machine. */
+/* Report a fatal condition (failed assertion, fault) and stop the machine.
+ * The reason is a board text; harness_fail_formatted takes one built in RAM. */
 void harness_fail(const char *reason) __attribute__((noreturn));
+void harness_fail_formatted(const char *reason) __attribute__((noreturn));
 
 #endif

@@ -30,4 +30,10 @@ enum sample_flags {
 /* Encode and send one record whose payload starts with its type byte. */
 void record_send(const uint8_t *payload, size_t len);
 
+/* Send a text record: the type, then the three texts one after the other
+ * (any may be 0), cut at RECORD_MAX_PAYLOAD bytes. A text is a board text
+ * (SS_TEXT, in flash on targets with separate program memory) unless its bit
+ * (1 << index) is set in ram_parts. */
+void record_send_text(uint8_t type, const char *const parts[3], uint8_t ram_parts);
+
 #endif

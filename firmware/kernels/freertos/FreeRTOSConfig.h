@@ -6,7 +6,7 @@
 #ifndef FREERTOS_CONFIG_H
 #define FREERTOS_CONFIG_H
 
-#include "board_config.h"
+#include "switchscope/board.h"
 
 #define configCPU_CLOCK_HZ BOARD_CPU_CLOCK_HZ
 
@@ -16,6 +16,15 @@
 #ifndef configUSE_TIME_SLICING
 #define configUSE_TIME_SLICING 1
 #endif
+#if defined(__AVR__)
+/* The ATmega port has no optimised task selection, and ticks from the
+ * watchdog's shortest period, 15 ms (portUSE_WDTO in its portmacro.h). */
+#define configUSE_PORT_OPTIMISED_TASK_SELECTION 0
+#ifndef configMAX_PRIORITIES
+#define configMAX_PRIORITIES 4
+#endif
+#define configTICK_RATE_HZ 66
+#else
 #ifndef configUSE_PORT_OPTIMISED_TASK_SELECTION
 #define configUSE_PORT_OPTIMISED_TASK_SELECTION 1
 #endif
@@ -24,6 +33,7 @@
 #endif
 #ifndef configTICK_RATE_HZ
 #define configTICK_RATE_HZ 1000
+#endif
 #endif
 #ifndef configUSE_TRACE_FACILITY
 #define configUSE_TRACE_FACILITY 0
@@ -39,15 +49,21 @@
 void ss_freertos_assert_failed(const char *file, int line);
 #define configASSERT(x) \
     if (!(x))           \
-    ss_freertos_assert_failed(__FILE__, __LINE__)
+    ss_freertos_assert_failed(SS_TEXT(__FILE__), __LINE__)
 #endif
 
+#if defined(__AVR__)
+#define configTICK_TYPE_WIDTH_IN_BITS TICK_TYPE_WIDTH_16_BITS
+#define configMINIMAL_STACK_SIZE 85
+#define configTOTAL_HEAP_SIZE 1100
+#else
 #define configTICK_TYPE_WIDTH_IN_BITS TICK_TYPE_WIDTH_32_BITS
 #define configMINIMAL_STACK_SIZE 128
 #define configTOTAL_HEAP_SIZE (24 * 1024)
+#endif
 #define configSUPPORT_DYNAMIC_ALLOCATION 1
 #define configSUPPORT_STATIC_ALLOCATION 0
-#define configUSE_IDLE_HOOK 0
+#define configUSE_IDLE_HOOK 1 /* calls board_idle() */
 #define configUSE_TICK_HOOK 0
 #define configUSE_MALLOC_FAILED_HOOK 1
 #define configUSE_MUTEXES 0

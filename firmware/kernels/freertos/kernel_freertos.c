@@ -12,7 +12,7 @@
 static UBaseType_t native_priority(unsigned priority)
 {
     if (priority < 1 || priority >= configMAX_PRIORITIES)
-        harness_fail("task priority outside 1..configMAX_PRIORITIES-1");
+        harness_fail(SS_TEXT("task priority outside 1..configMAX_PRIORITIES-1"));
     return (UBaseType_t)priority;
 }
 
@@ -20,7 +20,7 @@ ss_task *ss_task_create(const char *name, ss_task_fn fn, void *arg, unsigned pri
 {
     TaskHandle_t handle;
     if (xTaskCreate(fn, name, configMINIMAL_STACK_SIZE * 2, arg, native_priority(priority), &handle) != pdPASS)
-        harness_fail("xTaskCreate failed: kernel heap too small");
+        harness_fail(SS_TEXT("xTaskCreate failed: kernel heap too small"));
     return (ss_task *)handle;
 }
 
@@ -36,7 +36,7 @@ ss_signal *ss_signal_create(void)
 {
     SemaphoreHandle_t semaphore = xSemaphoreCreateBinary();
     if (!semaphore)
-        harness_fail("xSemaphoreCreateBinary failed: kernel heap too small");
+        harness_fail(SS_TEXT("xSemaphoreCreateBinary failed: kernel heap too small"));
     return (ss_signal *)semaphore;
 }
 
@@ -47,7 +47,12 @@ void ss_signal_give_from_isr(ss_signal *signal)
 {
     BaseType_t higher_priority_woken = pdFALSE;
     xSemaphoreGiveFromISR((SemaphoreHandle_t)signal, &higher_priority_woken);
+#if defined(__AVR__)
+    if (higher_priority_woken)
+        portYIELD_FROM_ISR(); /* the ATmega port's takes no argument */
+#else
     portYIELD_FROM_ISR(higher_priority_woken);
+#endif
 }
 
 uint32_t ss_tick_count(void) { return (uint32_t)xTaskGetTickCount(); }
@@ -56,25 +61,35 @@ void ss_kernel_start(void) { vTaskStartScheduler(); }
 
 void ss_kernel_describe(void (*emit)(const char *key, const char *value))
 {
-    emit("kernel", "freertos");
-    emit("kernel_version", tskKERNEL_VERSION_NUMBER);
-    emit("config.configUSE_PREEMPTION", TEXT(configUSE_PREEMPTION));
-    emit("config.configUSE_TIME_SLICING", TEXT(configUSE_TIME_SLICING));
-    emit("config.configUSE_PORT_OPTIMISED_TASK_SELECTION", TEXT(configUSE_PORT_OPTIMISED_TASK_SELECTION));
-    emit("config.configMAX_PRIORITIES", TEXT(configMAX_PRIORITIES));
-    emit("config.configTICK_RATE_HZ", TEXT(configTICK_RATE_HZ));
-    emit("config.configUSE_TRACE_FACILITY", TEXT(configUSE_TRACE_FACILITY));
-    emit("config.configCHECK_FOR_STACK_OVERFLOW", TEXT(configCHECK_FOR_STACK_OVERFLOW));
-    emit("config.configASSERT", SWITCHSCOPE_FREERTOS_ASSERT ? "1" : "0");
-    emit("config.signal", "binary semaphore");
+    emit(SS_TEXT("kernel"), SS_TEXT("freertos"));
+    emit(SS_TEXT("kernel_version"), SS_TEXT(tskKERNEL_VERSION_NUMBER));
+    emit(SS_TEXT("config.configUSE_PREEMPTION"), SS_TEXT(TEXT(configUSE_PREEMPTION)));
+    emit(SS_TEXT("config.configUSE_TIME_SLICING"), SS_TEXT(TEXT(configUSE_TIME_SLICING)));
+    emit(SS_TEXT("config.configUSE_PORT_OPTIMISED_TASK_SELECTION"), SS_TEXT(TEXT(configUSE_PORT_OPTIMISED_TASK_SELECTION)));
+    emit(SS_TEXT("config.configMAX_PRIORITIES"), SS_TEXT(TEXT(configMAX_PRIORITIES)));
+    emit(SS_TEXT("config.configTICK_RATE_HZ"), SS_TEXT(TEXT(configTICK_RATE_HZ)));
+    emit(SS_TEXT("config.configUSE_TRACE_FACILITY"), SS_TEXT(TEXT(configUSE_TRACE_FACILITY)));
+    emit(SS_TEXT("config.configCHECK_FOR_STACK_OVERFLOW"), SS_TEXT(TEXT(configCHECK_FOR_STACK_OVERFLOW)));
+    emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
+    emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));
 }
 
-void vApplicationMallocFailedHook(void) { harness_fail("FreeRTOS heap exhausted"); }
+void vApplicationMallocFailedHook(void) { harness_fail(SS_TEXT("FreeRTOS heap exhausted")); }
+void vApplicationIdleHook(void) { board_idle(); }
+
+#if configCHECK_FOR_STACK_OVERFLOW
+void vApplicationStackOverflowHook(TaskHandle_t task, char *name)
+{
+    (void)task;
+    (void)name;
+    harness_fail(SS_TEXT("task stack overflow"));
+}
+#endif
 
 #if SWITCHSCOPE_FREERTOS_ASSERT
 void ss_freertos_assert_failed(const char *file, int line)
 {
     (void)line;
-    harness_fail(file);
+    harness_fail(file); /* a board text: see configASSERT */
 }
 #endif

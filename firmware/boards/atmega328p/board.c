@@ -1,0 +1,100 @@
+/*
+ * ATmega328P under switchscope's simavr runner: USART0 for the record stream,
+ * Timer1 for stamps, INT0 on PD2 as the software interrupt (the pin is an
+ * output, so toggling it pends INT0, as on the real chip), parameters in a
+ * .noinit buffer the runner fills before reset, and the exit code in GPIOR0
+ * followed by sleep with interrupts off, which ends the simulation.
+ */
+#include <avr/interrupt.h>
+#include <avr/sleep.h>
+#include "switchscope/board.h"
+#include "switchscope/harness.h"
+
+#define PARAMETER_MAGIC "ss:"
+
+/* Filled by the runner (it finds this symbol in the ELF); not cleared at start-up. */
+char board_host_parameters[64] __attribute__((section(".noinit")));
+
+void board_init(void)
+{
+    /* 2 Mbaud: double speed, UBRR 0. Keeps sending a record far shorter than a tick. */
+    UCSR0A = _BV(U2X0);
+    UBRR0 = 0;
+    UCSR0B = _BV(TXEN0);
+    UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
+
+    TCCR1A = 0;
+    TCCR1B = _BV(CS10); /* normal mode, clk/1 */
+
+    DDRD |= _BV(PD2);
+    EICRA = _BV(ISC00); /* INT0 on any change of PD2 */
+    EIFR = _BV(INTF0);
+    EIMSK = _BV(INT0);
+}
+
+void board_write(const uint8_t *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        while (!(UCSR0A & _BV(UDRE0)))
+            ;
+        UDR0 = data[i];
+    }
+    while (!(UCSR0A & _BV(UDRE0)))
+        ;
+}
+
+const char *board_parameters(void)
+{
+    const char *magic = PARAMETER_MAGIC;
+    for (int i = 0; magic[i]; i++)
+        if (board_host_parameters[i] != magic[i])
+            return "";
+    board_host_parameters[sizeof board_host_parameters - 1] = '\0';
+    return board_host_parameters + sizeof PARAMETER_MAGIC - 1;
+}
+
+uint32_t board_stamp_modulus(void) { return 65536UL; }
+int board_stamp_counts_down(void) { return 0; }
+uint32_t board_stamp_clock_hz(void) { return BOARD_CPU_CLOCK_HZ; }
+
+/* Sleep until the next interrupt: simavr then skips straight to it. */
+void board_idle(void)
+{
+    set_sleep_mode(SLEEP_MODE_IDLE);
+    sleep_mode();
+}
+
+/* Writing 1 to a PIN bit toggles the output: one instruction pends INT0. */
+void board_soft_irq_pend(void) { PIND = _BV(PD2); }
+
+ISR(INT0_vect)
+{
+    switchscope_soft_irq();
+}
+
+void __attribute__((weak)) switchscope_soft_irq(void)
+{
+    harness_fail(SS_TEXT("software interrupt with no handler"));
+}
+
+ISR(BADISR_vect)
+{
+    harness_fail(SS_TEXT("interrupt with no handler"));
+}
+
+void board_exit(int code)
+{
+    GPIOR0 = (uint8_t)code;
+    cli();
+    set_sleep_mode(SLEEP_MODE_PWR_DOWN);
+    sleep_enable();
+    for (;;)
+        sleep_cpu();
+}
+
+void board_describe(void (*emit)(const char *key, const char *value))
+{
+    emit(SS_TEXT("board"), SS_TEXT(BOARD_NAME));
+    emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
+    emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
+}

@@ -1,0 +1,37 @@
+/* ATmega328P at 16 MHz (an Arduino Uno's chip). The stamp timer is Timer1,
+ * 16 bits at clk/1: it counts CPU cycles and wraps every 65536. */
+#ifndef BOARD_CONFIG_H
+#define BOARD_CONFIG_H
+
+#include <stdint.h>
+#include <avr/io.h>
+#include <avr/pgmspace.h>
+
+/* Texts stay in flash: the ATmega328P has 2 KB of RAM for everything. */
+#define SS_TEXT(literal) PSTR(literal)
+#define SS_TEXT_STORAGE PROGMEM
+#define BOARD_TEXT_BYTE(p) ((char)pgm_read_byte(p))
+
+#define BOARD_NAME "atmega328p"
+#define BOARD_CPU "atmega328p"
+#define BOARD_CPU_CLOCK_HZ 16000000UL
+#define BOARD_CPU_CLOCK_HZ_TEXT "16000000"
+
+/*
+ * Store Timer1's count into the low half of `dest` (a uint32_t with a static
+ * address whose high half stays 0) with a fixed sequence: read TCNT1L (which
+ * latches TCNT1H), store it, read the latched high byte, store it. 8 cycles,
+ * the same in every stamp.
+ */
+#define BOARD_STAMP_TO(dest)                                  \
+    __asm__ volatile("lds __tmp_reg__, %[low]\n\t"            \
+                     "sts %[to], __tmp_reg__\n\t"             \
+                     "lds __tmp_reg__, %[high]\n\t"           \
+                     "sts %[to]+1, __tmp_reg__"               \
+                     :                                        \
+                     : [low] "n"(_SFR_MEM_ADDR(TCNT1L)),      \
+                       [high] "n"(_SFR_MEM_ADDR(TCNT1H)),     \
+                       [to] "i"(&(dest))                      \
+                     : "memory")
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * switchscope-simavr: runs an AVR firmware on libsimavr, as fast as the host
+ * allows, and reports exactly what happened and when.
+ *
+ *   switchscope-simavr --mcu atmega328p --frequency 16000000 --firmware F.elf
+ *       [--max-cycles N] [--parameters-at ADDR --parameters TEXT]
+ *       [--pin B5 ...] [--pin-log FILE] [--exit-register ADDR]
+ *       [--interrupt-entry-cycles N]
+ *
+ * UART0 output goes to stdout, byte for byte. Every change of a watched pin is
+ * appended to the pin log as "<cycle> <pin> <level>". The last line on stderr
+ * says how the run ended:
+ *   "switchscope-simavr: done code=C cycles=N"     firmware slept with interrupts off
+ *   "switchscope-simavr: budget cycles=N"          the cycle budget ran out
+ *   "switchscope-simavr: crashed pc=0xP cycles=N"  simavr stopped the core
+ * with exit status 0, 10 and 11 respectively (2 for bad usage or firmware).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <unistd.h>
+
+#include <simavr/avr_ioport.h>
+#include <simavr/avr_uart.h>
+#include <simavr/sim_avr.h>
+#include <simavr/sim_elf.h>
+#include <simavr/sim_interrupts.h>
+
+#define MAX_PINS 8
+
+struct watched_pin {
+    char name[4]; /* e.g. "B5" */
+    struct run *run;
+};
+
+struct run {
+    avr_t *avr;
+    FILE *uart_out; /* the real stdout: simavr itself prints to stdout */
+    FILE *pin_log;
+    struct watched_pin pins[MAX_PINS];
+    int pin_count;
+    unsigned interrupt_entry_cycles;
+};
+
+static void usage(const char *why)
+{
+    fprintf(stderr, "switchscope-simavr: %s\n(see the comment at the top of switchscope_simavr.c for usage)\n", why);
+    exit(2);
+}
+
+static void on_uart_byte(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    struct run *run = param;
+    fputc((int)(value & 0xFF), run->uart_out);
+}
+
+static void on_pin_change(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    struct watched_pin *pin = param;
+    fprintf(pin->run->pin_log, "%" PRIu64 " %s %u\n", (uint64_t)pin->run->avr->cycle, pin->name, value ? 1 : 0);
+}
+
+/*
+ * simavr 1.6 enters an interrupt in zero cycles; the ATmega328P datasheet
+ * (section 6.7, "Interrupt Response Time") gives four: two to push the return
+ * address, two more to jump to the vector. This is the one place that adds
+ * them, so every timer and every pin edge after an interrupt entry is where
+ * the real chip would put it.
+ */
+static void on_interrupt_entry(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    struct run *run = param;
+    if (value)
+        run->avr->cycle += run->interrupt_entry_cycles;
+}
+
+/*
+ * Where simavr departs from the chips, and what the runner does about it.
+ * An MCU missing from this table runs without the watchdog correction.
+ */
+struct mcu_facts {
+    const char *name;
+    int watchdog_vector;        /* WDT_vect number */
+    unsigned watchdog_register; /* WDTCSR, data address */
+};
+
+static const struct mcu_facts known_mcus[] = {
+    {"atmega328p", 6, 0x60},
+    {"atmega168", 6, 0x60},
+    {"atmega88", 6, 0x60},
+};
+
+#define WDTCSR_WDE 0x08
+#define WDTCSR_WDIE 0x40
+
+/*
+ * simavr 1.6 clears WDIE whenever the watchdog interrupt has been serviced.
+ * The datasheet (ATmega328P, 10.9.2) clears it only in interrupt-and-reset
+ * mode (WDE=1); in plain interrupt mode, which FreeRTOS's ATmega port uses for
+ * its tick, WDIE stays set and the watchdog keeps ticking. This notes WDIE as
+ * the handler starts and restores it as the handler returns (simavr has
+ * cleared it by then), in plain interrupt mode only.
+ */
+struct watchdog_fix {
+    avr_t *avr;
+    unsigned reg;
+    int interrupt_enabled_at_entry;
+};
+
+static void on_watchdog_interrupt_running(struct avr_irq_t *irq, uint32_t value, void *param)
+{
+    (void)irq;
+    struct watchdog_fix *fix = param;
+    uint8_t *wdtcsr = &fix->avr->data[fix->reg];
+    if (value)
+        fix->interrupt_enabled_at_entry = (*wdtcsr & WDTCSR_WDIE) != 0;
+    else if (fix->interrupt_enabled_at_entry && !(*wdtcsr & WDTCSR_WDE))
+        *wdtcsr |= WDTCSR_WDIE;
+}
+
+/* Never sleep in real time: simavr then skips straight to the next event. */
+static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
+{
+    (void)avr;
+    (void)how_long;
+}
+
+static void silent_logger(avr_t *avr, const int level, const char *format, va_list args)
+{
+    (void)avr;
+    if (level <= LOG_ERROR)
+        vfprintf(stderr, format, args);
+}
+
+int main(int argc, char **argv)
+{
+    const char *mcu = NULL, *firmware_path = NULL, *parameters = NULL, *pin_log_path = NULL;
+    unsigned long frequency = 0, parameters_at = 0, exit_register = 0;
+    unsigned long long max_cycles = 16000000ULL * 600;
+    struct run run = {.interrupt_entry_cycles = 4};
+    const char *pin_names[MAX_PINS];
+
+    for (int i = 1; i < argc; i++) {
+        const char *option = argv[i];
+        if (i + 1 >= argc)
+            usage("every option takes a value");
+        const char *value = argv[++i];
+        if (!strcmp(option, "--mcu")) mcu = value;
+        else if (!strcmp(option, "--frequency")) frequency = strtoul(value, NULL, 0);
+        else if (!strcmp(option, "--firmware")) firmware_path = value;
+        else if (!strcmp(option, "--max-cycles")) max_cycles = strtoull(value, NULL, 0);
+        else if (!strcmp(option, "--parameters-at")) parameters_at = strtoul(value, NULL, 0);
+        else if (!strcmp(option, "--parameters")) parameters = value;
+        else if (!strcmp(option, "--pin-log")) pin_log_path = value;
+        else if (!strcmp(option, "--exit-register")) exit_register = strtoul(value, NULL, 0);
+        else if (!strcmp(option, "--interrupt-entry-cycles")) run.interrupt_entry_cycles = (unsigned)strtoul(value, NULL, 0);
+        else if (!strcmp(option, "--pin")) {
+            if (run.pin_count == MAX_PINS || strlen(value) != 2 || value[0] < 'A' || value[0] > 'L' || value[1] < '0' || value[1] > '7')
+                usage("--pin takes a port letter and a bit, e.g. B5 (at most 8 pins)");
+            pin_names[run.pin_count++] = value;
+        } else
+            usage("unknown option");
+    }
+    if (!mcu || !firmware_path || !frequency)
+        usage("--mcu, --frequency and --firmware are required");
+
+    /* Keep the real stdout for UART bytes alone; simavr's own messages
+     * (it prints what it loads) go to stderr. */
+    run.uart_out = fdopen(dup(STDOUT_FILENO), "wb");
+    if (!run.uart_out || dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+        usage("cannot set up the output");
+
+    elf_firmware_t firmware;
+    memset(&firmware, 0, sizeof firmware);
+    if (elf_read_firmware(firmware_path, &firmware) != 0) {
+        fprintf(stderr, "switchscope-simavr: cannot read firmware %s\n", firmware_path);
+        return 2;
+    }
+    avr_global_logger_set(silent_logger);
+    avr_t *avr = avr_make_mcu_by_name(mcu);
+    if (!avr) {
+        fprintf(stderr, "switchscope-simavr: simavr has no mcu named %s\n", mcu);
+        return 2;
+    }
+    avr_init(avr);
+    avr->frequency = (uint32_t)frequency;
+    avr->sleep = no_sleep;
+    avr->gdb_port = 0; /* a crash must end the run, not wait for a debugger */
+    avr_load_firmware(avr, &firmware);
+    run.avr = avr;
+
+    if (parameters) {
+        size_t len = strlen(parameters) + 1;
+        if (!parameters_at || parameters_at + len > avr->ramend + 1u)
+            usage("--parameters needs --parameters-at inside the data memory");
+        memcpy(avr->data + parameters_at, parameters, len);
+    }
+
+    uint32_t uart_flags = 0;
+    avr_ioctl(avr, AVR_IOCTL_UART_GET_FLAGS('0'), &uart_flags);
+    uart_flags &= ~(AVR_UART_FLAG_STDIO | AVR_UART_FLAG_POLL_SLEEP);
+    avr_ioctl(avr, AVR_IOCTL_UART_SET_FLAGS('0'), &uart_flags);
+    avr_irq_register_notify(avr_io_getirq(avr, AVR_IOCTL_UART_GETIRQ('0'), UART_IRQ_OUTPUT), on_uart_byte, &run);
+
+    if (run.pin_count) {
+        run.pin_log = fopen(pin_log_path ? pin_log_path : "/dev/null", "w");
+        if (!run.pin_log)
+            usage("cannot write the pin log");
+        for (int i = 0; i < run.pin_count; i++) {
+            struct watched_pin *pin = &run.pins[i];
+            strcpy(pin->name, pin_names[i]);
+            pin->run = &run;
+            avr_irq_t *irq = avr_io_getirq(avr, AVR_IOCTL_IOPORT_GETIRQ(pin_names[i][0]), pin_names[i][1] - '0');
+            if (!irq)
+                usage("no such port on this mcu");
+            avr_irq_register_notify(irq, on_pin_change, pin);
+        }
+    }
+    avr_irq_register_notify(avr_get_interrupt_irq(avr, AVR_INT_ANY) + AVR_INT_IRQ_RUNNING, on_interrupt_entry, &run);
+
+    static struct watchdog_fix watchdog_fix;
+    for (size_t i = 0; i < sizeof known_mcus / sizeof known_mcus[0]; i++) {
+        if (!strcmp(known_mcus[i].name, mcu)) {
+            watchdog_fix.avr = avr;
+            watchdog_fix.reg = known_mcus[i].watchdog_register;
+            avr_irq_register_notify(avr_get_interrupt_irq(avr, (uint8_t)known_mcus[i].watchdog_vector) + AVR_INT_IRQ_RUNNING,
+                                    on_watchdog_interrupt_running, &watchdog_fix);
+        }
+    }
+
+    int state = cpu_Running;
+    while (state != cpu_Done && state != cpu_Crashed && avr->cycle < max_cycles)
+        state = avr_run(avr);
+
+    fflush(run.uart_out);
+    if (run.pin_log)
+        fclose(run.pin_log);
+    if (state == cpu_Done) {
+        fprintf(stderr, "switchscope-simavr: done code=%u cycles=%" PRIu64 "\n",
+                exit_register ? avr->data[exit_register] : 0, (uint64_t)avr->cycle);
+        return 0;
+    }
+    if (state == cpu_Crashed) {
+        fprintf(stderr, "switchscope-simavr: crashed pc=0x%04x cycles=%" PRIu64 "\n", avr->pc, (uint64_t)avr->cycle);
+        return 11;
+    }
+    fprintf(stderr, "switchscope-simavr: budget pc=0x%04x cycles=%" PRIu64 "\n", avr->pc, (uint64_t)avr->cycle);
+    return 10;
+}
