@@ -10,7 +10,7 @@ from switchscope.cli import main
 
 @pytest.mark.parametrize("option,value,valid", [
     ("--kernel", "zephyr", "freertos, all"),
-    ("--target", "stm32f4", "mps2-an385, all"),
+    ("--target", "stm32f4", "mps2-an385, atmega328p, all"),
     ("--scenario", "pingpong", "resume, signal, yield, isr, ruler, all"),
     ("--method", "oscilloscope", "probe, all"),
 ])

@@ -12,11 +12,14 @@ from switchscope.measure import measure
 from switchscope.runner import run
 
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
+TARGETS = list(catalog.TARGETS)
 
 
-def test_the_ruler_reads_exactly_n_for_n_single_instruction_operations(make_job):
-    result = measure(make_job("ruler"), samples=70)
-    assert result["unit"] == "instructions"
+@pytest.mark.parametrize("target,unit", [("mps2-an385", "instructions"), ("atmega328p", "cycles")])
+def test_the_ruler_reads_exactly_n_for_n_known_operations(make_job, target, unit):
+    # one `nop` is one instruction under QEMU and one cycle on the AVR
+    result = measure(make_job("ruler", target=target), samples=70)
+    assert result["unit"] == unit
     assert result["overhead"] > 0
     assert result["excluded"] == 0
     tags = result["sample_tags"]
@@ -25,26 +28,28 @@ def test_the_ruler_reads_exactly_n_for_n_single_instruction_operations(make_job)
     assert result["samples"] == tags
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
-def test_the_same_firmware_gives_identical_samples_on_every_run(make_job, scenario):
-    chosen = make_job(scenario)
+def test_the_same_firmware_gives_identical_samples_on_every_run(make_job, scenario, target):
+    chosen = make_job(scenario, target=target)
     firmware = build(chosen.kernel, chosen.target, chosen.scenario)
-    first = run(chosen.target, firmware.elf, ["samples=300"], time_limit=60)
-    second = run(chosen.target, firmware.elf, ["samples=300"], time_limit=60)
+    first = run(chosen.target, firmware.elf, ["samples=300"], 300, time_limit=60)
+    second = run(chosen.target, firmware.elf, ["samples=300"], 300, time_limit=60)
     assert first.exit_code == 0 and first.stream.complete
     assert len(first.stream.samples) == 300
     assert first.stream.samples == second.stream.samples  # raw stamps, not just the differences
     assert first.stream.calibration == second.stream.calibration
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
-def test_each_scenario_measures_a_plausible_switch(make_job, scenario):
-    result = measure(make_job(scenario), samples=200)
+def test_each_scenario_measures_a_plausible_switch(make_job, scenario, target):
+    result = measure(make_job(scenario, target=target), samples=200)
     stats = result["stats"]
     assert result["count"] + result["excluded"] == 200
     assert result["clamped"] == 0 and result["stream_problems"] == []
-    # a FreeRTOS switch on a Cortex-M3 is tens to hundreds of instructions, never less
-    # than the PendSV handler's own save and restore
+    # a FreeRTOS switch is tens to hundreds of instructions on a Cortex-M3, hundreds of
+    # cycles on an AVR (32 registers saved and restored): never less than the save and restore
     assert 30 <= stats["min"] <= stats["median"] <= stats["max"] < 2000
     assert result["kernel_version"] == "V11.2.0"
     assert result["config"]["configUSE_PREEMPTION"] == "1"
@@ -90,3 +95,26 @@ def test_run_writes_the_json_a_user_compares_across_runs(tmp_path, capsys):
         ("freertos", "mps2-an385", "cortex-m3", 25_000_000)
     assert len(result["samples"]) == result["count"] == 100 - result["excluded"]
     assert result["toolchain"]["compiler"].startswith("arm-none-eabi-gcc")
+
+
+def test_simavr_interrupt_entry_costs_the_datasheet_four_cycles(make_job):
+    # isr is the one scenario with an interrupt entry inside its window: without
+    # the runner's correction each sample is exactly 4 cycles shorter; with it
+    # the ruler, which takes no interrupt, is unchanged.
+    for scenario, difference in (("isr", 4), ("ruler", 0)):
+        chosen = make_job(scenario, target="atmega328p")
+        firmware = build(chosen.kernel, chosen.target, chosen.scenario)
+        corrected = run(chosen.target, firmware.elf, ["samples=20"], 20, time_limit=60)
+        raw = run(chosen.target, firmware.elf, ["samples=20"], 20, time_limit=60, interrupt_entry_cycles=0)
+        elapsed = lambda sample: (sample.end - sample.start) % 65536
+        assert [elapsed(a) - elapsed(b) for a, b in zip(corrected.stream.samples, raw.stream.samples)] == \
+            [difference] * 20, scenario
+
+
+def test_the_avr_firmware_fits_the_chip_and_says_how_much_it_uses(make_job):
+    result = measure(make_job("resume", target="atmega328p"), samples=10)
+    firmware = result["firmware"]
+    assert 0 < firmware["flash_bytes"] <= 32 * 1024 == firmware["flash_limit"]
+    assert 0 < firmware["ram_bytes"] <= 2 * 1024 == firmware["ram_limit"]
+    assert result["ns_per_unit"] == 62.5
+    assert result["stats_ns"]["min"] == result["stats"]["min"] * 62.5

@@ -30,6 +30,8 @@
 
 #define MAX_PINS 8
 
+struct mcu_facts;
+
 struct watched_pin {
     char name[4]; /* e.g. "B5" */
     struct run *run;
@@ -42,6 +44,7 @@ struct run {
     struct watched_pin pins[MAX_PINS];
     int pin_count;
     unsigned interrupt_entry_cycles;
+    const struct mcu_facts *mcu; /* 0 when the mcu is not in known_mcus */
 };
 
 static void usage(const char *why)
@@ -64,25 +67,8 @@ static void on_pin_change(struct avr_irq_t *irq, uint32_t value, void *param)
     fprintf(pin->run->pin_log, "%" PRIu64 " %s %u\n", (uint64_t)pin->run->avr->cycle, pin->name, value ? 1 : 0);
 }
 
-/*
- * simavr 1.6 enters an interrupt in zero cycles; the ATmega328P datasheet
- * (section 6.7, "Interrupt Response Time") gives four: two to push the return
- * address, two more to jump to the vector. This is the one place that adds
- * them, so every timer and every pin edge after an interrupt entry is where
- * the real chip would put it.
- */
-static void on_interrupt_entry(struct avr_irq_t *irq, uint32_t value, void *param)
-{
-    (void)irq;
-    struct run *run = param;
-    if (value)
-        run->avr->cycle += run->interrupt_entry_cycles;
-}
-
-/*
- * Where simavr departs from the chips, and what the runner does about it.
- * An MCU missing from this table runs without the watchdog correction.
- */
+/* Facts the watchdog correction below needs; an MCU missing from this table
+ * runs without it. */
 struct mcu_facts {
     const char *name;
     int watchdog_vector;        /* WDT_vect number */
@@ -102,25 +88,48 @@ static const struct mcu_facts known_mcus[] = {
  * simavr 1.6 clears WDIE whenever the watchdog interrupt has been serviced.
  * The datasheet (ATmega328P, 10.9.2) clears it only in interrupt-and-reset
  * mode (WDE=1); in plain interrupt mode, which FreeRTOS's ATmega port uses for
- * its tick, WDIE stays set and the watchdog keeps ticking. This notes WDIE as
- * the handler starts and restores it as the handler returns (simavr has
- * cleared it by then), in plain interrupt mode only.
+ * its tick, WDIE stays set and the watchdog keeps ticking. The interrupt was
+ * enabled, or it would not have been entered: one cycle after the entry, once
+ * simavr has cleared WDIE, this sets it again in plain interrupt mode.
  */
-struct watchdog_fix {
-    avr_t *avr;
-    unsigned reg;
-    int interrupt_enabled_at_entry;
+static avr_cycle_count_t restore_watchdog_interrupt(avr_t *avr, avr_cycle_count_t when, void *param)
+{
+    const struct mcu_facts *facts = param;
+    if (!(avr->data[facts->watchdog_register] & WDTCSR_WDE))
+        avr->data[facts->watchdog_register] |= WDTCSR_WDIE;
+    (void)when;
+    return 0;
+}
+
+/*
+ * simavr 1.6 enters an interrupt in zero cycles; the ATmega328P datasheet
+ * (section 6.7, "Interrupt Response Time") gives four: two to push the return
+ * address, two more to jump to the vector. This is the one place that adds
+ * them, so every timer and every pin edge after an interrupt entry is where
+ * the real chip would put it.
+ *
+ * An entry is recognised as simavr's service step clearing the vector's
+ * pending flag with the program counter already on the vector. (Its
+ * "interrupt running" signal is no use: a kernel that switches tasks inside an
+ * interrupt returns with `ret`, not `reti`, and simavr's record of running
+ * interrupts then no longer matches the chip's.)
+ */
+struct vector_watch {
+    struct run *run;
+    unsigned vector;
 };
 
-static void on_watchdog_interrupt_running(struct avr_irq_t *irq, uint32_t value, void *param)
+static void on_vector_pending(struct avr_irq_t *irq, uint32_t value, void *param)
 {
     (void)irq;
-    struct watchdog_fix *fix = param;
-    uint8_t *wdtcsr = &fix->avr->data[fix->reg];
-    if (value)
-        fix->interrupt_enabled_at_entry = (*wdtcsr & WDTCSR_WDIE) != 0;
-    else if (fix->interrupt_enabled_at_entry && !(*wdtcsr & WDTCSR_WDE))
-        *wdtcsr |= WDTCSR_WDIE;
+    struct vector_watch *watch = param;
+    struct run *run = watch->run;
+    avr_t *avr = run->avr;
+    if (value || avr->pc != watch->vector * avr->vector_size)
+        return; /* raised, or cleared by the firmware: not an entry */
+    avr->cycle += run->interrupt_entry_cycles;
+    if (run->mcu && (int)watch->vector == run->mcu->watchdog_vector)
+        avr_cycle_timer_register(avr, 1, restore_watchdog_interrupt, (void *)run->mcu);
 }
 
 /* Never sleep in real time: simavr then skips straight to the next event. */
@@ -221,17 +230,18 @@ int main(int argc, char **argv)
             avr_irq_register_notify(irq, on_pin_change, pin);
         }
     }
-    avr_irq_register_notify(avr_get_interrupt_irq(avr, AVR_INT_ANY) + AVR_INT_IRQ_RUNNING, on_interrupt_entry, &run);
-
-    static struct watchdog_fix watchdog_fix;
-    for (size_t i = 0; i < sizeof known_mcus / sizeof known_mcus[0]; i++) {
-        if (!strcmp(known_mcus[i].name, mcu)) {
-            watchdog_fix.avr = avr;
-            watchdog_fix.reg = known_mcus[i].watchdog_register;
-            avr_irq_register_notify(avr_get_interrupt_irq(avr, (uint8_t)known_mcus[i].watchdog_vector) + AVR_INT_IRQ_RUNNING,
-                                    on_watchdog_interrupt_running, &watchdog_fix);
+    static struct vector_watch vectors[64];
+    for (unsigned v = 1; v < 64; v++) {
+        avr_irq_t *irq = avr_get_interrupt_irq(avr, (uint8_t)v);
+        if (irq) {
+            vectors[v] = (struct vector_watch){&run, v};
+            avr_irq_register_notify(irq + AVR_INT_IRQ_PENDING, on_vector_pending, &vectors[v]);
         }
     }
+
+    for (size_t i = 0; i < sizeof known_mcus / sizeof known_mcus[0]; i++)
+        if (!strcmp(known_mcus[i].name, mcu))
+            run.mcu = &known_mcus[i];
 
     int state = cpu_Running;
     while (state != cpu_Done && state != cpu_Crashed && avr->cycle < max_cycles)

@@ -78,7 +78,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str,
     includes = [firmware / "include", board_dir, port_dir, *source.include_dirs]
     cflags = (*target.cflags, OPTIMISATION, "-g", "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = ("-nostartfiles", "-T", str(board_dir / "link.ld"), "--specs=nano.specs", "-Wl,--gc-sections")
+    ldflags = (*(flag.replace("{board}", str(board_dir)) for flag in target.ldflags), "-Wl,--gc-sections")
 
     compiler = version_line(gcc)
     key = json.dumps([compiler, cflags, ldflags, source.version,
@@ -104,5 +104,11 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str,
         Path(str(elf) + ".tmp").replace(elf)
 
     flash, ram = _sizes(gcc[: -len("gcc")] + "size", elf)
+    if flash > target.flash_bytes or ram > target.ram_bytes:
+        raise BuildFailed(
+            f"{scenario.name} for {kernel.name} does not fit {target.name}: flash {flash} of {target.flash_bytes} "
+            f"bytes, RAM {ram} of {target.ram_bytes} bytes (static data only; stacks come out of the kernel heap)",
+            "shrink the kernel heap or the scenario, or pick a larger target",
+        )
     return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, kernel_source=source.version,
                     compiler=compiler, cflags=cflags, flash_bytes=flash, ram_bytes=ram, defines=defines)

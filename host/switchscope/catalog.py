@@ -26,19 +26,29 @@ class Target:
     cpu: str
     f_cpu_hz: int
     summary: str
-    gcc: str  # compiler executable
+    gcc: str  # compiler executable; binutils share its prefix
     gcc_package: str  # Debian packages that provide it
     cflags: tuple[str, ...]
-    simulator: str
-    simulator_package: str
-    icount_shift: int  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
+    ldflags: tuple[str, ...]  # "{board}" stands for the board's firmware directory
+    simulator: str  # "qemu" or "simavr"
     freertos_port: str  # directory under FreeRTOS-Kernel/portable
-    unit: str = "instructions"
+    unit: str  # what the simulator counts: "instructions" or "cycles"
+    flash_bytes: int
+    ram_bytes: int
+    icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
         """Stamp-timer counts per measured unit. Under QEMU icount a timer at
-        f Hz advances f * 2**shift / 1e9 counts per instruction."""
-        return Fraction(stamp_clock_hz * 2**self.icount_shift, 10**9)
+        f Hz advances f * 2**shift / 1e9 counts per instruction; on a
+        cycle-counting simulator it advances f / f_cpu counts per cycle."""
+        if self.simulator == "qemu":
+            return Fraction(stamp_clock_hz * 2**self.icount_shift, 10**9)
+        return Fraction(stamp_clock_hz, self.f_cpu_hz)
+
+    @property
+    def ns_per_unit(self) -> Fraction | None:
+        """Nanoseconds per unit, where the unit is a true clock cycle."""
+        return Fraction(10**9, self.f_cpu_hz) if self.unit == "cycles" else None
 
 
 @dataclass(frozen=True)
@@ -73,10 +83,28 @@ TARGETS = {
             gcc="arm-none-eabi-gcc",
             gcc_package="gcc-arm-none-eabi libnewlib-arm-none-eabi",
             cflags=("-mcpu=cortex-m3", "-mthumb"),
-            simulator="qemu-system-arm",
-            simulator_package="qemu-system-arm",
-            icount_shift=8,
+            ldflags=("-nostartfiles", "-T", "{board}/link.ld", "--specs=nano.specs"),
+            simulator="qemu",
             freertos_port="GCC/ARM_CM3",
+            unit="instructions",
+            flash_bytes=4 * 1024 * 1024,
+            ram_bytes=4 * 1024 * 1024,
+            icount_shift=8,
+        ),
+        Target(
+            name="atmega328p",
+            cpu="atmega328p",
+            f_cpu_hz=16_000_000,
+            summary="ATmega328P at 16 MHz (Arduino Uno), on switchscope's simavr runner: counts cycles",
+            gcc="avr-gcc",
+            gcc_package="gcc-avr avr-libc",
+            cflags=("-mmcu=atmega328p", "-DF_CPU=16000000UL"),
+            ldflags=(),
+            simulator="simavr",
+            freertos_port="ThirdParty/GCC/ATmega",
+            unit="cycles",
+            flash_bytes=32 * 1024,
+            ram_bytes=2 * 1024,
         ),
     ]
 }

@@ -99,10 +99,15 @@ def analyse(stream: Stream, firmware: Firmware, job: Job) -> dict:
         "simulator": {},
         "timer": {"modulus": modulus, "direction": "down" if counts_down else "up",
                   "clock_hz": clock_hz, "counts_per_unit": str(per_unit)},
-        "firmware": {"flash_bytes": firmware.flash_bytes, "ram_bytes": firmware.ram_bytes},
+        "firmware": {"flash_bytes": firmware.flash_bytes, "ram_bytes": firmware.ram_bytes,
+                     "flash_limit": target.flash_bytes, "ram_limit": target.ram_bytes},
         "stream_problems": [str(p) for p in stream.problems],
         "switchscope_version": __version__,
     }
+    ns_per_unit = target.ns_per_unit
+    if ns_per_unit is not None:
+        result["ns_per_unit"] = float(ns_per_unit)
+        result["stats_ns"] = {key: value * float(ns_per_unit) for key, value in result["stats"].items()}
     if any(tags):
         result["sample_tags"] = tags
     return result
@@ -117,10 +122,9 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
-    output: RunOutput = run(job.target, firmware.elf, [f"samples={samples}"], limit, progress)
-    check_completed(output, str(job), limit)
+    output: RunOutput = run(job.target, firmware.elf, [f"samples={samples}"], samples, limit, progress)
+    check_completed(output, str(job))
     result = analyse(output.stream, firmware, job)
-    result["simulator"] = {"name": output.simulator,
-                           "options": " ".join(output.command[output.command.index("-icount"):][:2])}
+    result["simulator"] = {"name": output.simulator, "options": output.options}
     result["wall_seconds"] = round(output.wall_seconds, 3)
     return result

@@ -24,3 +24,7 @@ def firmware_dir() -> Path:
 def build_dir() -> Path:
     """Where firmware is built: $SWITCHSCOPE_BUILD, else build/ of this checkout."""
     return Path(os.environ.get("SWITCHSCOPE_BUILD", _CHECKOUT / "build"))
+
+
+def simavr_runner_source() -> Path:
+    return _CHECKOUT / "host" / "simavr-runner" / "switchscope_simavr.c"

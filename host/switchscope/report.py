@@ -30,21 +30,37 @@ def heading(result: dict) -> str:
     detail = [f"probe overhead {result['overhead']} {result['unit']} subtracted"]
     if tick:
         detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, tick {tick} Hz, {config.get('optimisation')}")
+    detail.append(f"on {result['simulator']['name']}")
     return ", ".join(parts) + "\n  " + "; ".join(detail)
 
 
+def _aligned(rows: list[list[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+            for row in rows]
+
+
+def _row_us(result: dict) -> list[str]:
+    us = {key: value / 1000 for key, value in result["stats_ns"].items()}
+    return [result["scenario"], *(f"{us[key]:.3f}" for key in ("min", "median", "mode", "mean", "max", "stddev", "p99"))]
+
+
 def table(results: list[dict]) -> str:
-    """One block per (kernel, target, method), one line per scenario."""
+    """One block per (kernel, target, method), one line per scenario; for
+    results in true cycles, the same statistics again in microseconds."""
     blocks = []
     key = lambda r: (r["kernel"], r["target"], r["method"])
     for _, group in groupby(results, key=key):
         group = list(group)
-        rows = [["scenario", *COLUMNS], *(_row(r) for r in group)]
-        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-        lines = [heading(group[0])]
-        for row in rows:
-            lines.append("  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                                          for i, (cell, w) in enumerate(zip(row, widths))))
+        lines = [heading(group[0]), *_aligned([["scenario", *COLUMNS], *(_row(r) for r in group)])]
+        if "stats_ns" in group[0]:
+            mhz = group[0]["f_cpu_hz"] / 1e6
+            lines.append(f"  in microseconds at {mhz:g} MHz:")
+            lines += _aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
+                               *(_row_us(r) for r in group)])
+        firmware = group[0]["firmware"]
+        lines.append(f"  firmware: flash {firmware['flash_bytes']} of {firmware['flash_limit']} bytes, "
+                     f"static RAM {firmware['ram_bytes']} of {firmware['ram_limit']} bytes")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 

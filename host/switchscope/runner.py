@@ -1,36 +1,48 @@
 """Running firmware on a simulator and collecting its record stream.
 
-A run is bounded: it ends when the firmware exits, or is killed at the time
-limit. Either way the caller gets what the firmware sent, so a failure can be
-explained by its last words.
+A run is bounded: it ends when the firmware exits, or is stopped at a time
+limit (and, on simavr, a cycle budget). Either way the caller gets what the
+firmware sent, so a failure can be explained by its last words.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import select
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from switchscope import paths
 from switchscope.catalog import Target
-from switchscope.errors import FirmwareFailed
+from switchscope.errors import FirmwareFailed, SwitchscopeError, ToolMissing
 from switchscope.tools import require, version_line
 from switchscope.wire import Stream, StreamDecoder
 
 Progress = Callable[[int], None]  # called with the number of samples received so far
 
+QEMU = "qemu-system-arm"
+SIMAVR_HEADER = Path("/usr/include/simavr/sim_avr.h")
+SIMAVR_EXIT_REGISTER = 0x3E  # GPIOR0: where the AVR boards leave their exit code
+PARAMETERS_SYMBOL = "board_host_parameters"
+PARAMETERS_MAGIC = "ss:"
+CYCLES_PER_SAMPLE_BUDGET = 2_000_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
+INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
+
 
 @dataclass
 class RunOutput:
     stream: Stream
-    exit_code: int | None  # None when the run was killed at the time limit
+    exit_code: int | None  # the firmware's exit code; None when it was stopped
+    stopped: str | None  # why the run was stopped, if it was
     stderr: str
     wall_seconds: float
-    simulator: str  # version line of the simulator
-    command: list[str]
+    simulator: str  # name and version of the simulator
+    options: str  # the simulator options that shape the measurement
+    command: list[str] = field(default_factory=list)
 
 
 def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) -> list[str]:
@@ -47,16 +59,64 @@ def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) ->
     ]
 
 
-def run(target: Target, elf: Path, parameters: list[str], time_limit: float,
-        progress: Progress | None = None) -> RunOutput:
-    """Run `elf` on the target's simulator until it exits or `time_limit` seconds pass."""
-    qemu = require(target.simulator, target.simulator_package)
-    command = qemu_command(qemu, target, elf, parameters)
+def simavr_runner() -> Path:
+    """The switchscope-simavr executable, built from host/simavr-runner/ when
+    missing or older than its source."""
+    source = paths.simavr_runner_source()
+    binary = paths.build_dir() / "tools" / "switchscope-simavr"
+    if binary.is_file() and binary.stat().st_mtime >= source.stat().st_mtime:
+        return binary
+    cc = require("gcc", "gcc")
+    if not SIMAVR_HEADER.is_file():
+        raise ToolMissing("the simavr library headers are not installed",
+                          "install the Debian package libsimavr-dev (apt-get install libsimavr-dev), "
+                          "or run ./setup.sh")
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    result = subprocess.run([cc, "-O2", "-Wall", "-o", str(binary) + ".tmp", str(source), "-lsimavr", "-lelf"],
+                            capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SwitchscopeError(f"building the simavr runner failed:\n{result.stderr.strip()[-2000:]}",
+                               "check that libsimavr-dev and libelf-dev are installed")
+    Path(str(binary) + ".tmp").replace(binary)
+    return binary
+
+
+def symbol_address(target: Target, elf: Path, symbol: str) -> int:
+    """Address of `symbol` in the ELF (data addresses without the AVR's 0x800000 offset)."""
+    nm = require(target.gcc[: -len("gcc")] + "nm", target.gcc_package)
+    out = subprocess.run([nm, str(elf)], capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        fields = line.split()
+        if len(fields) == 3 and fields[2] == symbol:
+            return int(fields[0], 16) & 0x7FFFFF if target.simulator == "simavr" else int(fields[0], 16)
+    raise SwitchscopeError(f"{elf} has no symbol {symbol}")
+
+
+def simavr_command(runner: Path, target: Target, elf: Path, parameters: list[str], samples: int,
+                   pin_log: Path | None, pins: tuple[str, ...], interrupt_entry_cycles: int) -> list[str]:
+    command = [
+        str(runner), "--mcu", target.cpu, "--frequency", str(target.f_cpu_hz), "--firmware", str(elf),
+        "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET),
+        "--exit-register", hex(SIMAVR_EXIT_REGISTER),
+        "--interrupt-entry-cycles", str(interrupt_entry_cycles),
+        "--parameters-at", hex(symbol_address(target, elf, PARAMETERS_SYMBOL)),
+        "--parameters", PARAMETERS_MAGIC + " ".join(parameters),
+    ]
+    for pin in pins:
+        command += ["--pin", pin]
+    if pin_log:
+        command += ["--pin-log", str(pin_log)]
+    return command
+
+
+def _collect(command: list[str], time_limit: float, progress: Progress | None):
+    """Run `command`, decoding its stdout as a record stream, for at most
+    `time_limit` seconds. Returns (stream, return code or None if stopped, stderr, seconds)."""
     decoder = StreamDecoder()
     started = time.monotonic()
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stderr = bytearray()
-    exit_code: int | None = None
+    returncode = None
     try:
         streams = {process.stdout.fileno(): "out", process.stderr.fileno(): "err"}
         while streams:
@@ -78,36 +138,79 @@ def run(target: Target, elf: Path, parameters: list[str], time_limit: float,
             process.kill()
             process.wait()
         else:
-            exit_code = process.wait(timeout=10)
+            returncode = process.wait(timeout=10)
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
         process.stdout.close()
         process.stderr.close()
-    return RunOutput(
-        stream=decoder.finish(),
-        exit_code=exit_code,
-        stderr=stderr.decode(errors="replace"),
-        wall_seconds=time.monotonic() - started,
-        simulator=version_line(qemu),
-        command=command,
-    )
+    return decoder.finish(), returncode, stderr.decode(errors="replace"), time.monotonic() - started
 
 
-def check_completed(output: RunOutput, what: str, time_limit: float) -> None:
+def run(target: Target, elf: Path, parameters: list[str], samples: int, time_limit: float,
+        progress: Progress | None = None, pin_log: Path | None = None, pins: tuple[str, ...] = (),
+        interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES) -> RunOutput:
+    """Run `elf` on the target's simulator until it exits, or until `time_limit` seconds pass.
+    `interrupt_entry_cycles` exists to show the simavr correction; leave it alone otherwise."""
+    if target.simulator == "qemu":
+        qemu = require(QEMU, QEMU)
+        command = qemu_command(qemu, target, elf, parameters)
+        simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
+    else:
+        command = simavr_command(simavr_runner(), target, elf, parameters, samples, pin_log, pins,
+                                 interrupt_entry_cycles)
+        simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
+        options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
+    stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
+
+    exit_code, stopped = returncode, None
+    if returncode is None:
+        stopped = f"did not finish within {time_limit:.0f} s"
+    elif target.simulator == "simavr":
+        exit_code, stopped = _simavr_outcome(returncode, stderr)
+    return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
+                     simulator=simulator, options=options, command=command)
+
+
+def _simavr_version() -> str:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libsimavr-dev"], capture_output=True, text=True)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def _simavr_outcome(returncode: int, stderr: str) -> tuple[int | None, str | None]:
+    """The firmware's exit code, or why simavr stopped it, from the runner's last word."""
+    done = re.search(r"switchscope-simavr: done code=(\d+)", stderr)
+    if returncode == 0 and done:
+        return int(done.group(1)), None
+    if returncode == 10:
+        cycles = re.search(r"budget (pc=\S+) cycles=(\d+)", stderr)
+        where = f" ({cycles.group(1)})" if cycles else ""
+        return None, f"ran out of its cycle budget{where}: it never finished"
+    if returncode == 11:
+        crashed = re.search(r"crashed (pc=\S+)", stderr)
+        return None, f"crashed in simavr at {crashed.group(1) if crashed else 'an unknown pc'}"
+    return None, f"the simavr runner failed (exit {returncode})"
+
+
+def check_completed(output: RunOutput, what: str) -> None:
     """Raise FirmwareFailed unless the run ended normally with a complete stream."""
     stream = output.stream
     said = "\n".join(f"    {line}" for line in stream.last_output()) or "    (nothing)"
     received = f"{len(stream.samples)} samples received before it stopped"
-    if output.exit_code is None:
+    if output.stopped:
         raise FirmwareFailed(
-            f"{what}: the firmware did not finish within {time_limit:.0f} s and was stopped ({received}). "
-            f"Its last output:\n{said}",
+            f"{what}: the firmware {output.stopped} and was stopped ({received}). Its last output:\n{said}",
             "a scenario that never ends is a bug in it or in the kernel port; --timeout raises the limit for long runs",
         )
     if stream.fault:
         raise FirmwareFailed(f"{what}: the firmware failed: {stream.fault} ({received}). Its last output:\n{said}")
+    if stream.resets:
+        raise FirmwareFailed(f"{what}: the firmware restarted {stream.resets} time(s) ({received}): it ran away "
+                             f"and reached its reset vector. Its last output:\n{said}")
     if output.exit_code != 0:
         tail = "\n".join(f"    {line}" for line in output.stderr.strip().splitlines()[-8:]) or "    (nothing)"
         raise FirmwareFailed(

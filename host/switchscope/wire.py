@@ -113,6 +113,7 @@ class Stream:
     fault: str | None = None
     end_count: int | None = None
     problems: list[StreamProblem] = field(default_factory=list)
+    resets: int = 0  # HELLO records after the first: the firmware started again
     records: int = 0
     trailing_bytes: int = 0  # bytes after the last complete frame
 
@@ -197,6 +198,8 @@ class StreamDecoder:
             return
         fields = layout.unpack(body)
         if kind == HELLO:
+            if s.protocol is not None:
+                s.resets += 1
             s.protocol = fields[0]
             if fields[0] != PROTOCOL_VERSION:
                 self._problem(offset, f"protocol version {fields[0]}, this host speaks {PROTOCOL_VERSION}: rebuild the firmware")

@@ -1,7 +1,7 @@
 /*
  * ATmega328P under switchscope's simavr runner: USART0 for the record stream,
- * Timer1 for stamps, INT0 on PD2 as the software interrupt (the pin is an
- * output, so toggling it pends INT0, as on the real chip), parameters in a
+ * Timer1 for stamps, PB0's pin-change interrupt as the software interrupt (the
+ * pin is an output, so toggling it pends the interrupt, as on the real chip), parameters in a
  * .noinit buffer the runner fills before reset, and the exit code in GPIOR0
  * followed by sleep with interrupts off, which ends the simulation.
  */
@@ -26,10 +26,17 @@ void board_init(void)
     TCCR1A = 0;
     TCCR1B = _BV(CS10); /* normal mode, clk/1 */
 
-    DDRD |= _BV(PD2);
-    EICRA = _BV(ISC00); /* INT0 on any change of PD2 */
-    EIFR = _BV(INTF0);
-    EIMSK = _BV(INT0);
+    /* simavr 1.6 polls the INT0 and INT1 pins on every cycle while they read
+     * low, whatever the interrupt mode, and then cannot skip ahead while the
+     * CPU sleeps: drive both high. */
+    DDRD |= _BV(PD2) | _BV(PD3);
+    PORTD |= _BV(PD2) | _BV(PD3);
+
+    /* The software interrupt is PB0's pin-change interrupt (PCINT0). */
+    DDRB |= _BV(PB0);
+    PCMSK0 = _BV(PCINT0);
+    PCIFR = _BV(PCIF0);
+    PCICR = _BV(PCIE0);
 }
 
 void board_write(const uint8_t *data, size_t len)
@@ -64,10 +71,10 @@ void board_idle(void)
     sleep_mode();
 }
 
-/* Writing 1 to a PIN bit toggles the output: one instruction pends INT0. */
-void board_soft_irq_pend(void) { PIND = _BV(PD2); }
+/* Writing 1 to a PIN bit toggles the output: one instruction pends PCINT0. */
+void board_soft_irq_pend(void) { PINB = _BV(PB0); }
 
-ISR(INT0_vect)
+ISR(PCINT0_vect)
 {
     switchscope_soft_irq();
 }
