@@ -66,6 +66,8 @@ void harness_begin(void)
     emit_meta(SS_TEXT("stamp_direction"), board_stamp_counts_down() ? SS_TEXT("down") : SS_TEXT("up"));
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
+    if (SWITCHSCOPE_METHOD_SCOPE)
+        return; /* the scope's bare pulse before each window is its calibration */
     for (int i = 0; i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
         PROBE_OPEN();
@@ -94,6 +96,10 @@ void harness_run(uint16_t (*window)(uint32_t seq))
     harness_begin();
     for (uint32_t seq = 0; seq < samples_requested; seq++) {
         ss_wait_next_tick();
+        if (SWITCHSCOPE_METHOD_SCOPE) {
+            BOARD_SCOPE_HIGH(); /* A */
+            BOARD_SCOPE_LOW();  /* B */
+        }
         send_sample(seq, window(seq));
     }
     uint8_t payload[5] = {RECORD_END};
@@ -123,6 +129,7 @@ int main(void)
     board_describe(emit_meta);
     ss_kernel_describe(emit_meta);
     emit_meta(SS_TEXT("scenario"), scenario.name);
+    emit_meta(SS_TEXT("method"), SS_TEXT(PROBE_METHOD));
     emit_meta_number(SS_TEXT("samples"), samples_requested);
     scenario.setup();
     ss_kernel_start();

@@ -28,6 +28,7 @@ class Firmware:
     kernel: Kernel
     target: Target
     scenario: Scenario
+    method: str
     kernel_source: str
     compiler: str
     cflags: tuple[str, ...]
@@ -59,8 +60,12 @@ def _sizes(size_tool: str, elf: Path) -> tuple[int, int]:
     return text + data, data + bss
 
 
-def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str, str] | None = None) -> Firmware:
+def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "probe",
+          defines: dict[str, str] | None = None) -> Firmware:
+    """Build the firmware of one scenario for one method ("probe" or "scope")."""
     defines = dict(defines or {})
+    if method == "scope":
+        defines["SWITCHSCOPE_METHOD_SCOPE"] = "1"
     gcc = require(target.gcc, target.gcc_package)
     firmware = paths.firmware_dir()
     board_dir = firmware / "boards" / target.name
@@ -84,7 +89,8 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str,
     key = json.dumps([compiler, cflags, ldflags, source.version,
                       _tree_digest([firmware / "include", firmware / "common", board_dir, port_dir,
                                               scenario_file])])
-    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{hashlib.sha256(key.encode()).hexdigest()[:12]}"
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method}-{digest}"
     elf = out_dir / "firmware.elf"
 
     if not elf.is_file():
@@ -110,5 +116,6 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, defines: dict[str,
             f"bytes, RAM {ram} of {target.ram_bytes} bytes (static data only; stacks come out of the kernel heap)",
             "shrink the kernel heap or the scenario, or pick a larger target",
         )
-    return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, kernel_source=source.version,
-                    compiler=compiler, cflags=cflags, flash_bytes=flash, ram_bytes=ram, defines=defines)
+    return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
+                    kernel_source=source.version, compiler=compiler, cflags=cflags, flash_bytes=flash,
+                    ram_bytes=ram, defines=defines)

@@ -45,6 +45,18 @@ class Target:
             return Fraction(stamp_clock_hz * 2**self.icount_shift, 10**9)
         return Fraction(stamp_clock_hz, self.f_cpu_hz)
 
+    def vcd_scale(self) -> tuple[str, int]:
+        """A VCD timescale that resolves one unit exactly, and its steps per unit:
+        virtual time (2**shift ns per instruction) under QEMU, the clock period
+        (62.5 ns = 625 x 100 ps at 16 MHz) on a cycle-counting simulator."""
+        if self.simulator == "qemu":
+            return "1 ns", 2**self.icount_shift
+        period_ps = Fraction(10**12, self.f_cpu_hz)
+        for step_ps, name in ((100, "100 ps"), (10, "10 ps"), (1, "1 ps")):
+            if (period_ps / step_ps).denominator == 1:
+                return name, int(period_ps / step_ps)
+        raise ValueError(f"no VCD timescale resolves one cycle at {self.f_cpu_hz} Hz")
+
     @property
     def ns_per_unit(self) -> Fraction | None:
         """Nanoseconds per unit, where the unit is a true clock cycle."""
@@ -124,6 +136,7 @@ METHODS = {
     m.name: m
     for m in [
         Method("probe", "on-target timer stamps around the switch, stamp cost calibrated and subtracted"),
+        Method("scope", "a pin pulse around the switch, timed by the simulator: tCS = tCD - tAB (embOS method)"),
     ]
 }
 

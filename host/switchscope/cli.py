@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from switchscope import __version__, catalog, report
+from switchscope.analyze import analyze
 from switchscope.errors import SwitchscopeError
 from switchscope.measure import Job, measure
 
@@ -74,13 +75,21 @@ def command_run(args) -> int:
             for t in catalog.select_targets(args.target)
             for m in catalog.select_methods(args.method)
             for s in catalog.select_scenarios(args.scenario)]
+    if args.vcd and not any(job.method.name == "scope" for job in jobs):
+        raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
+    scope_jobs = [job for job in jobs if job.method.name == "scope"]
     status = StatusLine(enabled=not args.quiet)
     results, failures = [], []
     started = time.monotonic()
     for job in jobs:
         status.begin(str(job), args.samples)
+        vcd = None
+        if args.vcd and job.method.name == "scope":
+            vcd = Path(args.vcd)
+            if len(scope_jobs) > 1:  # one file per job: trace.vcd -> trace-atmega328p-resume.vcd
+                vcd = vcd.with_name(f"{vcd.stem}-{job.target.name}-{job.scenario.name}{vcd.suffix}")
         try:
-            results.append(measure(job, args.samples, args.timeout, status.progress, status.on_stage))
+            results.append(measure(job, args.samples, args.timeout, status.progress, status.on_stage, vcd))
         except SwitchscopeError as error:
             status.clear()
             print(f"error: {error}", file=sys.stderr)
@@ -88,6 +97,9 @@ def command_run(args) -> int:
         status.clear()
     if results:
         print(report.table(results))
+        comparison = report.method_comparison(results)
+        if comparison:
+            print("\n" + comparison)
         for result in results:
             for problem in result["stream_problems"]:
                 print(f"warning: {result['scenario']}: {problem}", file=sys.stderr)
@@ -99,6 +111,16 @@ def command_run(args) -> int:
     if args.json:
         report.write_json(Path(args.json), results, failures)
     return 1 if failures else 0
+
+
+def command_analyze(args) -> int:
+    result = analyze(Path(args.capture), args.channel, args.clock)
+    print(report.capture_table(result))
+    if result["clamped"]:
+        print(f"warning: {result['clamped']} patterns had tCD < tAB and were clamped to 0", file=sys.stderr)
+    if args.json:
+        report.write_json(Path(args.json), [result], [])
+    return 0
 
 
 def parser() -> argparse.ArgumentParser:
@@ -118,10 +140,24 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--method", default="probe", help="measurement method or 'all' (default: probe)")
     run.add_argument("--samples", type=int, default=10000, help="samples per scenario (default: 10000)")
     run.add_argument("--json", metavar="PATH", help="also write every result, with all samples, as JSON")
+    run.add_argument("--vcd", metavar="PATH",
+                     help="with --method scope: write the scope pin's trace as VCD (one file per scenario "
+                          "when several run: PATH-TARGET-SCENARIO.vcd)")
     run.add_argument("--timeout", type=float, metavar="SECONDS",
                      help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
     run.add_argument("--quiet", action="store_true", help="no progress display or summary line")
     run.set_defaults(handler=command_run)
+
+    capture = commands.add_parser(
+        "analyze", help="tAB, tCD and tCS from a logic-analyzer capture (VCD, sigrok .sr, sigrok CSV)",
+        description="The oscilloscope method on a capture from real hardware: the pin pulses once bare (A-B) "
+                    "and once around the switch (C-D); tCS = tCD - tAB for every pattern.")
+    capture.add_argument("capture", help="a VCD, a sigrok session file (.sr) or a sigrok CSV file")
+    capture.add_argument("--channel", required=True, help="the channel (probe) the pin was recorded on")
+    capture.add_argument("--clock", type=float, metavar="HZ",
+                         help="the CPU clock: figures in cycles (and microseconds) instead of nanoseconds")
+    capture.add_argument("--json", metavar="PATH", help="also write the result, with all patterns, as JSON")
+    capture.set_defaults(handler=command_analyze)
 
     listing = commands.add_parser("list", help="list kernels, targets, scenarios and methods")
     listing.set_defaults(handler=command_list)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 
-from switchscope import __version__, analysis
+from switchscope import __version__, analysis, scope
 from switchscope.build import OPTIMISATION, Firmware, build
 from switchscope.catalog import Kernel, Method, Scenario, Target
 from switchscope.errors import FirmwareFailed
-from switchscope.runner import Progress, RunOutput, check_completed, run
+from switchscope.runner import Edge, Progress, RunOutput, check_completed, run
 from switchscope.wire import Stream
 
 # Bounds a run: the time to boot and calibrate, and a generous allowance per
@@ -39,11 +41,10 @@ def _meta_int(stream: Stream, key: str, job: Job) -> int:
         raise FirmwareFailed(f"{job}: the firmware did not report a valid {key} ({stream.meta.get(key)!r})") from None
 
 
-def analyse(stream: Stream, firmware: Firmware, job: Job) -> dict:
-    """The result of a completed run, in the JSON layout of `switchscope run --json`."""
+def _probe_values(stream: Stream, job: Job) -> tuple[list[int], int, list[int], dict]:
+    """From the timer stamps: the raw reading of each sample in units, the
+    probe's overhead, the calibration readings, and the timer's facts."""
     target = job.target
-    if stream.meta.get("scenario") != job.scenario.name or stream.meta.get("kernel") != job.kernel.name:
-        raise FirmwareFailed(f"{job}: the firmware says it is {stream.meta.get('kernel')}/{stream.meta.get('scenario')}")
     modulus = _meta_int(stream, "stamp_modulus", job)
     clock_hz = _meta_int(stream, "stamp_clock_hz", job)
     counts_down = stream.meta.get("stamp_direction") == "down"
@@ -58,11 +59,48 @@ def analyse(stream: Stream, firmware: Firmware, job: Job) -> dict:
     calibration = [units(start, end) for start, end in stream.calibration]
     if not calibration:
         raise FirmwareFailed(f"{job}: the firmware sent no calibration of the probe")
-    overhead = analysis.overhead(calibration)
+    raw = [units(sample.start, sample.end) for sample in stream.samples]
+    timer = {"modulus": modulus, "direction": "down" if counts_down else "up",
+             "clock_hz": clock_hz, "counts_per_unit": str(per_unit)}
+    return raw, analysis.overhead(calibration), calibration, timer
+
+
+def _scope_values(stream: Stream, edges: list[Edge] | None, job: Job) -> tuple[list[int], list[int], dict]:
+    """tCD and tAB per sample from the simulator's record of the scope pin."""
+    if edges is None:
+        raise FirmwareFailed(f"{job}: the simulator recorded no scope pin changes")
+    try:
+        found = scope.measurements([(e.time, e.level) for e in edges])
+    except scope.ScopeError as error:
+        raise FirmwareFailed(f"{job}: {error}") from None
+    if len(found) != len(stream.samples):
+        raise FirmwareFailed(f"{job}: the scope pin shows {len(found)} measurements for "
+                             f"{len(stream.samples)} samples in the stream")
+    t_cd = [int(m.t_cd) for m in found]
+    t_ab = [int(m.t_ab) for m in found]
+    return t_cd, t_ab, {"pin": stream.meta.get("scope_pin"), "edges": len(edges)}
+
+
+def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | None = None) -> dict:
+    """The result of a completed run, in the JSON layout of `switchscope run --json`."""
+    target = job.target
+    if stream.meta.get("scenario") != job.scenario.name or stream.meta.get("kernel") != job.kernel.name:
+        raise FirmwareFailed(f"{job}: the firmware says it is {stream.meta.get('kernel')}/{stream.meta.get('scenario')}")
+    if stream.meta.get("method", "probe") != job.method.name:
+        raise FirmwareFailed(f"{job}: the firmware was built for the {stream.meta.get('method')} method")
+
+    extra: dict = {}
+    if job.method.name == "scope":
+        raw, overheads, extra["scope"] = _scope_values(stream, edges, job)
+        calibration = overheads
+        overhead = Counter(overheads).most_common(1)[0][0]
+    else:
+        raw, overhead, calibration, extra["timer"] = _probe_values(stream, job)
+        overheads = [overhead] * len(raw)
 
     values, tags, excluded, clamped = [], [], [], 0
-    for sample in stream.samples:
-        value, was_clamped = analysis.corrected(units(sample.start, sample.end), overhead)
+    for sample, raw_value, sample_overhead in zip(stream.samples, raw, overheads):
+        value, was_clamped = analysis.corrected(raw_value, sample_overhead)
         clamped += was_clamped
         if sample.tick_in_window:
             excluded.append({"seq": sample.seq, "value": value, "reason": "tick_in_window"})
@@ -74,7 +112,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job) -> dict:
 
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}
     config["optimisation"] = OPTIMISATION
-    config.update(firmware.defines)
+    config.update({k: v for k, v in firmware.defines.items() if not k.startswith("SWITCHSCOPE_METHOD")})
     result = {
         "kernel": job.kernel.name,
         "kernel_version": stream.meta.get("kernel_version"),
@@ -87,9 +125,9 @@ def analyse(stream: Stream, firmware: Firmware, job: Job) -> dict:
         "unit": target.unit,
         "count": len(values),
         "stats": analysis.statistics(values),
-        "first": analysis.corrected(units(stream.samples[0].start, stream.samples[0].end), overhead)[0],
+        "first": analysis.corrected(raw[0], overheads[0])[0],
         "overhead": overhead,
-        "calibration": calibration,
+        "calibration": calibration if job.method.name == "probe" else sorted(set(calibration)),
         "excluded": len(excluded),
         "excluded_samples": excluded,
         "clamped": clamped,
@@ -97,8 +135,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job) -> dict:
         "config": config,
         "toolchain": {"compiler": firmware.compiler, "cflags": list(firmware.cflags)},
         "simulator": {},
-        "timer": {"modulus": modulus, "direction": "down" if counts_down else "up",
-                  "clock_hz": clock_hz, "counts_per_unit": str(per_unit)},
+        **extra,
         "firmware": {"flash_bytes": firmware.flash_bytes, "ram_bytes": firmware.ram_bytes,
                      "flash_limit": target.flash_bytes, "ram_limit": target.ram_bytes},
         "stream_problems": [str(p) for p in stream.problems],
@@ -114,17 +151,24 @@ def analyse(stream: Stream, firmware: Firmware, job: Job) -> dict:
 
 
 def measure(job: Job, samples: int, time_limit: float | None = None,
-            progress: Progress | None = None, on_stage=None) -> dict:
-    """Build, run and analyse one job; raises a SwitchscopeError subclass on failure."""
+            progress: Progress | None = None, on_stage=None, vcd: Path | None = None) -> dict:
+    """Build, run and analyse one job; raises a SwitchscopeError subclass on failure.
+    With the scope method, `vcd` receives the pin's trace."""
     if on_stage:
         on_stage("building")
-    firmware = build(job.kernel, job.target, job.scenario)
+    firmware = build(job.kernel, job.target, job.scenario, job.method.name)
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
-    output: RunOutput = run(job.target, firmware.elf, [f"samples={samples}"], samples, limit, progress)
+    output: RunOutput = run(job.target, firmware.elf, [f"samples={samples}"], samples, limit, progress,
+                            watch_scope_pin=job.method.name == "scope")
     check_completed(output, str(job))
-    result = analyse(output.stream, firmware, job)
+    result = analyse(output.stream, firmware, job, output.edges)
+    if vcd is not None and output.edges is not None:
+        timescale, ticks = job.target.vcd_scale()
+        scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result["scope"]["pin"] or "pin",
+                        timescale, ticks, f"switchscope {job}: scope pin, 1 {job.target.unit} = {ticks} x {timescale}")
+        result["scope"]["vcd"] = str(vcd)
     result["simulator"] = {"name": output.simulator, "options": output.options}
     result["wall_seconds"] = round(output.wall_seconds, 3)
     return result

@@ -26,5 +26,6 @@ def build_dir() -> Path:
     return Path(os.environ.get("SWITCHSCOPE_BUILD", _CHECKOUT / "build"))
 
 
-def simavr_runner_source() -> Path:
-    return _CHECKOUT / "host" / "simavr-runner" / "switchscope_simavr.c"
+def checkout() -> Path:
+    """The switchscope checkout this package runs from."""
+    return _CHECKOUT

@@ -27,7 +27,10 @@ def heading(result: dict) -> str:
     tick = config.get("configTICK_RATE_HZ")
     parts = [f"{result['kernel']} {result['kernel_version']}", f"on {result['target']} ({result['cpu']})",
              f"method {result['method']}", f"unit: {result['unit']}"]
-    detail = [f"probe overhead {result['overhead']} {result['unit']} subtracted"]
+    if result["method"] == "scope":
+        detail = [f"pin {result['scope']['pin']}: bare pulse tAB = {result['overhead']} {result['unit']} subtracted"]
+    else:
+        detail = [f"probe overhead {result['overhead']} {result['unit']} subtracted"]
     if tick:
         detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, tick {tick} Hz, {config.get('optimisation')}")
     detail.append(f"on {result['simulator']['name']}")
@@ -63,6 +66,41 @@ def table(results: list[dict]) -> str:
                      f"static RAM {firmware['ram_bytes']} of {firmware['ram_limit']} bytes")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def capture_table(result: dict) -> str:
+    """The table of `switchscope analyze`."""
+    clock = f", clock {result['clock_hz'] / 1e6:g} MHz" if result["clock_hz"] else ""
+    lines = [f"{result['source']}: {result['capture']}, channel {result['channel']}{clock}, unit: {result['unit']}",
+             f"  tCS = tCD - tAB per pattern; bare pulse tAB = {_cell(result['overhead'])} {result['unit']} (mode)",
+             *_aligned([["channel", *COLUMNS], _row(result)])]
+    if "stats_ns" in result:
+        lines.append("  in microseconds:")
+        lines += _aligned([["channel", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
+    return "\n".join(lines)
+
+
+def method_comparison(results: list[dict]) -> str:
+    """Where one (kernel, target, scenario) was measured by several methods:
+    their medians side by side, and each one's difference from the first."""
+    by_case: dict = {}
+    for r in results:
+        by_case.setdefault((r["kernel"], r["target"], r["scenario"]), {})[r["method"]] = r
+    cases = {case: methods for case, methods in by_case.items() if len(methods) > 1}
+    if not cases:
+        return ""
+    methods = list(dict.fromkeys(m for case in cases.values() for m in case))
+    reference = methods[0]
+    header = ["kernel", "target", "scenario", "unit", *(f"{m} median" for m in methods),
+              *(f"{m} - {reference}" for m in methods[1:])]
+    rows = [header]
+    for (kernel, target, scenario), found in cases.items():
+        medians = {m: found[m]["stats"]["median"] for m in methods if m in found}
+        unit = next(iter(found.values()))["unit"]
+        rows.append([kernel, target, scenario, unit, *(_cell(medians[m]) if m in medians else "-" for m in methods),
+                     *(_cell(medians[m] - medians[reference]) if m in medians and reference in medians else "-"
+                       for m in methods[1:])])
+    return "methods side by side (medians):\n" + "\n".join(_aligned(rows))
 
 
 def write_json(path: Path, results: list[dict], failures: list[dict]) -> None:

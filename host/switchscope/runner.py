@@ -11,26 +11,34 @@ import os
 import re
 import select
 import subprocess
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from switchscope import paths
+from switchscope import native
 from switchscope.catalog import Target
-from switchscope.errors import FirmwareFailed, SwitchscopeError, ToolMissing
+from switchscope.errors import FirmwareFailed, SwitchscopeError
 from switchscope.tools import require, version_line
 from switchscope.wire import Stream, StreamDecoder
 
 Progress = Callable[[int], None]  # called with the number of samples received so far
 
 QEMU = "qemu-system-arm"
-SIMAVR_HEADER = Path("/usr/include/simavr/sim_avr.h")
 SIMAVR_EXIT_REGISTER = 0x3E  # GPIOR0: where the AVR boards leave their exit code
 PARAMETERS_SYMBOL = "board_host_parameters"
 PARAMETERS_MAGIC = "ss:"
+SCOPE_EDGE_SYMBOLS = (("board_scope_high_edge", 1), ("board_scope_low_edge", 0))  # QEMU boards
+SIMAVR_SCOPE_PIN = "B5"  # must match BOARD_SCOPE_PIN of the AVR boards
 CYCLES_PER_SAMPLE_BUDGET = 2_000_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
+
+
+@dataclass(frozen=True)
+class Edge:
+    time: int  # in the target's unit (instructions or cycles) since the start
+    level: int
 
 
 @dataclass
@@ -43,6 +51,7 @@ class RunOutput:
     simulator: str  # name and version of the simulator
     options: str  # the simulator options that shape the measurement
     command: list[str] = field(default_factory=list)
+    edges: list[Edge] | None = None  # the scope pin's changes, when it was watched
 
 
 def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) -> list[str]:
@@ -59,28 +68,6 @@ def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) ->
     ]
 
 
-def simavr_runner() -> Path:
-    """The switchscope-simavr executable, built from host/simavr-runner/ when
-    missing or older than its source."""
-    source = paths.simavr_runner_source()
-    binary = paths.build_dir() / "tools" / "switchscope-simavr"
-    if binary.is_file() and binary.stat().st_mtime >= source.stat().st_mtime:
-        return binary
-    cc = require("gcc", "gcc")
-    if not SIMAVR_HEADER.is_file():
-        raise ToolMissing("the simavr library headers are not installed",
-                          "install the Debian package libsimavr-dev (apt-get install libsimavr-dev), "
-                          "or run ./setup.sh")
-    binary.parent.mkdir(parents=True, exist_ok=True)
-    result = subprocess.run([cc, "-O2", "-Wall", "-o", str(binary) + ".tmp", str(source), "-lsimavr", "-lelf"],
-                            capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SwitchscopeError(f"building the simavr runner failed:\n{result.stderr.strip()[-2000:]}",
-                               "check that libsimavr-dev and libelf-dev are installed")
-    Path(str(binary) + ".tmp").replace(binary)
-    return binary
-
-
 def symbol_address(target: Target, elf: Path, symbol: str) -> int:
     """Address of `symbol` in the ELF (data addresses without the AVR's 0x800000 offset)."""
     nm = require(target.gcc[: -len("gcc")] + "nm", target.gcc_package)
@@ -88,7 +75,9 @@ def symbol_address(target: Target, elf: Path, symbol: str) -> int:
     for line in out.splitlines():
         fields = line.split()
         if len(fields) == 3 and fields[2] == symbol:
-            return int(fields[0], 16) & 0x7FFFFF if target.simulator == "simavr" else int(fields[0], 16)
+            value = int(fields[0], 16)
+            # AVR data addresses carry a 0x800000 tag; Thumb code addresses may carry bit 0
+            return value & 0x7FFFFF if target.simulator == "simavr" else value & ~1
     raise SwitchscopeError(f"{elf} has no symbol {symbol}")
 
 
@@ -149,20 +138,28 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
 
 
 def run(target: Target, elf: Path, parameters: list[str], samples: int, time_limit: float,
-        progress: Progress | None = None, pin_log: Path | None = None, pins: tuple[str, ...] = (),
+        progress: Progress | None = None, watch_scope_pin: bool = False,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES) -> RunOutput:
     """Run `elf` on the target's simulator until it exits, or until `time_limit` seconds pass.
+    With `watch_scope_pin` the simulator also records every change of the board's scope pin.
     `interrupt_entry_cycles` exists to show the simavr correction; leave it alone otherwise."""
-    if target.simulator == "qemu":
-        qemu = require(QEMU, QEMU)
-        command = qemu_command(qemu, target, elf, parameters)
-        simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
-    else:
-        command = simavr_command(simavr_runner(), target, elf, parameters, samples, pin_log, pins,
-                                 interrupt_entry_cycles)
-        simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
-        options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
-    stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
+    with tempfile.TemporaryDirectory(prefix="switchscope-") as scratch:
+        trace = Path(scratch) / "scope.txt" if watch_scope_pin else None
+        if target.simulator == "qemu":
+            qemu = require(QEMU, QEMU)
+            command = qemu_command(qemu, target, elf, parameters)
+            if trace:
+                watches = "".join(f",watch={hex(symbol_address(target, elf, symbol))}:{level}"
+                                  for symbol, level in SCOPE_EDGE_SYMBOLS)
+                command += ["-plugin", f"{native.qemu_plugin()},out={trace}{watches}"]
+            simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
+        else:
+            command = simavr_command(native.simavr_runner(), target, elf, parameters, samples, trace,
+                                     (SIMAVR_SCOPE_PIN,) if trace else (), interrupt_entry_cycles)
+            simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
+            options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
+        stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
+        edges = _read_edges(trace) if trace and trace.is_file() else None
 
     exit_code, stopped = returncode, None
     if returncode is None:
@@ -170,7 +167,22 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
     elif target.simulator == "simavr":
         exit_code, stopped = _simavr_outcome(returncode, stderr)
     return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
-                     simulator=simulator, options=options, command=command)
+                     simulator=simulator, options=options, command=command, edges=edges)
+
+
+def _read_edges(trace: Path) -> list[Edge]:
+    """Pin changes from the QEMU plugin ("<count> 1|0") or the simavr runner
+    ("<cycle> <pin> 1|0"), keeping only real changes of level."""
+    edges, level = [], 0
+    for line in trace.read_text().splitlines():
+        fields = line.split()
+        if fields[-1] not in ("0", "1"):
+            continue  # the plugin's closing "<count> end"
+        new_level = int(fields[-1])
+        if new_level != level:
+            edges.append(Edge(int(fields[0]), new_level))
+            level = new_level
+    return edges
 
 
 def _simavr_version() -> str:

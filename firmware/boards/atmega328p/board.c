@@ -23,6 +23,8 @@ void board_init(void)
     UCSR0B = _BV(TXEN0);
     UCSR0C = _BV(UCSZ01) | _BV(UCSZ00);
 
+    DDRB |= _BV(PB5); /* the scope pin */
+
     TCCR1A = 0;
     TCCR1B = _BV(CS10); /* normal mode, clk/1 */
 
@@ -104,4 +106,5 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("board"), SS_TEXT(BOARD_NAME));
     emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
+    emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
 }

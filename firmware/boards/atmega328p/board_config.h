@@ -34,4 +34,10 @@
                        [to] "i"(&(dest))                      \
                      : "memory")
 
+
+/* The scope pin: PB5, the Arduino's "L" LED. One instruction (2 cycles) each. */
+#define BOARD_SCOPE_PIN "B5"
+#define BOARD_SCOPE_HIGH() __asm__ volatile("sbi %0, 5" ::"I"(_SFR_IO_ADDR(PORTB)) : "memory")
+#define BOARD_SCOPE_LOW() __asm__ volatile("cbi %0, 5" ::"I"(_SFR_IO_ADDR(PORTB)) : "memory")
+
 #endif

@@ -72,6 +72,29 @@ uint32_t board_stamp_clock_hz(void)
     return (SYSTICK_CTRL & SYSTICK_CTRL_CLKSOURCE_CPU) ? BOARD_CPU_CLOCK_HZ : 1000000u;
 }
 
+/* FPGAIO LED register: bit 0 is LED0. */
+__asm__(".syntax unified\n"
+        ".thumb\n"
+        ".section .text.board_scope, \"ax\", %progbits\n"
+        ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge\n"
+        ".thumb_func\n"
+        "board_scope_high:\n"
+        "    movw r0, #0x8000\n"
+        "    movt r0, #0x4002\n"
+        "    movs r1, #1\n"
+        "board_scope_high_edge:\n"
+        "    str r1, [r0]\n"
+        "    bx lr\n"
+        ".thumb_func\n"
+        "board_scope_low:\n"
+        "    movw r0, #0x8000\n"
+        "    movt r0, #0x4002\n"
+        "    movs r1, #0\n"
+        "board_scope_low_edge:\n"
+        "    str r1, [r0]\n"
+        "    bx lr\n"
+        ".text\n");
+
 /* Idle spins: the instruction counts between windows stay as they were. */
 void board_idle(void) {}
 
@@ -89,6 +112,7 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("board"), SS_TEXT(BOARD_NAME));
     emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
+    emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
 }
 
 static void hex32(char *out, uint32_t value)

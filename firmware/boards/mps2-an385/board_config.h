@@ -39,4 +39,17 @@
  * ceiling (so it may call the kernel) and above the kernel's own level. */
 #define BOARD_SOFT_IRQ_PRIORITY 0xC0
 
+
+/*
+ * The scope pin: the FPGA IO register that drives the board's LEDs, written
+ * in subroutines, as embOS's LED_SetLED0()/LED_ClrLED0(). The pin changes
+ * when the store executes; the simulator timestamps the stores at the
+ * labels board_scope_high_edge and board_scope_low_edge.
+ */
+#define BOARD_SCOPE_PIN "LED0"
+void board_scope_high(void);
+void board_scope_low(void);
+#define BOARD_SCOPE_HIGH() board_scope_high()
+#define BOARD_SCOPE_LOW() board_scope_low()
+
 #endif

@@ -14,6 +14,10 @@
 #include "switchscope/board.h"
 #include "switchscope/kernel.h"
 
+#ifndef SWITCHSCOPE_METHOD_SCOPE
+#define SWITCHSCOPE_METHOD_SCOPE 0
+#endif
+
 struct probe_window {
     uint32_t start;       /* timer count read at the opening */
     uint32_t end;         /* timer count read at the closing */
@@ -23,6 +27,28 @@ struct probe_window {
 
 extern struct probe_window probe;
 
+#if SWITCHSCOPE_METHOD_SCOPE
+/*
+ * The scope method (embOS's oscilloscope measurement, done by the simulator):
+ * the window is a pulse on the board's scope pin, high at the opening (C) and
+ * low at the closing (D). The harness sends a bare pulse (A, B) before each
+ * window; the host takes tCS = tCD - tAB from the simulator's record of the
+ * pin. The sample records then carry no stamps.
+ */
+#define PROBE_OPEN()                         \
+    do {                                     \
+        probe.tick_start = ss_tick_count();  \
+        BOARD_SCOPE_HIGH();                  \
+    } while (0)
+
+#define PROBE_CLOSE()                        \
+    do {                                     \
+        BOARD_SCOPE_LOW();                   \
+        probe.tick_end = ss_tick_count();    \
+    } while (0)
+
+#define PROBE_METHOD "scope"
+#else
 #define PROBE_OPEN()                         \
     do {                                     \
         probe.tick_start = ss_tick_count();  \
@@ -34,5 +60,8 @@ extern struct probe_window probe;
         BOARD_STAMP_TO(probe.end);           \
         probe.tick_end = ss_tick_count();    \
     } while (0)
+
+#define PROBE_METHOD "probe"
+#endif
 
 #endif

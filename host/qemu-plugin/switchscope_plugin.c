@@ -1,0 +1,93 @@
+/*
+ * switchscope's QEMU plugin: counts every executed instruction and writes a
+ * line "<count> <name>" each time execution reaches one of the watched
+ * addresses. The count is of the instructions executed before the watched one.
+ *
+ *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:H,watch=0x1240:L
+ *
+ * The counter is an inline add before every instruction rather than one per
+ * translation block: when an I/O access forces QEMU to re-execute an
+ * instruction, it does so without those adds, so nothing is counted twice.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qemu_plugin_api.h"
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
+
+#define MAX_WATCHES 64
+
+struct watch {
+    uint64_t address;
+    char name[24];
+};
+
+static uint64_t executed;
+static struct watch watches[MAX_WATCHES];
+static int watch_count;
+static FILE *events;
+
+static void on_watched(unsigned int vcpu_index, void *userdata)
+{
+    (void)vcpu_index;
+    const struct watch *watch = userdata;
+    /* the inline add for this instruction has already run */
+    fprintf(events, "%" PRIu64 " %s\n", executed - 1, watch->name);
+}
+
+static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
+{
+    (void)id;
+    size_t count = qemu_plugin_tb_n_insns(tb);
+    for (size_t i = 0; i < count; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &executed, 1);
+        uint64_t address = qemu_plugin_insn_vaddr(insn);
+        for (int w = 0; w < watch_count; w++)
+            if (watches[w].address == address)
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
+    }
+}
+
+static void on_qemu_exit(qemu_plugin_id_t id, void *userdata)
+{
+    (void)id;
+    (void)userdata;
+    fprintf(events, "%" PRIu64 " end\n", executed);
+    fclose(events);
+}
+
+QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
+{
+    (void)info;
+    const char *out = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strncmp(argv[i], "out=", 4)) {
+            out = argv[i] + 4;
+        } else if (!strncmp(argv[i], "watch=", 6) && watch_count < MAX_WATCHES) {
+            char *colon = NULL;
+            watches[watch_count].address = strtoull(argv[i] + 6, &colon, 0);
+            if (!colon || *colon != ':' || strlen(colon + 1) >= sizeof watches[0].name) {
+                fprintf(stderr, "switchscope plugin: watch=ADDRESS:NAME expected, got %s\n", argv[i]);
+                return -1;
+            }
+            strcpy(watches[watch_count].name, colon + 1);
+            watch_count++;
+        } else {
+            fprintf(stderr, "switchscope plugin: unknown argument %s\n", argv[i]);
+            return -1;
+        }
+    }
+    events = fopen(out ? out : "/dev/null", "w");
+    if (!events) {
+        fprintf(stderr, "switchscope plugin: cannot write %s\n", out);
+        return -1;
+    }
+    setvbuf(events, NULL, _IOFBF, 1 << 20);
+    qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
+    qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
+    return 0;
+}

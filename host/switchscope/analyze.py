@@ -1,0 +1,71 @@
+"""`switchscope analyze`: the oscilloscope method on a capture taken from real
+hardware (or from a switchscope trace): tAB, tCD and tCS for every A-B-C-D
+pattern on one channel, with the same statistics and JSON as `run`."""
+
+from __future__ import annotations
+
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+from switchscope import __version__, analysis, captures, scope
+from switchscope.captures import CaptureError
+
+MIN_SAMPLES_PER_PULSE = 2  # a pulse one sample wide could be anything from 0 to 2 sample periods
+
+
+def analyze(path: Path, channel: str, clock_hz: float | None = None) -> dict:
+    found = captures.read(path, channel)
+    try:
+        patterns = scope.measurements(found.edges, aligned=False)
+    except scope.ScopeError as error:
+        raise CaptureError(f"{path}, channel {channel}: {error}") from None
+
+    narrowest = min(min(m.t_ab, m.t_cd) for m in patterns)
+    # in whole sample periods: a CSV time column is rounded, so 2 periods may read 1.98
+    if round(narrowest / found.resolution) < MIN_SAMPLES_PER_PULSE:
+        raise CaptureError(
+            f"{path}: the sample rate is too coarse: the narrowest pulse on {channel} spans "
+            f"{float(narrowest / found.resolution):.2f} sample period(s) of {float(found.resolution) * 1e9:g} ns",
+            f"capture again at a sample rate of at least {MIN_SAMPLES_PER_PULSE / float(narrowest) / 1e6:.3g} MHz "
+            "(several times that for precise figures)")
+
+    if clock_hz:
+        unit, per_second = "cycles", Fraction(clock_hz)
+    else:
+        unit, per_second = "ns", Fraction(10**9)
+    to_unit = lambda seconds: analysis.counts_to_units(seconds * per_second, Fraction(1)) if clock_hz \
+        else float(seconds * per_second)
+
+    t_ab = [to_unit(m.t_ab) for m in patterns]
+    t_cd = [to_unit(m.t_cd) for m in patterns]
+    values, clamped = [], 0
+    for ab, cd in zip(t_ab, t_cd):
+        value = cd - ab
+        if value < 0:
+            value, clamped = 0, clamped + 1
+        values.append(value)
+
+    result = {
+        "source": str(path),
+        "capture": found.source,
+        "channel": channel,
+        "scenario": channel,
+        "method": "scope",
+        "unit": unit,
+        "clock_hz": clock_hz,
+        "resolution_ns": float(found.resolution * 10**9),
+        "count": len(values),
+        "stats": analysis.statistics(values),
+        "first": values[0],
+        "overhead": Counter(t_ab).most_common(1)[0][0],
+        "t_ab": analysis.statistics(t_ab),
+        "t_cd": analysis.statistics(t_cd),
+        "excluded": 0,
+        "clamped": clamped,
+        "samples": values,
+        "switchscope_version": __version__,
+    }
+    if clock_hz:
+        result["stats_ns"] = {key: value * 1e9 / clock_hz for key, value in result["stats"].items()}
+    return result

@@ -1,0 +1,223 @@
+"""Reading one logic channel out of a capture file, as edges in seconds.
+
+Formats: VCD (any tool's), sigrok session files (.sr, as sigrok-cli and
+PulseView save them) and sigrok CSV (sigrok-cli -O csv, with or without a time
+column). Every problem with a file is a CaptureError that says what is wrong
+and where.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import zipfile
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from switchscope.errors import SwitchscopeError
+
+
+class CaptureError(SwitchscopeError):
+    pass
+
+
+@dataclass
+class Channel:
+    name: str
+    edges: list[tuple[Fraction, int]]  # (seconds from the capture's start, new level)
+    resolution: Fraction  # seconds per sample (or per VCD time step)
+    source: str  # what the capture says about itself, for the report
+
+
+_SI = {"s": 1, "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
+       "ps": Fraction(1, 10**12), "fs": Fraction(1, 10**15)}
+_RATE = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}
+
+
+def _unknown_channel(path: Path, name: str, names: list[str]) -> CaptureError:
+    return CaptureError(f"{path} has no channel '{name}'", f"its channels: {', '.join(names) or '(none)'}")
+
+
+def _edges_from_levels(levels) -> list[tuple[Fraction, int]]:
+    """Edges from an iterable of (seconds, level), the first level as the start state."""
+    edges, previous = [], None
+    for seconds, level in levels:
+        if previous is not None and level != previous:
+            edges.append((seconds, level))
+        previous = level
+    return edges
+
+
+def samplerate(text: str) -> Fraction:
+    match = re.fullmatch(r"\s*([0-9.]+)\s*([kMG]?Hz)\s*", text, re.IGNORECASE)
+    if not match:
+        raise ValueError(f"not a sample rate: {text!r}")
+    return Fraction(match.group(1)) * _RATE[match.group(2).lower()]
+
+
+def read_vcd(path: Path, channel: str) -> Channel:
+    text = path.read_text(errors="replace")
+    if not text.endswith("\n"):
+        raise CaptureError(f"{path} ends in the middle of a line: the capture is truncated")
+    timescale_match = re.search(r"\$timescale\s+(\d+)\s*([munpf]?s)\s+\$end", text)
+    if not timescale_match or "$enddefinitions" not in text:
+        raise CaptureError(f"{path} is not a complete VCD (no $timescale or no $enddefinitions)")
+    step = int(timescale_match.group(1)) * _SI[timescale_match.group(2)]
+    header, body = text.split("$enddefinitions", 1)
+    codes = {}
+    for match in re.finditer(r"\$var\s+\S+\s+(\d+)\s+(\S+)\s+(\S+)(?:\s+\[[^\]]*\])?\s+\$end", header):
+        codes.setdefault(match.group(3), match.group(2))
+    if channel not in codes:
+        raise _unknown_channel(path, channel, list(codes))
+    code = codes[channel]
+    edges, level, now = [], None, None
+    for number, line in enumerate(body.splitlines()[1:], start=header.count("\n") + 2):
+        for token in line.split():
+            if token.startswith("#"):
+                if not token[1:].isdigit():
+                    raise CaptureError(f"{path}, line {number}: bad time stamp {token!r}")
+                now = int(token[1:])
+            elif token[0] in "01xXzZ" and token[1:] == code:
+                new = 1 if token[0] == "1" else 0
+                if level is not None and new != level:
+                    if now is None:
+                        raise CaptureError(f"{path}, line {number}: a value change before any time stamp")
+                    edges.append((now * step, new))
+                level = new
+    if level is None:
+        raise CaptureError(f"{path}: channel '{channel}' never has a value")
+    return Channel(channel, edges, step, f"VCD, time step {timescale_match.group(1)} {timescale_match.group(2)}")
+
+
+def read_sigrok_session(path: Path, channel: str) -> Channel:
+    try:
+        archive = zipfile.ZipFile(path)
+        metadata = configparser.ConfigParser(interpolation=None)
+        metadata.read_string(archive.read("metadata").decode())
+        device = metadata["device 1"]
+        names = [device[f"probe{i}"] for i in range(1, int(device.get("total probes", "0")) + 1)]
+        if channel not in names:
+            raise _unknown_channel(path, channel, names)
+        rate = samplerate(device["samplerate"])
+        unit = int(device.get("unitsize", "1"))
+        prefix = device.get("capturefile", "logic-1")
+        chunks = sorted((n for n in archive.namelist() if n == prefix or n.startswith(prefix + "-")),
+                        key=lambda n: int(n.rsplit("-", 1)[1]) if n != prefix else 0)
+        byte, bit = divmod(names.index(channel), 8)
+        to_level = bytes((value >> bit) & 1 for value in range(256))
+
+        def edges_in_samples():
+            """(sample index, level) at every change, found by byte searches:
+            a capture holds tens of millions of samples and a few edges."""
+            first, previous = 0, None
+            for chunk in chunks:
+                data = archive.read(chunk)
+                if len(data) % unit:
+                    raise CaptureError(f"{path}: chunk {chunk} ends inside a sample (truncated)")
+                levels = data[byte::unit].translate(to_level)
+                if not levels:
+                    continue
+                if previous is None:
+                    previous = levels[0]
+                joined = bytes([previous]) + levels
+                changes = []
+                for pattern, level in ((b"\x00\x01", 1), (b"\x01\x00", 0)):
+                    at = joined.find(pattern)
+                    while at >= 0:
+                        changes.append((first + at, level))
+                        at = joined.find(pattern, at + 1)
+                yield from sorted(changes)
+                first += len(levels)
+                previous = levels[-1]
+
+        edges = [(index / rate, level) for index, level in edges_in_samples()]
+    except (zipfile.BadZipFile, KeyError, OSError, EOFError, ValueError, configparser.Error) as error:
+        if isinstance(error, CaptureError):
+            raise
+        raise CaptureError(f"{path} is not a complete sigrok session file ({error}): truncated or damaged?") from None
+    return Channel(channel, edges, 1 / rate, f"sigrok session, {device['samplerate']}")
+
+
+def read_sigrok_csv(path: Path, channel: str) -> Channel:
+    rate, names, header, rows = None, [], None, []
+    with path.open(errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.endswith("\n"):
+                raise CaptureError(f"{path}, line {number}: the file ends in the middle of a line (truncated)")
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith(";"):
+                if m := re.match(r";\s*Samplerate:\s*(.+)", line):
+                    rate = samplerate(m.group(1))
+                elif m := re.match(r";\s*Channels \(\d+/\d+\):\s*(.+)", line):
+                    names = [n.strip() for n in m.group(1).split(",")]
+                continue
+            if header is None:
+                header = [c.strip() for c in line.split(",")]
+                continue
+            rows.append((number, line.split(",")))
+    if header is None:
+        raise CaptureError(f"{path} holds no CSV data")
+    time_column = header[0].lower() in ("time", "seconds", "milliseconds", "microseconds", "nanoseconds",
+                                        "picoseconds")
+    logic_names = names or header[1 if time_column else 0:]
+    if channel not in logic_names:
+        raise _unknown_channel(path, channel, logic_names)
+    if rate is None:
+        raise CaptureError(f"{path} does not say its sample rate",
+                           "export it with sigrok-cli -O csv (its header comment carries the rate)")
+    column = logic_names.index(channel) + (1 if time_column else 0)
+    time_unit = {"time": 1, "seconds": 1, "milliseconds": Fraction(1, 10**3), "microseconds": Fraction(1, 10**6),
+                 "nanoseconds": Fraction(1, 10**9), "picoseconds": Fraction(1, 10**12)}.get(header[0].lower())
+
+    to_seconds = _csv_time_reader(rows, rate, time_unit) if time_column else None
+
+    def levels():
+        for index, (number, cells) in enumerate(rows):
+            if len(cells) != len(header):
+                raise CaptureError(f"{path}, line {number}: {len(cells)} columns where the header has {len(header)}")
+            try:
+                level = int(cells[column])
+                # without a time column, rows are consecutive samples
+                seconds = to_seconds(cells[0]) if to_seconds else index / rate
+            except ValueError:
+                raise CaptureError(f"{path}, line {number}: not a number: {','.join(cells)!r}") from None
+            yield seconds, level
+
+    return Channel(channel, _edges_from_levels(levels()), 1 / rate, f"sigrok CSV, {float(rate) / 1e6:g} MHz")
+
+
+def _csv_time_reader(rows, rate: Fraction, time_unit: Fraction):
+    """How to turn a sigrok CSV time cell into seconds. sigrok-cli 0.5.2 writes
+    the sample number times the sample period cut to a whole time unit (62 ns
+    for 62.5 ns at 16 MHz): when every time is a multiple of that cut period,
+    the sample number is recovered exactly; otherwise the time is taken as
+    written."""
+    period = 1 / (rate * time_unit)  # sample period in the column's unit
+    cut = int(period)
+    try:
+        times = [int(cells[0]) for _, cells in rows]
+        whole = True
+    except (ValueError, IndexError):
+        whole = False
+    if whole and cut and period != cut and all(t % cut == 0 for t in times):
+        return lambda cell: Fraction(int(cell) // cut) / rate
+    return lambda cell: Fraction(cell) * time_unit
+
+
+def read(path: Path, channel: str) -> Channel:
+    """The channel's edges from a capture; the format is told by the file's content."""
+    if not path.is_file():
+        raise CaptureError(f"no capture file {path}")
+    with path.open("rb") as f:
+        start = f.read(4)
+    if start == b"PK\x03\x04":
+        return read_sigrok_session(path, channel)
+    head = path.read_text(errors="replace")[:4096]
+    if "$timescale" in head or "$var" in head or "$date" in head or "$comment" in head:
+        return read_vcd(path, channel)
+    if head.lstrip().startswith(";") or "," in head:
+        return read_sigrok_csv(path, channel)
+    raise CaptureError(f"{path}: not a VCD, sigrok session (.sr) or sigrok CSV file")
