@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Sets up everything switchscope needs on a Debian (bookworm) machine:
 # Debian packages, the Python package in .venv with the `switchscope` command
-# on PATH, and the pinned kernel crates. Safe to run again.
+# on PATH, the pinned kernel crates, and the native simulator helpers.
+# Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi python3-venv)
+APT_PACKAGES=(
+    qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi  # Cortex-M3 target
+    gcc-avr avr-libc libsimavr-dev libelf-dev gcc                                      # ATmega328P target
+    sigrok-cli                                                                          # reading and writing captures
+    python3-venv
+)
 command -v cargo >/dev/null 2>&1 || APT_PACKAGES+=(cargo)
 
 step() { printf '\n==> %s\n' "$*"; }
@@ -38,6 +44,9 @@ ln -sf "$PWD/.venv/bin/switchscope" "$bin_dir/switchscope"
 
 step "Fetching the pinned kernel crates"
 cargo fetch --locked --manifest-path firmware/kernels/freertos/source/Cargo.toml
+
+step "Building the simulator helpers (simavr runner, QEMU plugin)"
+.venv/bin/python -c "from switchscope import native; native.simavr_runner(); native.qemu_plugin()"
 
 step "Checking the installation"
 .venv/bin/switchscope list >/dev/null

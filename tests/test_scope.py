@@ -1,0 +1,135 @@
+"""The oscilloscope method: probe and scope agree on every scenario of both
+targets, the VCD opens in the real sigrok-cli, and `analyze` gives the same
+figures from a VCD, a sigrok session and a sigrok CSV of the same run."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from switchscope import catalog
+from switchscope.analyze import analyze
+from switchscope.captures import CaptureError
+from switchscope.cli import main
+from switchscope.measure import Job, measure
+
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
+# one VCD time step per sigrok sample: 625 x 100 ps = one cycle at 16 MHz, 256 x 1 ns = one instruction
+SIGROK_DOWNSAMPLE = {"atmega328p": 625, "mps2-an385": 256}
+CLOCK = {"atmega328p": 16_000_000, "mps2-an385": 3_906_250}  # units per second of the trace's time
+PIN = {"atmega328p": "B5", "mps2-an385": "LED0"}
+
+
+def job(scenario, target, method):
+    return Job(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS[scenario],
+               catalog.METHODS[method])
+
+
+@pytest.mark.parametrize("target", list(catalog.TARGETS))
+@pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
+def test_probe_and_scope_agree_sample_for_sample(scenario, target):
+    probe = measure(job(scenario, target, "probe"), samples=100)
+    scope = measure(job(scenario, target, "scope"), samples=100)
+    assert scope["count"] == probe["count"] == 100
+    assert scope["samples"] == probe["samples"]
+    assert scope["scope"]["pin"] == PIN[target]
+    assert scope["overhead"] > 0  # the bare pulse
+
+
+def test_the_scope_ruler_reads_exactly_n(tmp_path):
+    result = measure(job("ruler", "atmega328p", "scope"), samples=70)
+    blocks = [0, 1, 2, 3, 10, 100, 1000]
+    assert result["samples"] == [blocks[seq % 7] for seq in range(70)]
+    assert result["overhead"] == 2  # sbi then cbi: the pin's own cost
+
+
+@pytest.fixture(scope="module")
+def sigrok_cli():
+    path = shutil.which("sigrok-cli")
+    assert path, "sigrok-cli is part of the set-up (Debian package sigrok-cli)"
+    return path
+
+
+@pytest.mark.parametrize("target", list(catalog.TARGETS))
+def test_analyze_gives_the_run_figures_from_vcd_sr_and_csv(tmp_path, sigrok_cli, target):
+    vcd = tmp_path / "trace.vcd"
+    result = measure(job("resume", target, "scope"), samples=12, vcd=vcd)
+    session, csv_plain, csv_timed = tmp_path / "trace.sr", tmp_path / "trace.csv", tmp_path / "trace-timed.csv"
+    subprocess.run([sigrok_cli, "-I", f"vcd:downsample={SIGROK_DOWNSAMPLE[target]}", "-i", str(vcd),
+                    "-o", str(session)], check=True)
+    subprocess.run([sigrok_cli, "-i", str(session), "-O", "csv"], stdout=csv_plain.open("w"), check=True)
+    subprocess.run([sigrok_cli, "-i", str(session), "-O", "csv:time=true:dedup=true"],
+                   stdout=csv_timed.open("w"), check=True)
+    for capture in (vcd, session, csv_plain, csv_timed):
+        found = analyze(capture, PIN[target], CLOCK[target])
+        assert found["samples"] == result["samples"], capture.name
+        assert found["overhead"] == result["overhead"], capture.name
+
+
+def test_analyze_on_the_command_line_writes_the_same_json_layout(tmp_path, capsys):
+    vcd = tmp_path / "trace.vcd"
+    assert main(["run", "--target", "atmega328p", "--scenario", "yield", "--method", "scope", "--samples", "5",
+                 "--vcd", str(vcd), "--quiet"]) == 0
+    out = tmp_path / "capture.json"
+    assert main(["analyze", str(vcd), "--channel", "B5", "--clock", "16000000", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "unit: cycles" in printed and "in microseconds" in printed
+    (result,) = json.loads(out.read_text())["results"]
+    assert set(result["stats"]) == {"min", "median", "mode", "mean", "max", "stddev", "p99"}
+    assert result["count"] == 5
+
+
+class TestCaptureErrors:
+    @pytest.fixture(scope="class")
+    def capture(self, tmp_path_factory, sigrok_cli):
+        folder = tmp_path_factory.mktemp("capture")
+        vcd = folder / "trace.vcd"
+        measure(job("resume", "atmega328p", "scope"), samples=4, vcd=vcd)
+        session = folder / "trace.sr"
+        subprocess.run([sigrok_cli, "-I", "vcd:downsample=625", "-i", str(vcd), "-o", str(session)], check=True)
+        coarse = folder / "coarse.sr"  # 8 MHz: the 2-cycle bare pulse is one sample wide
+        subprocess.run([sigrok_cli, "-I", "vcd:downsample=1250", "-i", str(vcd), "-o", str(coarse)], check=True)
+        return vcd, session, coarse
+
+    def test_a_channel_that_does_not_exist_lists_the_ones_that_do(self, capture):
+        vcd, session, _ = capture
+        for path in (vcd, session):
+            with pytest.raises(CaptureError, match="has no channel 'LED'") as error:
+                analyze(path, "LED")
+            assert "its channels: B5" in str(error.value)
+
+    def test_a_truncated_session_file(self, capture, tmp_path):
+        _, session, _ = capture
+        cut = tmp_path / "cut.sr"
+        cut.write_bytes(session.read_bytes()[: session.stat().st_size // 2])
+        with pytest.raises(CaptureError, match="not a complete sigrok session file"):
+            analyze(cut, "B5")
+
+    def test_a_vcd_cut_mid_line(self, capture, tmp_path):
+        vcd, _, _ = capture
+        cut = tmp_path / "cut.vcd"
+        cut.write_text(vcd.read_text()[:-3])
+        with pytest.raises(CaptureError, match="ends in the middle of a line"):
+            analyze(cut, "B5")
+
+    def test_a_capture_with_no_complete_pattern(self, capture, tmp_path):
+        vcd, _, _ = capture
+        lines = vcd.read_text().splitlines()
+        first_pulse_ends = lines.index("0!", lines.index("1!"))  # keep only the first bare pulse
+        cut = tmp_path / "one-pulse.vcd"
+        cut.write_text("\n".join(lines[: first_pulse_ends + 1]) + "\n")
+        with pytest.raises(CaptureError, match="no complete A-B-C-D pattern"):
+            analyze(cut, "B5")
+
+    def test_a_sample_rate_too_coarse_for_the_pulses(self, capture):
+        _, _, coarse = capture
+        with pytest.raises(CaptureError, match="sample rate is too coarse") as error:
+            analyze(coarse, "B5", 16_000_000)
+        assert "at least 16 MHz" in str(error.value)
+
+    def test_not_a_capture_at_all(self, tmp_path):
+        junk = tmp_path / "notes.txt"
+        junk.write_text("hello\n")
+        with pytest.raises(CaptureError, match="not a VCD, sigrok session"):
+            analyze(junk, "B5")
