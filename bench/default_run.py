@@ -27,7 +27,8 @@ def main() -> int:
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--samples", type=int, default=10000)
     options.add_argument("--cold", action="store_true", help="rebuild every firmware first")
-    options.add_argument("run_options", nargs="*", help="more options for switchscope run (after --)")
+    options.add_argument("run_options", nargs="*", help="more options for switchscope run (after --), "
+                                                         "e.g. -- --target atmega328p")
     args = options.parse_args()
 
     switchscope = shutil.which("switchscope") or str(CHECKOUT / ".venv" / "bin" / "switchscope")
@@ -50,17 +51,22 @@ def main() -> int:
     print(f"wall time: {wall:.2f} s ({'cold: builds included' if args.cold else 'warm: firmware already built'})")
     for r in results:
         print(f"  {r['scenario']:8} simulator {r['wall_seconds']:.2f} s for {r['count'] + r['excluded']} samples")
-    print()
-    first = results[0]
-    print(f"{first['kernel']} {first['kernel_version']} on {first['target']} ({first['cpu']}), "
-          f"method {first['method']}, unit: {first['unit']}, probe overhead {first['overhead']} subtracted")
-    print()
-    print("| scenario | count | excluded | min | median | mode | mean | max | stddev | p99 | first |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
-    for r in results:
-        s = r["stats"]
-        print(f"| {r['scenario']} | {r['count']} | {r['excluded']} | {s['min']} | {s['median']:g} | {s['mode']} | "
-              f"{s['mean']:.2f} | {s['max']} | {s['stddev']:.2f} | {s['p99']} | {r['first']} |")
+    for target in dict.fromkeys(r["target"] for r in results):
+        rows = [r for r in results if r["target"] == target]
+        first = rows[0]
+        print()
+        print(f"{first['kernel']} {first['kernel_version']} on {first['target']} ({first['cpu']}), "
+              f"method {first['method']}, unit: {first['unit']}, overhead {first['overhead']} subtracted")
+        print()
+        in_us = "stats_ns" in first
+        print("| scenario | count | excluded | min | median | mode | mean | max | stddev | p99 | first |"
+              + (" median µs |" if in_us else ""))
+        print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|" + ("--:|" if in_us else ""))
+        for r in rows:
+            s = r["stats"]
+            print(f"| {r['scenario']} | {r['count']} | {r['excluded']} | {s['min']} | {s['median']:g} | {s['mode']} | "
+                  f"{s['mean']:.2f} | {s['max']} | {s['stddev']:.2f} | {s['p99']} | {r['first']} |"
+                  + (f" {r['stats_ns']['median'] / 1000:.2f} |" if in_us else ""))
     return 0
 
 
