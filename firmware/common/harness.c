@@ -60,14 +60,32 @@ static void parse_parameters(const char *params)
 
 void harness_log(const char *text) { send_text(RECORD_LOG, text, 0, 0, 0); }
 
+#if SWITCHSCOPE_PRINT_IN_WINDOW
+/* What a benchmark that prints from its tasks does at every switch (the
+ * in-target framework of the seeds prints "[BENCH.CONTEXT.SWITCHING] %lu %lu
+ * %lu"): format the tick count and send a line, here as a LOG record. */
+void harness_print_switch(void)
+{
+    char digits[11];
+    char *p = digits + sizeof digits;
+    uint32_t value = ss_tick_count();
+    *--p = '\0';
+    do {
+        *--p = (char)('0' + value % 10);
+        value /= 10;
+    } while (value);
+    send_text(RECORD_LOG, SS_TEXT("[BENCH.CONTEXT.SWITCHING] tick "), p, 0, 1 << 1);
+}
+#endif
+
 void harness_begin(void)
 {
     emit_meta_number(SS_TEXT("stamp_modulus"), board_stamp_modulus());
     emit_meta(SS_TEXT("stamp_direction"), board_stamp_counts_down() ? SS_TEXT("down") : SS_TEXT("up"));
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
-    if (SWITCHSCOPE_METHOD_SCOPE)
-        return; /* the scope's bare pulse before each window is its calibration */
+    if (SWITCHSCOPE_METHOD_SCOPE || SWITCHSCOPE_METHOD_MARKER)
+        return; /* the scope calibrates with a bare pulse per window; markers cost nothing */
     for (int i = 0; i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
         PROBE_OPEN();

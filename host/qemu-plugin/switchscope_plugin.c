@@ -3,7 +3,11 @@
  * line "<count> <name>" each time execution reaches one of the watched
  * addresses. The count is of the instructions executed before the watched one.
  *
- *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:H,watch=0x1240:L
+ *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to[,stop=1000]
+ *
+ * With stop=COUNT the plugin ends QEMU once COUNT intervals are complete: a
+ * watch named "to" reached after one named "from" (for firmware that never
+ * ends by itself). Watches at one address are reported in the order given.
  *
  * The counter is an inline add before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
@@ -13,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "qemu_plugin_api.h"
 
@@ -29,6 +34,8 @@ static uint64_t executed;
 static struct watch watches[MAX_WATCHES];
 static int watch_count;
 static FILE *events;
+static uint64_t stop_count, stop_seen;
+static int interval_open;
 
 static void on_watched(unsigned int vcpu_index, void *userdata)
 {
@@ -36,6 +43,13 @@ static void on_watched(unsigned int vcpu_index, void *userdata)
     const struct watch *watch = userdata;
     /* the inline add for this instruction has already run */
     fprintf(events, "%" PRIu64 " %s\n", executed - 1, watch->name);
+    if (!strcmp(watch->name, "from"))
+        interval_open = 1;
+    if (stop_count && interval_open && !strcmp(watch->name, "to") && (interval_open = 0, ++stop_seen == stop_count)) {
+        fprintf(events, "%" PRIu64 " end\n", executed - 1);
+        fclose(events);
+        _exit(0); /* nothing of QEMU's needs saving: the run is complete */
+    }
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -67,6 +81,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     for (int i = 0; i < argc; i++) {
         if (!strncmp(argv[i], "out=", 4)) {
             out = argv[i] + 4;
+        } else if (!strncmp(argv[i], "stop=", 5)) {
+            stop_count = strtoull(argv[i] + 5, NULL, 0);
         } else if (!strncmp(argv[i], "watch=", 6) && watch_count < MAX_WATCHES) {
             char *colon = NULL;
             watches[watch_count].address = strtoull(argv[i] + 6, &colon, 0);

@@ -5,10 +5,14 @@
  *   switchscope-simavr --mcu atmega328p --frequency 16000000 --firmware F.elf
  *       [--max-cycles N] [--parameters-at ADDR --parameters TEXT]
  *       [--pin B5 ...] [--pin-log FILE] [--exit-register ADDR]
- *       [--interrupt-entry-cycles N]
+ *       [--interrupt-entry-cycles N] [--watch ADDR:NAME ... --watch-log FILE [--stop COUNT]]
  *
  * UART0 output goes to stdout, byte for byte. Every change of a watched pin is
- * appended to the pin log as "<cycle> <pin> <level>". The last line on stderr
+ * appended to the pin log as "<cycle> <pin> <level>". Each time the program
+ * counter reaches a watched code address (a byte address, as in the ELF), the
+ * watch log gets "<cycle> <name>": the cycle at which that instruction starts.
+ * With --stop the run ends once COUNT intervals are complete: a watch named
+ * "to" reached after one named "from". The last line on stderr
  * says how the run ended:
  *   "switchscope-simavr: done code=C cycles=N"     firmware slept with interrupts off
  *   "switchscope-simavr: budget cycles=N"          the cycle budget ran out
@@ -29,6 +33,7 @@
 #include <simavr/sim_interrupts.h>
 
 #define MAX_PINS 8
+#define MAX_WATCHES 64
 
 struct mcu_facts;
 
@@ -44,6 +49,12 @@ struct run {
     struct watched_pin pins[MAX_PINS];
     int pin_count;
     unsigned interrupt_entry_cycles;
+    uint32_t watch_address[MAX_WATCHES];
+    const char *watch_name[MAX_WATCHES];
+    int watch_count;
+    FILE *watch_log;
+    unsigned long stop_count, stop_seen;
+    int interval_open;
     const struct mcu_facts *mcu; /* 0 when the mcu is not in known_mcus */
 };
 
@@ -132,6 +143,25 @@ static void on_vector_pending(struct avr_irq_t *irq, uint32_t value, void *param
         avr_cycle_timer_register(avr, 1, restore_watchdog_interrupt, (void *)run->mcu);
 }
 
+/* Log the watches at the current program counter; 1 when the stop count is reached. */
+static int check_watches(struct run *run)
+{
+    avr_t *avr = run->avr;
+    for (int i = 0; i < run->watch_count; i++) {
+        if (run->watch_address[i] != avr->pc)
+            continue;
+        fprintf(run->watch_log, "%" PRIu64 " %s\n", (uint64_t)avr->cycle, run->watch_name[i]);
+        if (!strcmp(run->watch_name[i], "from"))
+            run->interval_open = 1;
+        else if (run->stop_count && run->interval_open && !strcmp(run->watch_name[i], "to")) {
+            run->interval_open = 0;
+            if (++run->stop_seen == run->stop_count)
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* Never sleep in real time: simavr then skips straight to the next event. */
 static void no_sleep(avr_t *avr, avr_cycle_count_t how_long)
 {
@@ -168,10 +198,20 @@ int main(int argc, char **argv)
         else if (!strcmp(option, "--pin-log")) pin_log_path = value;
         else if (!strcmp(option, "--exit-register")) exit_register = strtoul(value, NULL, 0);
         else if (!strcmp(option, "--interrupt-entry-cycles")) run.interrupt_entry_cycles = (unsigned)strtoul(value, NULL, 0);
-        else if (!strcmp(option, "--pin")) {
-            if (run.pin_count == MAX_PINS || strlen(value) != 2 || value[0] < 'A' || value[0] > 'L' || value[1] < '0' || value[1] > '7')
-                usage("--pin takes a port letter and a bit, e.g. B5 (at most 8 pins)");
-            pin_names[run.pin_count++] = value;
+        else if (!strcmp(option, "--watch-log")) {
+            run.watch_log = fopen(value, "w");
+            if (!run.watch_log)
+                usage("cannot write the watch log");
+        } else if (!strcmp(option, "--watch")) {
+            char *colon = NULL;
+            if (run.watch_count == MAX_WATCHES)
+                usage("at most 64 watches");
+            run.watch_address[run.watch_count] = (uint32_t)strtoul(value, &colon, 0);
+            if (!colon || *colon != ':' || !colon[1])
+                usage("--watch takes ADDRESS:NAME");
+            run.watch_name[run.watch_count++] = colon + 1;
+        } else if (!strcmp(option, "--stop")) {
+            run.stop_count = strtoul(value, NULL, 0);
         } else
             usage("unknown option");
     }
@@ -243,13 +283,28 @@ int main(int argc, char **argv)
         if (!strcmp(known_mcus[i].name, mcu))
             run.mcu = &known_mcus[i];
 
-    int state = cpu_Running;
-    while (state != cpu_Done && state != cpu_Crashed && avr->cycle < max_cycles)
+    if (run.watch_count && !run.watch_log)
+        usage("--watch needs --watch-log");
+    int state = cpu_Running, stopped = 0;
+    while (state != cpu_Done && state != cpu_Crashed && avr->cycle < max_cycles && !stopped) {
+        avr_flashaddr_t pc_before = avr->pc;
+        int was_sleeping = avr->state == cpu_Sleeping;
         state = avr_run(avr);
+        /* avr->pc is now the next instruction to start, at avr->cycle (any
+         * interrupt entry already taken); a CPU asleep starts none. */
+        if (run.watch_count && !(was_sleeping && avr->pc == pc_before && avr->state == cpu_Sleeping))
+            stopped = check_watches(&run);
+    }
 
     fflush(run.uart_out);
     if (run.pin_log)
         fclose(run.pin_log);
+    if (run.watch_log)
+        fclose(run.watch_log);
+    if (stopped) {
+        fprintf(stderr, "switchscope-simavr: done code=0 cycles=%" PRIu64 " (stop count reached)\n", (uint64_t)avr->cycle);
+        return 0;
+    }
     if (state == cpu_Done) {
         fprintf(stderr, "switchscope-simavr: done code=%u cycles=%" PRIu64 "\n",
                 exit_register ? avr->data[exit_register] : 0, (uint64_t)avr->cycle);

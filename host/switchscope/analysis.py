@@ -76,3 +76,20 @@ def statistics(values: list[int]) -> dict[str, float | int]:
         "stddev": math.sqrt(variance),
         "p99": percentile_nearest_rank(ordered, 99),
     }
+
+
+def intervals(events: list[tuple[int, str]], start: str, stop: str) -> tuple[list[int], int]:
+    """Counts between marker events: each `stop` is paired with the latest
+    `start` before it that no other `stop` took. Returns the intervals and the
+    number of `start` events left unpaired (reached again before any `stop`,
+    or after the last one)."""
+    found, pending, unpaired = [], None, 0
+    for time, name in events:
+        if name == start:
+            if pending is not None:
+                unpaired += 1
+            pending = time
+        elif name == stop and pending is not None:
+            found.append(time - pending)
+            pending = None
+    return found, unpaired + (pending is not None)

@@ -21,6 +21,16 @@ from switchscope.tools import require, version_line
 
 OPTIMISATION = "-O2"
 
+# What each method builds in: the probe is the default; the marker build adds
+# no instructions at all; "print" is the marker build with a trace line printed
+# inside the window (the intrusion report's example of a printing benchmark).
+METHOD_DEFINES = {
+    "probe": {},
+    "scope": {"SWITCHSCOPE_METHOD_SCOPE": "1"},
+    "marker": {"SWITCHSCOPE_METHOD_MARKER": "1"},
+    "print": {"SWITCHSCOPE_METHOD_MARKER": "1", "SWITCHSCOPE_PRINT_IN_WINDOW": "1"},
+}
+
 
 @dataclass(frozen=True)
 class Firmware:
@@ -62,10 +72,8 @@ def _sizes(size_tool: str, elf: Path) -> tuple[int, int]:
 
 def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "probe",
           defines: dict[str, str] | None = None) -> Firmware:
-    """Build the firmware of one scenario for one method ("probe" or "scope")."""
-    defines = dict(defines or {})
-    if method == "scope":
-        defines["SWITCHSCOPE_METHOD_SCOPE"] = "1"
+    """Build the firmware of one scenario for one method (a key of METHOD_DEFINES)."""
+    defines = {**METHOD_DEFINES[method], **(defines or {})}
     gcc = require(target.gcc, target.gcc_package)
     firmware = paths.firmware_dir()
     board_dir = firmware / "boards" / target.name

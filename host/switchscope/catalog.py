@@ -137,8 +137,13 @@ METHODS = {
     for m in [
         Method("probe", "on-target timer stamps around the switch, stamp cost calibrated and subtracted"),
         Method("scope", "a pin pulse around the switch, timed by the simulator: tCS = tCD - tAB (embOS method)"),
+        Method("marker", "no code in the path: the simulator counts between two addresses of the firmware"),
     ]
 }
+
+# Not a measurement method: the marker build with a trace line printed inside
+# the window, to show in the intrusion report what printing from tasks costs.
+PRINT_IN_WINDOW = Method("print", "the marker build, printing a trace line inside the window")
 
 
 def _select(kind: str, table: dict, requested: str) -> list:

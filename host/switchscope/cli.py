@@ -7,10 +7,11 @@ import sys
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, report
+from switchscope import __version__, catalog, intrusion, report
 from switchscope.analyze import analyze
 from switchscope.errors import SwitchscopeError
-from switchscope.measure import Job, measure
+from switchscope.measure import Job, default_time_limit, measure
+from switchscope.user_elf import measure_elf
 
 
 class StatusLine:
@@ -123,6 +124,45 @@ def command_analyze(args) -> int:
     return 0
 
 
+def command_measure(args) -> int:
+    if args.count < 1:
+        raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
+    (target,) = catalog.select_targets(args.target)
+    limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
+    result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit)
+    print(report.marker_table(result))
+    if result["count"] < args.count:
+        why = result["stopped"] or "the firmware ended"
+        print(f"warning: {result['count']} of {args.count} intervals: {why}", file=sys.stderr)
+    if args.json:
+        report.write_json(Path(args.json), [result], [])
+    return 0
+
+
+def command_intrusion(args) -> int:
+    if args.samples < 1:
+        raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
+    status = StatusLine(enabled=not args.quiet)
+    rows, failed = [], 0
+    for kernel in catalog.select_kernels(args.kernel):
+        for target in catalog.select_targets(args.target):
+            for scenario in catalog.select_scenarios(args.scenario):
+                status.begin(f"{kernel.name}/{target.name}", args.samples)
+                try:
+                    rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout,
+                                                 status.on_stage))
+                except SwitchscopeError as error:
+                    status.clear()
+                    print(f"error: {error}", file=sys.stderr)
+                    failed += 1
+                status.clear()
+    if rows:
+        print(intrusion.table(rows))
+    if args.json:
+        report.write_json(Path(args.json), rows, [])
+    return 1 if failed else 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="switchscope",
@@ -147,6 +187,34 @@ def parser() -> argparse.ArgumentParser:
                      help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
     run.add_argument("--quiet", action="store_true", help="no progress display or summary line")
     run.set_defaults(handler=command_run)
+
+    elf = commands.add_parser(
+        "measure", help="count between two points of your own firmware (marker method)",
+        description="Run a firmware you built on a simulated target and count, each time it passes, the "
+                    "instructions (QEMU) or cycles (simavr) from reaching --from to reaching --to: the "
+                    "instruction at --from counts, the one at --to does not; interrupts taken between count.")
+    elf.add_argument("elf", help="the firmware, an ELF built for the target")
+    elf.add_argument("--target", required=True, help="the target it was built for (see: switchscope list)")
+    elf.add_argument("--from", dest="start", required=True, metavar="SYMBOL_OR_ADDR", help="where an interval starts")
+    elf.add_argument("--to", dest="stop", required=True, metavar="SYMBOL_OR_ADDR", help="where it ends")
+    elf.add_argument("--count", type=int, default=1000, help="intervals to measure (default: 1000)")
+    elf.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on the run")
+    elf.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    elf.set_defaults(handler=command_measure)
+
+    intrude = commands.add_parser(
+        "intrusion", help="what each method adds to the path it measures, against the marker figure",
+        description="Measure each scenario with the marker (nothing in the path), the probe, the scope, and "
+                    "a build that prints a trace line inside the window; show what each adds before its "
+                    "correction and the error left after it.")
+    intrude.add_argument("--kernel", default="freertos", help="kernel name or 'all' (default: freertos)")
+    intrude.add_argument("--target", default="all", help="target name or 'all' (default: all)")
+    intrude.add_argument("--scenario", default="all", help="scenario name or 'all' (default: all)")
+    intrude.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
+    intrude.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on each run")
+    intrude.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    intrude.add_argument("--quiet", action="store_true", help="no progress display")
+    intrude.set_defaults(handler=command_intrusion)
 
     capture = commands.add_parser(
         "analyze", help="tAB, tCD and tCS from a logic-analyzer capture (VCD, sigrok .sr, sigrok CSV)",

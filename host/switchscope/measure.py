@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from switchscope import __version__, analysis, scope
-from switchscope.build import OPTIMISATION, Firmware, build
+from switchscope.build import METHOD_DEFINES, OPTIMISATION, Firmware, build
 from switchscope.catalog import Kernel, Method, Scenario, Target
 from switchscope.errors import FirmwareFailed
-from switchscope.runner import Edge, Progress, RunOutput, check_completed, run
+from switchscope.runner import Edge, Event, Progress, RunOutput, check_completed, run, symbols
 from switchscope.wire import Stream
 
 # Bounds a run: the time to boot and calibrate, and a generous allowance per
@@ -81,7 +81,30 @@ def _scope_values(stream: Stream, edges: list[Edge] | None, job: Job) -> tuple[l
     return t_cd, t_ab, {"pin": stream.meta.get("scope_pin"), "edges": len(edges)}
 
 
-def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | None = None) -> dict:
+MARKER_PREFIXES = (("switchscope_marker_open_", "open"), ("switchscope_marker_close_", "close"))
+
+
+def marker_watches(job: Job, firmware: Firmware) -> list[tuple[int, str]]:
+    """The addresses of the firmware's marker labels, opening ones first (an
+    empty window has both on one instruction, and must read open, then close)."""
+    found = symbols(job.target, firmware.elf)
+    watches = [(address, name) for prefix, name in MARKER_PREFIXES
+               for symbol, address in sorted(found.items()) if symbol.startswith(prefix)]
+    if not any(name == "close" for _, name in watches) or not any(name == "open" for _, name in watches):
+        raise FirmwareFailed(f"{job}: the firmware has no marker labels (switchscope_marker_open_*/close_*)")
+    return watches
+
+
+def _marker_values(stream: Stream, events: list[Event] | None, job: Job) -> list[int]:
+    found, unpaired = analysis.intervals([(e.time, e.name) for e in events or []], "open", "close")
+    if len(found) != len(stream.samples) or unpaired:
+        raise FirmwareFailed(f"{job}: the markers give {len(found)} windows ({unpaired} openings without a "
+                             f"closing) for {len(stream.samples)} samples in the stream")
+    return found
+
+
+def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | None = None,
+            events: list[Event] | None = None) -> dict:
     """The result of a completed run, in the JSON layout of `switchscope run --json`."""
     target = job.target
     if stream.meta.get("scenario") != job.scenario.name or stream.meta.get("kernel") != job.kernel.name:
@@ -90,7 +113,10 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
         raise FirmwareFailed(f"{job}: the firmware was built for the {stream.meta.get('method')} method")
 
     extra: dict = {}
-    if job.method.name == "scope":
+    if job.method.name in ("marker", "print"):
+        raw = _marker_values(stream, events, job)
+        overhead, calibration, overheads = 0, [], [0] * len(raw)
+    elif job.method.name == "scope":
         raw, overheads, extra["scope"] = _scope_values(stream, edges, job)
         calibration = overheads
         overhead = Counter(overheads).most_common(1)[0][0]
@@ -98,11 +124,15 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
         raw, overhead, calibration, extra["timer"] = _probe_values(stream, job)
         overheads = [overhead] * len(raw)
 
-    values, tags, excluded, clamped = [], [], [], 0
+    # A window the tick fell into is left out, except when printing inside the
+    # window is what is being shown: catching ticks is part of what it costs.
+    exclude_ticks = job.method.name != "print"
+    values, tags, excluded, clamped, ticks = [], [], [], 0, 0
     for sample, raw_value, sample_overhead in zip(stream.samples, raw, overheads):
         value, was_clamped = analysis.corrected(raw_value, sample_overhead)
         clamped += was_clamped
-        if sample.tick_in_window:
+        ticks += sample.tick_in_window
+        if sample.tick_in_window and exclude_ticks:
             excluded.append({"seq": sample.seq, "value": value, "reason": "tick_in_window"})
             continue
         values.append(value)
@@ -112,7 +142,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
 
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}
     config["optimisation"] = OPTIMISATION
-    config.update({k: v for k, v in firmware.defines.items() if not k.startswith("SWITCHSCOPE_METHOD")})
+    config.update({k: v for k, v in firmware.defines.items() if k not in METHOD_DEFINES[job.method.name]})
     result = {
         "kernel": job.kernel.name,
         "kernel_version": stream.meta.get("kernel_version"),
@@ -130,6 +160,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
         "calibration": calibration if job.method.name == "probe" else sorted(set(calibration)),
         "excluded": len(excluded),
         "excluded_samples": excluded,
+        "ticks_in_window": ticks,
         "clamped": clamped,
         "samples": values,
         "config": config,
@@ -160,10 +191,11 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
+    watches = marker_watches(job, firmware) if job.method.name in ("marker", "print") else []
     output: RunOutput = run(job.target, firmware.elf, [f"samples={samples}"], samples, limit, progress,
-                            watch_scope_pin=job.method.name == "scope")
+                            watch_scope_pin=job.method.name == "scope", watches=watches)
     check_completed(output, str(job))
-    result = analyse(output.stream, firmware, job, output.edges)
+    result = analyse(output.stream, firmware, job, output.edges, output.events)
     if vcd is not None and output.edges is not None:
         timescale, ticks = job.target.vcd_scale()
         scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result["scope"]["pin"] or "pin",

@@ -9,7 +9,7 @@ from pathlib import Path
 COLUMNS = ("count", "excl", "min", "median", "mode", "mean", "max", "stddev", "p99", "first")
 
 
-def _cell(value) -> str:
+def cell(value) -> str:
     if isinstance(value, float):
         return f"{value:.0f}" if value.is_integer() else f"{value:.2f}"
     return str(value)
@@ -17,9 +17,9 @@ def _cell(value) -> str:
 
 def _row(result: dict) -> list[str]:
     stats = result["stats"]
-    return [result["scenario"], _cell(result["count"]), _cell(result["excluded"]),
-            *(_cell(stats[key]) for key in ("min", "median", "mode", "mean", "max")),
-            f"{stats['stddev']:.2f}", _cell(stats["p99"]), _cell(result["first"])]
+    return [result["scenario"], cell(result["count"]), cell(result["excluded"]),
+            *(cell(stats[key]) for key in ("min", "median", "mode", "mean", "max")),
+            f"{stats['stddev']:.2f}", cell(stats["p99"]), cell(result["first"])]
 
 
 def heading(result: dict) -> str:
@@ -29,6 +29,8 @@ def heading(result: dict) -> str:
              f"method {result['method']}", f"unit: {result['unit']}"]
     if result["method"] == "scope":
         detail = [f"pin {result['scope']['pin']}: bare pulse tAB = {result['overhead']} {result['unit']} subtracted"]
+    elif result["method"] in ("marker", "print"):
+        detail = ["counted by the simulator between two addresses: nothing to subtract"]
     else:
         detail = [f"probe overhead {result['overhead']} {result['unit']} subtracted"]
     if tick:
@@ -37,7 +39,7 @@ def heading(result: dict) -> str:
     return ", ".join(parts) + "\n  " + "; ".join(detail)
 
 
-def _aligned(rows: list[list[str]]) -> list[str]:
+def aligned(rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     return ["  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
             for row in rows]
@@ -55,11 +57,11 @@ def table(results: list[dict]) -> str:
     key = lambda r: (r["kernel"], r["target"], r["method"])
     for _, group in groupby(results, key=key):
         group = list(group)
-        lines = [heading(group[0]), *_aligned([["scenario", *COLUMNS], *(_row(r) for r in group)])]
+        lines = [heading(group[0]), *aligned([["scenario", *COLUMNS], *(_row(r) for r in group)])]
         if "stats_ns" in group[0]:
             mhz = group[0]["f_cpu_hz"] / 1e6
             lines.append(f"  in microseconds at {mhz:g} MHz:")
-            lines += _aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
+            lines += aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
                                *(_row_us(r) for r in group)])
         firmware = group[0]["firmware"]
         lines.append(f"  firmware: flash {firmware['flash_bytes']} of {firmware['flash_limit']} bytes, "
@@ -72,11 +74,23 @@ def capture_table(result: dict) -> str:
     """The table of `switchscope analyze`."""
     clock = f", clock {result['clock_hz'] / 1e6:g} MHz" if result["clock_hz"] else ""
     lines = [f"{result['source']}: {result['capture']}, channel {result['channel']}{clock}, unit: {result['unit']}",
-             f"  tCS = tCD - tAB per pattern; bare pulse tAB = {_cell(result['overhead'])} {result['unit']} (mode)",
-             *_aligned([["channel", *COLUMNS], _row(result)])]
+             f"  tCS = tCD - tAB per pattern; bare pulse tAB = {cell(result['overhead'])} {result['unit']} (mode)",
+             *aligned([["channel", *COLUMNS], _row(result)])]
     if "stats_ns" in result:
         lines.append("  in microseconds:")
-        lines += _aligned([["channel", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
+        lines += aligned([["channel", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
+    return "\n".join(lines)
+
+
+def marker_table(result: dict) -> str:
+    """The table of `switchscope measure`."""
+    lines = [f"{result['source']} on {result['target']} ({result['cpu']}), marker method, unit: {result['unit']}",
+             f"  from {result['from']['point']} (0x{result['from']['address']:x}) "
+             f"to {result['to']['point']} (0x{result['to']['address']:x}); on {result['simulator']['name']}",
+             *aligned([["interval", *COLUMNS], _row(result)])]
+    if "stats_ns" in result:
+        lines.append(f"  in microseconds at {result['f_cpu_hz'] / 1e6:g} MHz:")
+        lines += aligned([["interval", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
     return "\n".join(lines)
 
 
@@ -97,10 +111,10 @@ def method_comparison(results: list[dict]) -> str:
     for (kernel, target, scenario), found in cases.items():
         medians = {m: found[m]["stats"]["median"] for m in methods if m in found}
         unit = next(iter(found.values()))["unit"]
-        rows.append([kernel, target, scenario, unit, *(_cell(medians[m]) if m in medians else "-" for m in methods),
-                     *(_cell(medians[m] - medians[reference]) if m in medians and reference in medians else "-"
+        rows.append([kernel, target, scenario, unit, *(cell(medians[m]) if m in medians else "-" for m in methods),
+                     *(cell(medians[m] - medians[reference]) if m in medians and reference in medians else "-"
                        for m in methods[1:])])
-    return "methods side by side (medians):\n" + "\n".join(_aligned(rows))
+    return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
 def write_json(path: Path, results: list[dict], failures: list[dict]) -> None:

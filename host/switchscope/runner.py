@@ -29,7 +29,7 @@ QEMU = "qemu-system-arm"
 SIMAVR_EXIT_REGISTER = 0x3E  # GPIOR0: where the AVR boards leave their exit code
 PARAMETERS_SYMBOL = "board_host_parameters"
 PARAMETERS_MAGIC = "ss:"
-SCOPE_EDGE_SYMBOLS = (("board_scope_high_edge", 1), ("board_scope_low_edge", 0))  # QEMU boards
+SCOPE_EDGE_SYMBOLS = (("board_scope_high_edge", 1), ("board_scope_low_edge", 0))  # QEMU boards' LED stores
 SIMAVR_SCOPE_PIN = "B5"  # must match BOARD_SCOPE_PIN of the AVR boards
 CYCLES_PER_SAMPLE_BUDGET = 2_000_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
@@ -39,6 +39,12 @@ INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see sw
 class Edge:
     time: int  # in the target's unit (instructions or cycles) since the start
     level: int
+
+
+@dataclass(frozen=True)
+class Event:
+    time: int  # in the target's unit since the start: instructions before, or the cycle at which, it ran
+    name: str
 
 
 @dataclass
@@ -52,6 +58,7 @@ class RunOutput:
     options: str  # the simulator options that shape the measurement
     command: list[str] = field(default_factory=list)
     edges: list[Edge] | None = None  # the scope pin's changes, when it was watched
+    events: list[Event] | None = None  # the watched addresses reached, in order, when any were watched
 
 
 def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) -> list[str]:
@@ -68,33 +75,40 @@ def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) ->
     ]
 
 
-def symbol_address(target: Target, elf: Path, symbol: str) -> int:
-    """Address of `symbol` in the ELF (data addresses without the AVR's 0x800000 offset)."""
+def symbols(target: Target, elf: Path) -> dict[str, int]:
+    """Every symbol of the ELF with its address (data addresses without the
+    AVR's 0x800000 tag, code addresses without the Thumb bit)."""
     nm = require(target.gcc[: -len("gcc")] + "nm", target.gcc_package)
-    out = subprocess.run([nm, str(elf)], capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
+    result = subprocess.run([nm, str(elf)], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SwitchscopeError(f"cannot read the symbols of {elf}: {result.stderr.strip()}")
+    found = {}
+    for line in result.stdout.splitlines():
         fields = line.split()
-        if len(fields) == 3 and fields[2] == symbol:
+        if len(fields) == 3:
             value = int(fields[0], 16)
-            # AVR data addresses carry a 0x800000 tag; Thumb code addresses may carry bit 0
-            return value & 0x7FFFFF if target.simulator == "simavr" else value & ~1
-    raise SwitchscopeError(f"{elf} has no symbol {symbol}")
+            found.setdefault(fields[2], value & 0x7FFFFF if target.simulator == "simavr" else value & ~1)
+    return found
+
+
+def symbol_address(target: Target, elf: Path, symbol: str) -> int:
+    found = symbols(target, elf)
+    if symbol not in found:
+        raise SwitchscopeError(f"{elf} has no symbol {symbol}")
+    return found[symbol]
 
 
 def simavr_command(runner: Path, target: Target, elf: Path, parameters: list[str], samples: int,
-                   pin_log: Path | None, pins: tuple[str, ...], interrupt_entry_cycles: int) -> list[str]:
+                   interrupt_entry_cycles: int) -> list[str]:
     command = [
         str(runner), "--mcu", target.cpu, "--frequency", str(target.f_cpu_hz), "--firmware", str(elf),
         "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET),
         "--exit-register", hex(SIMAVR_EXIT_REGISTER),
         "--interrupt-entry-cycles", str(interrupt_entry_cycles),
-        "--parameters-at", hex(symbol_address(target, elf, PARAMETERS_SYMBOL)),
-        "--parameters", PARAMETERS_MAGIC + " ".join(parameters),
     ]
-    for pin in pins:
-        command += ["--pin", pin]
-    if pin_log:
-        command += ["--pin-log", str(pin_log)]
+    address = symbols(target, elf).get(PARAMETERS_SYMBOL)
+    if address is not None:  # a switchscope firmware; a user's own has no parameters
+        command += ["--parameters-at", hex(address), "--parameters", PARAMETERS_MAGIC + " ".join(parameters)]
     return command
 
 
@@ -139,27 +153,54 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
 
 def run(target: Target, elf: Path, parameters: list[str], samples: int, time_limit: float,
         progress: Progress | None = None, watch_scope_pin: bool = False,
+        watches: list[tuple[int, str]] = (), stop_after: int | None = None,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES) -> RunOutput:
     """Run `elf` on the target's simulator until it exits, or until `time_limit` seconds pass.
-    With `watch_scope_pin` the simulator also records every change of the board's scope pin.
-    `interrupt_entry_cycles` exists to show the simavr correction; leave it alone otherwise."""
+
+    `watch_scope_pin`: also record every change of the board's scope pin.
+    `watches`: (code address, name) pairs; every time execution reaches one the
+    simulator records the name and the count (instructions executed before it,
+    or the cycle it starts at). `stop_after`: end the run once that many
+    intervals are complete, from a watch named "from" to one named "to".
+    `interrupt_entry_cycles` exists to show the simavr correction; leave it
+    alone otherwise."""
+    watches = list(watches)
     with tempfile.TemporaryDirectory(prefix="switchscope-") as scratch:
-        trace = Path(scratch) / "scope.txt" if watch_scope_pin else None
+        pin_log = Path(scratch) / "pins.txt"
+        event_log = Path(scratch) / "events.txt"
         if target.simulator == "qemu":
             qemu = require(QEMU, QEMU)
             command = qemu_command(qemu, target, elf, parameters)
-            if trace:
-                watches = "".join(f",watch={hex(symbol_address(target, elf, symbol))}:{level}"
-                                  for symbol, level in SCOPE_EDGE_SYMBOLS)
-                command += ["-plugin", f"{native.qemu_plugin()},out={trace}{watches}"]
+            if watch_scope_pin:  # the pin is an LED register written at two known stores
+                found = symbols(target, elf)
+                watches += [(found[symbol], f"pin{level}") for symbol, level in SCOPE_EDGE_SYMBOLS]
+            if watches:
+                arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
+                if stop_after:
+                    arguments += f",stop={stop_after}"
+                command += ["-plugin", f"{native.qemu_plugin()},out={event_log}{arguments}"]
             simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
         else:
-            command = simavr_command(native.simavr_runner(), target, elf, parameters, samples, trace,
-                                     (SIMAVR_SCOPE_PIN,) if trace else (), interrupt_entry_cycles)
+            command = simavr_command(native.simavr_runner(), target, elf, parameters, samples,
+                                     interrupt_entry_cycles)
+            if watch_scope_pin:
+                command += ["--pin", SIMAVR_SCOPE_PIN, "--pin-log", str(pin_log)]
+            if watches:
+                command += ["--watch-log", str(event_log)]
+                for address, name in watches:
+                    command += ["--watch", f"{hex(address)}:{name}"]
+                if stop_after:
+                    command += ["--stop", str(stop_after)]
             simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
             options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
         stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
-        edges = _read_edges(trace) if trace and trace.is_file() else None
+        events = _read_events(event_log) if event_log.is_file() else None
+        edges = None
+        if watch_scope_pin and target.simulator == "qemu" and events is not None:
+            edges = _edges([(e.time, int(e.name[3:])) for e in events if e.name in ("pin0", "pin1")])
+            events = [e for e in events if e.name not in ("pin0", "pin1")] or None
+        elif watch_scope_pin and pin_log.is_file():
+            edges = _edges([(int(f[0]), int(f[2])) for f in (line.split() for line in pin_log.read_text().splitlines())])
 
     exit_code, stopped = returncode, None
     if returncode is None:
@@ -167,20 +208,26 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
     elif target.simulator == "simavr":
         exit_code, stopped = _simavr_outcome(returncode, stderr)
     return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
-                     simulator=simulator, options=options, command=command, edges=edges)
+                     simulator=simulator, options=options, command=command, edges=edges, events=events)
 
 
-def _read_edges(trace: Path) -> list[Edge]:
-    """Pin changes from the QEMU plugin ("<count> 1|0") or the simavr runner
-    ("<cycle> <pin> 1|0"), keeping only real changes of level."""
+def _read_events(log: Path) -> list[Event]:
+    """"<count> <name>" lines from the QEMU plugin or the simavr runner; the
+    plugin's closing "<count> end" is left out."""
+    events = []
+    for line in log.read_text().splitlines():
+        time, _, name = line.partition(" ")
+        if name and name != "end":
+            events.append(Event(int(time), name))
+    return events
+
+
+def _edges(changes: list[tuple[int, int]]) -> list[Edge]:
+    """Only the real changes of level, from a pin that starts low."""
     edges, level = [], 0
-    for line in trace.read_text().splitlines():
-        fields = line.split()
-        if fields[-1] not in ("0", "1"):
-            continue  # the plugin's closing "<count> end"
-        new_level = int(fields[-1])
+    for time, new_level in changes:
         if new_level != level:
-            edges.append(Edge(int(fields[0]), new_level))
+            edges.append(Edge(time, new_level))
             level = new_level
     return edges
 

@@ -17,6 +17,12 @@
 #ifndef SWITCHSCOPE_METHOD_SCOPE
 #define SWITCHSCOPE_METHOD_SCOPE 0
 #endif
+#ifndef SWITCHSCOPE_METHOD_MARKER
+#define SWITCHSCOPE_METHOD_MARKER 0
+#endif
+#ifndef SWITCHSCOPE_PRINT_IN_WINDOW
+#define SWITCHSCOPE_PRINT_IN_WINDOW 0
+#endif
 
 struct probe_window {
     uint32_t start;       /* timer count read at the opening */
@@ -27,7 +33,42 @@ struct probe_window {
 
 extern struct probe_window probe;
 
-#if SWITCHSCOPE_METHOD_SCOPE
+#if SWITCHSCOPE_METHOD_MARKER
+/*
+ * The marker method: nothing runs. Each macro only places a label on the next
+ * instruction; the host finds the labels in the ELF (switchscope_marker_open*,
+ * switchscope_marker_close*) and the simulator counts from the instruction at
+ * the opening label (included) to the one at the closing label (excluded).
+ * With SWITCHSCOPE_PRINT_IN_WINDOW the resumed task also prints a trace line
+ * inside the window, as a benchmark that prints from its tasks does.
+ */
+#define PROBE_MARK(kind) __asm__ volatile("switchscope_marker_" kind "_%=:" ::: "memory")
+
+#define PROBE_OPEN()                         \
+    do {                                     \
+        probe.tick_start = ss_tick_count();  \
+        PROBE_MARK("open");                  \
+    } while (0)
+
+#if SWITCHSCOPE_PRINT_IN_WINDOW
+void harness_print_switch(void);
+#define PROBE_CLOSE()                        \
+    do {                                     \
+        harness_print_switch();              \
+        PROBE_MARK("close");                 \
+        probe.tick_end = ss_tick_count();    \
+    } while (0)
+#define PROBE_METHOD "print"
+#else
+#define PROBE_CLOSE()                        \
+    do {                                     \
+        PROBE_MARK("close");                 \
+        probe.tick_end = ss_tick_count();    \
+    } while (0)
+#define PROBE_METHOD "marker"
+#endif
+
+#elif SWITCHSCOPE_METHOD_SCOPE
 /*
  * The scope method (embOS's oscilloscope measurement, done by the simulator):
  * the window is a pulse on the board's scope pin, high at the opening (C) and

@@ -1,0 +1,108 @@
+"""The intrusion report: what each method puts into the path it measures, and
+what is left after its correction, against the marker figure (which puts
+nothing in the path).
+
+For each scenario: the probe's raw reading and its corrected value, the
+scope's tCD and tCS, and the window of a build that prints a trace line from
+inside the window, as a benchmark that prints from its tasks does.
+"""
+
+from __future__ import annotations
+
+from switchscope import catalog
+from switchscope.errors import FirmwareFailed
+from switchscope.measure import Job, measure
+from switchscope.report import aligned, cell
+
+VARIANTS = ("marker", "probe", "scope", "print")
+
+
+def _median(result: dict, key: str = "stats") -> float:
+    return result[key]["median"]
+
+
+def report(kernel: catalog.Kernel, target: catalog.Target, scenario: catalog.Scenario, samples: int,
+           time_limit: float | None = None, on_stage=None) -> dict:
+    """Measure one scenario with every variant and compare each to the marker."""
+    methods = {**catalog.METHODS, "print": catalog.PRINT_IN_WINDOW}
+    results = {}
+    for variant in VARIANTS:
+        if on_stage:
+            on_stage(f"{scenario.name}: {variant}")
+        job = Job(kernel, target, scenario, methods[variant])
+        try:
+            results[variant] = measure(job, samples, time_limit)
+        except FirmwareFailed as error:
+            if variant != "print":
+                raise
+            # A window made long enough to catch the tick can break a scenario outright
+            # (equal-priority tasks are time-sliced by it): that is the finding.
+            results[variant] = {"error": error.message.split(":", 1)[-1].strip()}
+    truth = _median(results["marker"])
+    probe, scope_result, printed = results["probe"], results["scope"], results["print"]
+    probe_raw = _median(probe) + probe["overhead"]
+    row = {
+        "kernel": kernel.name,
+        "target": target.name,
+        "scenario": scenario.name,
+        "unit": target.unit,
+        "samples": samples,
+        "marker": truth,
+        "probe": {"raw": probe_raw, "adds": probe_raw - truth, "overhead": probe["overhead"],
+                  "corrected": _median(probe), "residual": _median(probe) - truth},
+        "scope": {"t_cd": _median(scope_result) + scope_result["overhead"],
+                  "adds": _median(scope_result) + scope_result["overhead"] - truth,
+                  "t_ab": scope_result["overhead"], "t_cs": _median(scope_result),
+                  "residual": _median(scope_result) - truth},
+        "ns_per_unit": results["marker"].get("ns_per_unit"),
+    }
+    if "error" in printed:
+        row["print"] = {"error": printed["error"]}
+    else:
+        row["print"] = {"raw": _median(printed), "adds": _median(printed) - truth,
+                        "factor": _median(printed) / truth if truth else None,
+                        "ticks_in_window": printed["ticks_in_window"]}
+    return row
+
+
+def _print_cells(row: dict) -> list[str]:
+    printed = row["print"]
+    if "error" in printed:
+        return ["n/a", "", ""]
+    ticks = " *" if printed["ticks_in_window"] else ""
+    return [f"{cell(printed['raw'])}{ticks}", f"+{cell(printed['adds'])}", f"{printed['factor']:.1f}"]
+
+
+def table(rows: list[dict]) -> str:
+    """One block per target: the marker figure, then each method's raw reading,
+    what it added, its corrected figure and the residual error."""
+    blocks = []
+    for target in dict.fromkeys(r["target"] for r in rows):
+        group = [r for r in rows if r["target"] == target]
+        unit = group[0]["unit"]
+        lines = [f"intrusion on {target}, in {unit} (medians; the marker method puts no code in the path)",
+                 *aligned([["scenario", "marker",
+                             "probe raw", "adds", "corrected", "residual",
+                             "scope tCD", "adds", "tCS", "residual",
+                             "print raw", "adds", "x marker"],
+                            *([r["scenario"], cell(r["marker"]),
+                               cell(r["probe"]["raw"]), f"+{cell(r['probe']['adds'])}",
+                               cell(r["probe"]["corrected"]), f"{r['probe']['residual']:+g}",
+                               cell(r["scope"]["t_cd"]), f"+{cell(r['scope']['adds'])}",
+                               cell(r["scope"]["t_cs"]), f"{r['scope']['residual']:+g}",
+                               *_print_cells(r)]
+                              for r in group)])]
+        for r in group:
+            if "error" in r["print"]:
+                lines.append(f"  print, {r['scenario']}: n/a: {r['print']['error']}")
+        if any(r["print"].get("ticks_in_window") for r in group):
+            lines.append("  * the printing window is longer than a tick: the tick interrupt falls inside it "
+                         "(kept, as part of the cost)")
+        ns = group[0]["ns_per_unit"]
+        printed = [r for r in group if "adds" in r["print"]]
+        if ns and printed:
+            worst = max(printed, key=lambda r: r["print"]["adds"])
+            lines.append(f"  printing one trace line inside the window adds up to "
+                         f"{worst['print']['adds'] * ns / 1000:.1f} us at {1000 / ns:g} MHz ({worst['scenario']})")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
