@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from switchscope.analysis import (corrected, counts_to_units, elapsed_counts, overhead,
+from switchscope.analysis import (corrected, counts_to_units, elapsed_counts, intervals, overhead,
                                   percentile_nearest_rank, statistics)
 
 MODULUS = 25000  # SysTick period of mps2-an385 at a 1 kHz tick
@@ -115,3 +115,20 @@ class TestStatistics:
     def test_empty_is_an_error(self):
         with pytest.raises(ValueError):
             statistics([])
+
+
+class TestIntervals:
+    def test_alternating_markers(self):
+        events = [(10, "open"), (25, "close"), (40, "open"), (41, "close")]
+        assert intervals(events, "open", "close") == ([15, 1], 0)
+
+    def test_both_markers_on_one_instruction_read_zero(self):
+        assert intervals([(7, "open"), (7, "close")], "open", "close") == ([0], 0)
+
+    def test_a_close_before_any_open_is_ignored(self):
+        assert intervals([(3, "close"), (10, "open"), (12, "close")], "open", "close") == ([2], 0)
+
+    def test_an_open_reached_again_restarts_the_interval_and_is_counted(self):
+        found, unpaired = intervals([(10, "open"), (20, "open"), (26, "close"), (30, "open")], "open", "close")
+        assert found == [6]
+        assert unpaired == 2  # the one overtaken at 20, and the last one, never closed

@@ -12,7 +12,7 @@ from switchscope.cli import main
     ("--kernel", "zephyr", "freertos, all"),
     ("--target", "stm32f4", "mps2-an385, atmega328p, all"),
     ("--scenario", "pingpong", "resume, signal, yield, isr, ruler, all"),
-    ("--method", "oscilloscope", "probe, scope, all"),
+    ("--method", "oscilloscope", "probe, scope, marker, all"),
 ])
 def test_an_unknown_name_lists_the_valid_ones(capsys, option, value, valid):
     assert main(["run", option, value]) == 2

@@ -7,7 +7,9 @@
  *
  * With stop=COUNT the plugin ends QEMU once COUNT intervals are complete: a
  * watch named "to" reached after one named "from" (for firmware that never
- * ends by itself). Watches at one address are reported in the order given.
+ * ends by itself). With limit=COUNT it ends QEMU after that many events in
+ * all, so a watch reached in a tight loop cannot fill the disk; the log then
+ * ends with "<count> limit". Watches at one address are reported in the order given.
  *
  * The counter is an inline add before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
@@ -34,7 +36,7 @@ static uint64_t executed;
 static struct watch watches[MAX_WATCHES];
 static int watch_count;
 static FILE *events;
-static uint64_t stop_count, stop_seen;
+static uint64_t stop_count, stop_seen, event_limit, events_written;
 static int interval_open;
 
 static void on_watched(unsigned int vcpu_index, void *userdata)
@@ -43,6 +45,11 @@ static void on_watched(unsigned int vcpu_index, void *userdata)
     const struct watch *watch = userdata;
     /* the inline add for this instruction has already run */
     fprintf(events, "%" PRIu64 " %s\n", executed - 1, watch->name);
+    if (event_limit && ++events_written == event_limit) {
+        fprintf(events, "%" PRIu64 " limit\n", executed - 1);
+        fclose(events);
+        _exit(0);
+    }
     if (!strcmp(watch->name, "from"))
         interval_open = 1;
     if (stop_count && interval_open && !strcmp(watch->name, "to") && (interval_open = 0, ++stop_seen == stop_count)) {
@@ -83,6 +90,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             out = argv[i] + 4;
         } else if (!strncmp(argv[i], "stop=", 5)) {
             stop_count = strtoull(argv[i] + 5, NULL, 0);
+        } else if (!strncmp(argv[i], "limit=", 6)) {
+            event_limit = strtoull(argv[i] + 6, NULL, 0);
         } else if (!strncmp(argv[i], "watch=", 6) && watch_count < MAX_WATCHES) {
             char *colon = NULL;
             watches[watch_count].address = strtoull(argv[i] + 6, &colon, 0);

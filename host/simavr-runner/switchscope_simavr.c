@@ -5,14 +5,16 @@
  *   switchscope-simavr --mcu atmega328p --frequency 16000000 --firmware F.elf
  *       [--max-cycles N] [--parameters-at ADDR --parameters TEXT]
  *       [--pin B5 ...] [--pin-log FILE] [--exit-register ADDR]
- *       [--interrupt-entry-cycles N] [--watch ADDR:NAME ... --watch-log FILE [--stop COUNT]]
+ *       [--interrupt-entry-cycles N] [--watch ADDR:NAME ... --watch-log FILE [--stop COUNT] [--limit COUNT]]
  *
  * UART0 output goes to stdout, byte for byte. Every change of a watched pin is
  * appended to the pin log as "<cycle> <pin> <level>". Each time the program
  * counter reaches a watched code address (a byte address, as in the ELF), the
  * watch log gets "<cycle> <name>": the cycle at which that instruction starts.
  * With --stop the run ends once COUNT intervals are complete: a watch named
- * "to" reached after one named "from". The last line on stderr
+ * "to" reached after one named "from". With --limit the run ends after that
+ * many watch events in all (the log then ends "<cycle> limit"), so a watch
+ * reached in a tight loop cannot fill the disk. The last line on stderr
  * says how the run ended:
  *   "switchscope-simavr: done code=C cycles=N"     firmware slept with interrupts off
  *   "switchscope-simavr: budget cycles=N"          the cycle budget ran out
@@ -53,7 +55,7 @@ struct run {
     const char *watch_name[MAX_WATCHES];
     int watch_count;
     FILE *watch_log;
-    unsigned long stop_count, stop_seen;
+    unsigned long stop_count, stop_seen, event_limit, events_written;
     int interval_open;
     const struct mcu_facts *mcu; /* 0 when the mcu is not in known_mcus */
 };
@@ -151,6 +153,10 @@ static int check_watches(struct run *run)
         if (run->watch_address[i] != avr->pc)
             continue;
         fprintf(run->watch_log, "%" PRIu64 " %s\n", (uint64_t)avr->cycle, run->watch_name[i]);
+        if (run->event_limit && ++run->events_written == run->event_limit) {
+            fprintf(run->watch_log, "%" PRIu64 " limit\n", (uint64_t)avr->cycle);
+            return 1;
+        }
         if (!strcmp(run->watch_name[i], "from"))
             run->interval_open = 1;
         else if (run->stop_count && run->interval_open && !strcmp(run->watch_name[i], "to")) {
@@ -212,6 +218,12 @@ int main(int argc, char **argv)
             run.watch_name[run.watch_count++] = colon + 1;
         } else if (!strcmp(option, "--stop")) {
             run.stop_count = strtoul(value, NULL, 0);
+        } else if (!strcmp(option, "--limit")) {
+            run.event_limit = strtoul(value, NULL, 0);
+        } else if (!strcmp(option, "--pin")) {
+            if (run.pin_count == MAX_PINS || strlen(value) != 2 || value[0] < 'A' || value[0] > 'L' || value[1] < '0' || value[1] > '7')
+                usage("--pin takes a port letter and a bit, e.g. B5 (at most 8 pins)");
+            pin_names[run.pin_count++] = value;
         } else
             usage("unknown option");
     }
@@ -302,7 +314,7 @@ int main(int argc, char **argv)
     if (run.watch_log)
         fclose(run.watch_log);
     if (stopped) {
-        fprintf(stderr, "switchscope-simavr: done code=0 cycles=%" PRIu64 " (stop count reached)\n", (uint64_t)avr->cycle);
+        fprintf(stderr, "switchscope-simavr: done code=0 cycles=%" PRIu64 " (stop or limit reached)\n", (uint64_t)avr->cycle);
         return 0;
     }
     if (state == cpu_Done) {

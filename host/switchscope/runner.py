@@ -31,7 +31,9 @@ PARAMETERS_SYMBOL = "board_host_parameters"
 PARAMETERS_MAGIC = "ss:"
 SCOPE_EDGE_SYMBOLS = (("board_scope_high_edge", 1), ("board_scope_low_edge", 0))  # QEMU boards' LED stores
 SIMAVR_SCOPE_PIN = "B5"  # must match BOARD_SCOPE_PIN of the AVR boards
-CYCLES_PER_SAMPLE_BUDGET = 2_000_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
+CYCLES_PER_SAMPLE_BUDGET = 2_000_000
+EVENTS_PER_SAMPLE_LIMIT = 8  # watch events a run may log per sample requested (a window needs 2 to 4)
+EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
 
 
@@ -59,6 +61,7 @@ class RunOutput:
     command: list[str] = field(default_factory=list)
     edges: list[Edge] | None = None  # the scope pin's changes, when it was watched
     events: list[Event] | None = None  # the watched addresses reached, in order, when any were watched
+    events_limited: bool = False  # the run was ended because the watch log reached its limit
 
 
 def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) -> list[str]:
@@ -165,6 +168,7 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
+    event_limit = EVENTS_LIMIT_BASE + EVENTS_PER_SAMPLE_LIMIT * samples
     with tempfile.TemporaryDirectory(prefix="switchscope-") as scratch:
         pin_log = Path(scratch) / "pins.txt"
         event_log = Path(scratch) / "events.txt"
@@ -176,6 +180,7 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
                 watches += [(found[symbol], f"pin{level}") for symbol, level in SCOPE_EDGE_SYMBOLS]
             if watches:
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
+                arguments += f",limit={event_limit}"
                 if stop_after:
                     arguments += f",stop={stop_after}"
                 command += ["-plugin", f"{native.qemu_plugin()},out={event_log}{arguments}"]
@@ -189,12 +194,14 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
                 command += ["--watch-log", str(event_log)]
                 for address, name in watches:
                     command += ["--watch", f"{hex(address)}:{name}"]
+                command += ["--limit", str(event_limit)]
                 if stop_after:
                     command += ["--stop", str(stop_after)]
             simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
             options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
         stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
         events = _read_events(event_log) if event_log.is_file() else None
+        events_limited = event_log.is_file() and event_log.read_text()[-64:].rstrip().endswith(" limit")
         edges = None
         if watch_scope_pin and target.simulator == "qemu" and events is not None:
             edges = _edges([(e.time, int(e.name[3:])) for e in events if e.name in ("pin0", "pin1")])
@@ -204,20 +211,21 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
 
     exit_code, stopped = returncode, None
     if returncode is None:
-        stopped = f"did not finish within {time_limit:.0f} s"
+        stopped = f"the firmware did not finish within {time_limit:.0f} s and was stopped"
     elif target.simulator == "simavr":
         exit_code, stopped = _simavr_outcome(returncode, stderr)
     return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
-                     simulator=simulator, options=options, command=command, edges=edges, events=events)
+                     simulator=simulator, options=options, command=command, edges=edges, events=events,
+                     events_limited=events_limited)
 
 
 def _read_events(log: Path) -> list[Event]:
     """"<count> <name>" lines from the QEMU plugin or the simavr runner; the
-    plugin's closing "<count> end" is left out."""
+    closing "<count> end" or "<count> limit" is left out."""
     events = []
     for line in log.read_text().splitlines():
         time, _, name = line.partition(" ")
-        if name and name != "end":
+        if name and name not in ("end", "limit"):
             events.append(Event(int(time), name))
     return events
 
@@ -248,11 +256,12 @@ def _simavr_outcome(returncode: int, stderr: str) -> tuple[int | None, str | Non
     if returncode == 10:
         cycles = re.search(r"budget (pc=\S+) cycles=(\d+)", stderr)
         where = f" ({cycles.group(1)})" if cycles else ""
-        return None, f"ran out of its cycle budget{where}: it never finished"
+        return None, f"the firmware ran out of its cycle budget{where} and was stopped: it never finished"
     if returncode == 11:
         crashed = re.search(r"crashed (pc=\S+)", stderr)
-        return None, f"crashed in simavr at {crashed.group(1) if crashed else 'an unknown pc'}"
-    return None, f"the simavr runner failed (exit {returncode})"
+        return None, f"the firmware crashed in simavr at {crashed.group(1) if crashed else 'an unknown pc'}"
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    return None, f"the simavr runner failed (exit {returncode}): {last}"
 
 
 def check_completed(output: RunOutput, what: str) -> None:
@@ -262,7 +271,7 @@ def check_completed(output: RunOutput, what: str) -> None:
     received = f"{len(stream.samples)} samples received before it stopped"
     if output.stopped:
         raise FirmwareFailed(
-            f"{what}: the firmware {output.stopped} and was stopped ({received}). Its last output:\n{said}",
+            f"{what}: {output.stopped} ({received}). Its last output:\n{said}",
             "a scenario that never ends is a bug in it or in the kernel port; --timeout raises the limit for long runs",
         )
     if stream.fault:

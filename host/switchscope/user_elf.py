@@ -42,7 +42,10 @@ def measure_elf(elf: Path, target: Target, start: str, stop: str, count: int, ti
     if not intervals:
         said = output.stream.last_output() or [f"raw: {output.stderr.strip()[-300:]}" if output.stderr.strip()
                                                else "(nothing)"]
-        why = output.stopped or f"the simulator ended (exit {output.exit_code})"
+        if output.events_limited:
+            why = f"the run was ended after {len(events)} watch events"
+        else:
+            why = output.stopped or f"the firmware ended (exit {output.exit_code})"
         raise FirmwareFailed(
             f"{elf}: no interval measured: --from {start} (0x{start_address:x}) was reached {reached['from']} "
             f"time(s), --to {stop} (0x{stop_address:x}) {reached['to']} time(s) after it; {why}",

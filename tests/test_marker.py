@@ -1,0 +1,136 @@
+"""The marker method: zero intrusion, the intrusion report, and `switchscope
+measure` on firmware built outside the project's scenario tree."""
+
+import json
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+
+from switchscope import catalog, intrusion
+from switchscope.cli import main
+from switchscope.errors import FirmwareFailed, SwitchscopeError
+from switchscope.measure import Job, measure
+from switchscope.user_elf import measure_elf
+
+BLOCKS = [0, 1, 2, 3, 10, 100, 1000]
+
+
+@pytest.mark.parametrize("target", list(catalog.TARGETS))
+def test_the_marker_ruler_reads_exactly_n(target):
+    result = measure(Job(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["ruler"],
+                         catalog.METHODS["marker"]), samples=70)
+    assert result["samples"] == [BLOCKS[seq % 7] for seq in range(70)]
+
+
+@pytest.mark.parametrize("target", list(catalog.TARGETS))
+def test_the_intrusion_report_accounts_for_every_method(target):
+    row = intrusion.report(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["resume"],
+                           samples=50)
+    # the probe adds exactly its calibrated cost, the scope exactly its bare pulse,
+    # and after their corrections nothing is left
+    assert row["probe"]["adds"] == row["probe"]["overhead"] > 0
+    assert row["probe"]["residual"] == 0
+    assert row["scope"]["adds"] == row["scope"]["t_ab"] > 0
+    assert row["scope"]["residual"] == 0
+    # printing one line from inside the window costs many times the switch itself
+    assert row["print"]["raw"] > 10 * row["marker"]
+    assert row["print"]["adds"] == row["print"]["raw"] - row["marker"]
+
+
+def test_the_intrusion_command_prints_one_block_per_target(capsys, tmp_path):
+    out = tmp_path / "intrusion.json"
+    assert main(["intrusion", "--scenario", "yield", "--samples", "30", "--json", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "intrusion on mps2-an385, in instructions" in printed
+    assert "intrusion on atmega328p, in cycles" in printed
+    rows = json.loads(out.read_text())["results"]
+    assert {r["target"] for r in rows} == {"mps2-an385", "atmega328p"}
+
+
+# A tiny firmware of the user's: a loop that calls a block of N no-ops, with a
+# label before the call and one after it. From the first label to the second:
+# the call, N no-ops and the return.
+N = 37
+CORTEX_M3_FIRMWARE = textwrap.dedent(f"""
+    #include <stdint.h>
+    extern uint32_t stack_top;
+    void reset(void);
+    __attribute__((section(".vectors"), used)) static void (*const vectors[2])(void) = {{
+        (void (*)(void))&stack_top, reset}};
+    __asm__(".syntax unified\\n.thumb\\n.thumb_func\\npayload:\\n.rept {N}\\nnop\\n.endr\\nbx lr\\n");
+    void never_called(void) {{ for (;;) ; }}
+    void reset(void) {{
+        for (;;)
+            __asm__ volatile("measure_from: bl payload\\nmeasure_to:" ::: "r0", "r1", "r2", "r3", "r12", "lr", "memory");
+    }}
+""")
+CORTEX_M3_LINK = """
+    MEMORY { CODE (rx) : ORIGIN = 0, LENGTH = 64K  RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 64K }
+    SECTIONS { .text : { KEEP(*(.vectors)) *(.text*) } > CODE
+               .bss : { . += 1024; stack_top = .; } > RAM }
+"""
+AVR_FIRMWARE = textwrap.dedent(f"""
+    __asm__("payload:\\n.rept {N}\\nnop\\n.endr\\nret\\n");
+    void never_called(void) {{ for (;;) ; }}
+    int main(void) {{
+        for (;;)
+            __asm__ volatile("measure_from: rcall payload\\nmeasure_to:" ::: "memory");
+    }}
+""")
+
+
+@pytest.fixture(scope="module")
+def user_firmware(tmp_path_factory):
+    """The tiny firmware built for each target with the plain toolchains."""
+    folder = tmp_path_factory.mktemp("user-firmware")
+    (folder / "m3.c").write_text(CORTEX_M3_FIRMWARE)
+    (folder / "m3.ld").write_text(CORTEX_M3_LINK)
+    (folder / "avr.c").write_text(AVR_FIRMWARE)
+    subprocess.run([shutil.which("arm-none-eabi-gcc"), "-mcpu=cortex-m3", "-mthumb", "-O2", "-nostdlib",
+                    "-T", str(folder / "m3.ld"), str(folder / "m3.c"), "-o", str(folder / "m3.elf")], check=True)
+    subprocess.run([shutil.which("avr-gcc"), "-mmcu=atmega328p", "-O2", str(folder / "avr.c"),
+                    "-o", str(folder / "avr.elf")], check=True)
+    return {"mps2-an385": folder / "m3.elf", "atmega328p": folder / "avr.elf"}
+
+
+# bl (1) + nops + bx lr (1) instructions; rcall (3) + nops + ret (4) cycles
+EXPECTED = {"mps2-an385": N + 2, "atmega328p": N + 7}
+
+
+@pytest.mark.parametrize("target", list(catalog.TARGETS))
+def test_measure_counts_between_two_points_of_a_users_firmware(user_firmware, target):
+    result = measure_elf(user_firmware[target], catalog.TARGETS[target], "measure_from", "measure_to",
+                         count=50, time_limit=30)
+    assert result["samples"] == [EXPECTED[target]] * 50
+    assert result["unit"] == catalog.TARGETS[target].unit
+
+
+def test_measure_takes_addresses_too_and_writes_json(user_firmware, tmp_path, capsys):
+    from switchscope.runner import symbols
+    found = symbols(catalog.TARGETS["atmega328p"], user_firmware["atmega328p"])
+    out = tmp_path / "measure.json"
+    assert main(["measure", str(user_firmware["atmega328p"]), "--target", "atmega328p",
+                 "--from", hex(found["measure_from"]), "--to", "measure_to", "--count", "20",
+                 "--json", str(out)]) == 0
+    assert "in microseconds at 16 MHz" in capsys.readouterr().out
+    (result,) = json.loads(out.read_text())["results"]
+    assert result["samples"] == [N + 7] * 20
+
+
+def test_an_unknown_symbol_is_named_with_the_near_ones(user_firmware):
+    with pytest.raises(SwitchscopeError, match="has no symbol 'measure_fro'") as error:
+        measure_elf(user_firmware["mps2-an385"], catalog.TARGETS["mps2-an385"], "measure_fro", "measure_to",
+                    count=5, time_limit=10)
+    assert "did you mean: measure_from" in str(error.value)
+
+
+@pytest.mark.parametrize("target", list(catalog.TARGETS))
+def test_a_marker_never_reached_is_reported_within_the_bound(user_firmware, target):
+    with pytest.raises(FirmwareFailed) as error:
+        measure_elf(user_firmware[target], catalog.TARGETS[target], "measure_from", "never_called",
+                    count=5, time_limit=3)
+    message = str(error.value)
+    assert "no interval measured" in message
+    assert "--to never_called" in message and "0 time(s) after it" in message
