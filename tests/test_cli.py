@@ -11,7 +11,7 @@ from switchscope.cli import main
 @pytest.mark.parametrize("option,value,valid", [
     ("--kernel", "zephyr", "freertos, all"),
     ("--target", "stm32f4", "mps2-an385, atmega328p, all"),
-    ("--scenario", "pingpong", "resume, signal, yield, isr, ruler, all"),
+    ("--scenario", "pingpong", "resume, signal, yield, isr, rotate, ruler, all"),
     ("--method", "oscilloscope", "probe, scope, marker, all"),
 ])
 def test_an_unknown_name_lists_the_valid_ones(capsys, option, value, valid):

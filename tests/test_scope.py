@@ -32,8 +32,16 @@ def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
     probe = measure(job(scenario, target, "probe"), samples=100)
     scope = measure(job(scenario, target, "scope"), samples=100)
     marker = measure(job(scenario, target, "marker"), samples=100)
-    assert scope["count"] == probe["count"] == marker["count"] == 100
-    assert scope["samples"] == probe["samples"] == marker["samples"]
+    for result in (probe, scope, marker):
+        assert result["count"] + result["excluded"] == 100
+    if scenario == "rotate":
+        # rotate does not wait for a tick before each window, so which windows the tick
+        # falls into (and are left out) differs between builds; the values do not
+        assert {k: scope["stats"][k] for k in ("min", "median", "max")} == \
+            {k: probe["stats"][k] for k in ("min", "median", "max")} == \
+            {k: marker["stats"][k] for k in ("min", "median", "max")}
+    else:
+        assert scope["samples"] == probe["samples"] == marker["samples"]
     assert scope["scope"]["pin"] == PIN[target]
     assert scope["overhead"] > 0  # the bare pulse
     assert marker["overhead"] == 0

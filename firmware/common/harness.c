@@ -45,20 +45,30 @@ static void emit_meta_number(const char *key, uint32_t value)
     send_text(RECORD_META, key, SS_TEXT("="), p, 1 << 2);
 }
 
-/* "samples=N" among space-separated parameters; anything else is ignored. */
-static void parse_parameters(const char *params)
+static const char *parameters = "";
+
+uint32_t harness_samples(void) { return samples_requested; }
+
+uint32_t harness_parameter(const char *name, uint32_t fallback)
 {
-    const char *found = strstr(params, "samples=");
-    if (!found)
-        return;
-    uint32_t value = 0;
-    for (const char *p = found + 8; *p >= '0' && *p <= '9'; p++)
-        value = value * 10 + (uint32_t)(*p - '0');
-    if (value > 0)
-        samples_requested = value;
+    size_t len = strlen(name);
+    for (const char *p = parameters; (p = strstr(p, name)) != 0; p += len) {
+        if ((p != parameters && p[-1] != ' ') || p[len] != '=')
+            continue;
+        uint32_t value = 0;
+        const char *digit = p + len + 1;
+        if (*digit < '0' || *digit > '9')
+            return fallback;
+        for (; *digit >= '0' && *digit <= '9'; digit++)
+            value = value * 10 + (uint32_t)(*digit - '0');
+        return value;
+    }
+    return fallback;
 }
 
 void harness_log(const char *text) { send_text(RECORD_LOG, text, 0, 0, 0); }
+
+void harness_describe(const char *key, uint32_t value) { emit_meta_number(key, value); }
 
 #if SWITCHSCOPE_PRINT_IN_WINDOW
 /* What a benchmark that prints from its tasks does at every switch (the
@@ -97,7 +107,7 @@ void harness_begin(void)
     }
 }
 
-static void send_sample(uint32_t seq, uint16_t tag)
+void harness_record(uint32_t seq, uint16_t tag)
 {
     uint8_t payload[16] = {RECORD_SAMPLE};
     put_u32(payload + 1, seq);
@@ -109,6 +119,14 @@ static void send_sample(uint32_t seq, uint16_t tag)
     record_send(payload, sizeof payload);
 }
 
+void harness_end(uint32_t samples_sent)
+{
+    uint8_t payload[5] = {RECORD_END};
+    put_u32(payload + 1, samples_sent);
+    record_send(payload, sizeof payload);
+    board_exit(0);
+}
+
 void harness_run(uint16_t (*window)(uint32_t seq))
 {
     harness_begin();
@@ -118,12 +136,9 @@ void harness_run(uint16_t (*window)(uint32_t seq))
             BOARD_SCOPE_HIGH(); /* A */
             BOARD_SCOPE_LOW();  /* B */
         }
-        send_sample(seq, window(seq));
+        harness_record(seq, window(seq));
     }
-    uint8_t payload[5] = {RECORD_END};
-    put_u32(payload + 1, samples_requested);
-    record_send(payload, sizeof payload);
-    board_exit(0);
+    harness_end(samples_requested);
 }
 
 void harness_fail(const char *reason)
@@ -143,7 +158,10 @@ int main(void)
     board_init();
     const uint8_t hello[2] = {RECORD_HELLO, RECORD_PROTOCOL_VERSION};
     record_send(hello, sizeof hello);
-    parse_parameters(board_parameters());
+    parameters = board_parameters();
+    samples_requested = harness_parameter("samples", DEFAULT_SAMPLES);
+    if (samples_requested == 0)
+        samples_requested = DEFAULT_SAMPLES;
     board_describe(emit_meta);
     ss_kernel_describe(emit_meta);
     emit_meta(SS_TEXT("scenario"), scenario.name);

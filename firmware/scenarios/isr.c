@@ -28,6 +28,7 @@ static uint16_t window(uint32_t seq)
     (void)seq;
     PROBE_OPEN();
     board_soft_irq_pend();
+    ss_complete_switch(); /* where the configuration does not switch by itself */
     return 0;
 }
 

@@ -22,6 +22,7 @@ static uint16_t window(uint32_t seq)
     ss_task *target = high; /* loaded before the window opens */
     PROBE_OPEN();
     ss_task_resume(target);
+    ss_complete_switch(); /* where the configuration does not switch by itself */
     return 0;
 }
 

@@ -22,6 +22,7 @@ static uint16_t window(uint32_t seq)
     ss_signal *target = wake; /* loaded before the window opens */
     PROBE_OPEN();
     ss_signal_give(target);
+    ss_complete_switch(); /* where the configuration does not switch by itself */
     return 0;
 }
 

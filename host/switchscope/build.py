@@ -8,18 +8,18 @@ rebuilt and two configurations never overwrite each other.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from switchscope import kernel_source, paths
+from switchscope import configs, kernel_source, paths
 from switchscope.catalog import Kernel, Scenario, Target
+from switchscope.configs import Config
 from switchscope.errors import BuildFailed
 from switchscope.tools import require, version_line
-
-OPTIMISATION = "-O2"
 
 # What each method builds in: the probe is the default; the marker build adds
 # no instructions at all; "print" is the marker build with a trace line printed
@@ -44,6 +44,7 @@ class Firmware:
     cflags: tuple[str, ...]
     flash_bytes: int
     ram_bytes: int
+    config: Config
     defines: dict[str, str] = field(default_factory=dict)
 
 
@@ -70,10 +71,30 @@ def _sizes(size_tool: str, elf: Path) -> tuple[int, int]:
     return text + data, data + bss
 
 
+def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: list[Path],
+             ldflags: tuple[str, ...], out_dir: Path, elf: Path, kernel: Kernel, target: Target,
+             scenario: Scenario) -> None:
+    command = [gcc, *cflags, *(f"-I{d}" for d in includes), *map(str, sources), *ldflags,
+               f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(elf) + ".tmp"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
+    if result.returncode != 0:
+        hint = f"the full log is in {out_dir / 'build.log'}"
+        if "nano.specs" in result.stderr:
+            hint = "install the Debian package libnewlib-arm-none-eabi (the C library for arm-none-eabi-gcc)"
+        raise BuildFailed(
+            f"building {scenario.name} for {kernel.name} on {target.name} failed:\n{result.stderr.strip()[-3000:]}",
+            hint,
+        )
+    Path(str(elf) + ".tmp").replace(elf)
+
+
 def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "probe",
-          defines: dict[str, str] | None = None) -> Firmware:
-    """Build the firmware of one scenario for one method (a key of METHOD_DEFINES)."""
-    defines = {**METHOD_DEFINES[method], **(defines or {})}
+          config: Config | None = None) -> Firmware:
+    """Build the firmware of one scenario for one method (a key of METHOD_DEFINES)
+    in one configuration (the default one if none is given)."""
+    config = config or configs.resolve({}, kernel, target, scenario)
+    defines = {**METHOD_DEFINES[method], **config.defines()}
     gcc = require(target.gcc, target.gcc_package)
     firmware = paths.firmware_dir()
     board_dir = firmware / "boards" / target.name
@@ -89,7 +110,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
         *source.sources,
     ]
     includes = [firmware / "include", board_dir, port_dir, *source.include_dirs]
-    cflags = (*target.cflags, OPTIMISATION, "-g", "-ffunction-sections", "-fdata-sections", "-Wall",
+    cflags = (*target.cflags, config["opt"], "-g", "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
     ldflags = (*(flag.replace("{board}", str(board_dir)) for flag in target.ldflags), "-Wl,--gc-sections")
 
@@ -100,23 +121,13 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method}-{digest}"
     elf = out_dir / "firmware.elf"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with (out_dir / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel runs of one firmware build it once
+        if not elf.is_file():
+            _compile(gcc, cflags, includes, sources, ldflags, out_dir, elf, kernel, target, scenario)
 
-    if not elf.is_file():
-        out_dir.mkdir(parents=True, exist_ok=True)
-        command = [gcc, *cflags, *(f"-I{d}" for d in includes), *map(str, sources), *ldflags,
-                   f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(elf) + ".tmp"]
-        result = subprocess.run(command, capture_output=True, text=True)
-        (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
-        if result.returncode != 0:
-            hint = f"the full log is in {out_dir / 'build.log'}"
-            if "nano.specs" in result.stderr:
-                hint = "install the Debian package libnewlib-arm-none-eabi (the C library for arm-none-eabi-gcc)"
-            raise BuildFailed(
-                f"building {scenario.name} for {kernel.name} on {target.name} failed:\n{result.stderr.strip()[-3000:]}",
-                hint,
-            )
-        Path(str(elf) + ".tmp").replace(elf)
-
+    flash, ram = _sizes(gcc[: -len("gcc")] + "size", elf)
     flash, ram = _sizes(gcc[: -len("gcc")] + "size", elf)
     if flash > target.flash_bytes or ram > target.ram_bytes:
         raise BuildFailed(
@@ -126,4 +137,4 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
         )
     return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
                     kernel_source=source.version, compiler=compiler, cflags=cflags, flash_bytes=flash,
-                    ram_bytes=ram, defines=defines)
+                    ram_bytes=ram, config=config, defines=defines)

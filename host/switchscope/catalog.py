@@ -35,6 +35,7 @@ class Target:
     unit: str  # what the simulator counts: "instructions" or "cycles"
     flash_bytes: int
     ram_bytes: int
+    max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
@@ -117,6 +118,7 @@ TARGETS = {
             unit="cycles",
             flash_bytes=32 * 1024,
             ram_bytes=2 * 1024,
+            max_tasks=4,
         ),
     ]
 }
@@ -128,6 +130,8 @@ SCENARIOS = {
         Scenario("signal", "a low-priority task gives a signal a high-priority task waits on (BeRTOS method)"),
         Scenario("yield", "two tasks of equal priority yield to each other (cooperative switch)"),
         Scenario("isr", "an interrupt handler wakes a high-priority task that preempts the low-priority one"),
+        Scenario("rotate", "N tasks (--tasks, default 2) rotated by priority changes, one sample per switch "
+                           "(the Cortex-M3 study's method)"),
         Scenario("ruler", "self-test: times blocks of N no-ops, each must read exactly N", check=True),
     ]
 }

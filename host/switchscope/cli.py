@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, intrusion, report
+from switchscope import __version__, catalog, configs, intrusion, report
 from switchscope.analyze import analyze
 from switchscope.errors import SwitchscopeError
 from switchscope.measure import Job, default_time_limit, measure
@@ -65,17 +65,26 @@ def command_list(_args) -> int:
         for name, item in table.items():
             note = " (not in 'all')" if getattr(item, "check", False) else ""
             print(f"  {name.ljust(width)}  {item.summary}{note}")
+    print("configuration options (--config NAME=VALUE):")
+    width = max(len(name) for name in configs.OPTIONS)
+    for name, option in configs.OPTIONS.items():
+        values = "4..32" if option.numeric else "|".join(option.values)
+        print(f"  {name.ljust(width)}  {option.summary} [{values}, default {option.default}]")
     return 0
 
 
 def command_run(args) -> int:
     if args.samples < 1:
         raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
-    jobs = [Job(k, t, s, m)
+    chosen = configs.parse(args.config)
+    scenarios = catalog.select_scenarios(args.scenario)
+    if args.tasks is not None and args.scenario == "all":
+        scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
+    jobs = [Job(k, t, s, m, configs.resolve(chosen, k, t, s, args.tasks), args.tasks)
             for k in catalog.select_kernels(args.kernel)
             for t in catalog.select_targets(args.target)
             for m in catalog.select_methods(args.method)
-            for s in catalog.select_scenarios(args.scenario)]
+            for s in scenarios]
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
     scope_jobs = [job for job in jobs if job.method.name == "scope"]
@@ -179,6 +188,10 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--scenario", default="all", help="scenario name or 'all' (default: all)")
     run.add_argument("--method", default="probe", help="measurement method or 'all' (default: probe)")
     run.add_argument("--samples", type=int, default=10000, help="samples per scenario (default: 10000)")
+    run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                     help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
+                          "trace=on, ... (switchscope list shows them all)")
+    run.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
     run.add_argument("--json", metavar="PATH", help="also write every result, with all samples, as JSON")
     run.add_argument("--vcd", metavar="PATH",
                      help="with --method scope: write the scope pin's trace as VCD (one file per scenario "

@@ -6,8 +6,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope import __version__, analysis, scope
-from switchscope.build import METHOD_DEFINES, OPTIMISATION, Firmware, build
+from switchscope import __version__, analysis, configs, scope
+from switchscope.build import METHOD_DEFINES, Firmware, build
+from switchscope.configs import Config
 from switchscope.catalog import Kernel, Method, Scenario, Target
 from switchscope.errors import FirmwareFailed
 from switchscope.runner import Edge, Event, Progress, RunOutput, check_completed, run, symbols
@@ -25,9 +26,21 @@ class Job:
     target: Target
     scenario: Scenario
     method: Method
+    config: Config | None = None  # None: the default configuration
+    tasks: int | None = None  # rotate only: how many tasks
+
+    def resolved_config(self) -> Config:
+        return self.config or configs.resolve({}, self.kernel, self.target, self.scenario, self.tasks)
 
     def __str__(self) -> str:
-        return f"{self.kernel.name}/{self.target.name}/{self.scenario.name}/{self.method.name}"
+        name = f"{self.kernel.name}/{self.target.name}/{self.scenario.name}/{self.method.name}"
+        if self.tasks:
+            name += f"/{self.tasks} tasks"
+        if self.config:
+            defaults = configs.resolve({}, self.kernel, self.target, self.scenario, self.tasks)
+            if self.config != defaults:
+                name += f" [{self.config.label(defaults)}]"
+        return name
 
 
 def default_time_limit(samples: int) -> float:
@@ -70,7 +83,7 @@ def _scope_values(stream: Stream, edges: list[Edge] | None, job: Job) -> tuple[l
     if edges is None:
         raise FirmwareFailed(f"{job}: the simulator recorded no scope pin changes")
     try:
-        found = scope.measurements([(e.time, e.level) for e in edges])
+        found = scope.measurements([(e.time, e.level) for e in edges])[_warmup_windows(stream):]
     except scope.ScopeError as error:
         raise FirmwareFailed(f"{job}: {error}") from None
     if len(found) != len(stream.samples):
@@ -95,8 +108,14 @@ def marker_watches(job: Job, firmware: Firmware) -> list[tuple[int, str]]:
     return watches
 
 
+def _warmup_windows(stream: Stream) -> int:
+    """Windows the firmware opened before its first sample (rotate's warm-up)."""
+    return int(stream.meta.get("warmup_windows", "0"))
+
+
 def _marker_values(stream: Stream, events: list[Event] | None, job: Job) -> list[int]:
     found, unpaired = analysis.intervals([(e.time, e.name) for e in events or []], "open", "close")
+    found = found[_warmup_windows(stream):]
     if len(found) != len(stream.samples) or unpaired:
         raise FirmwareFailed(f"{job}: the markers give {len(found)} windows ({unpaired} openings without a "
                              f"closing) for {len(stream.samples)} samples in the stream")
@@ -140,9 +159,10 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
     if not values:
         raise FirmwareFailed(f"{job}: every sample was excluded (the kernel tick fell into each window)")
 
+    # what the firmware reports of itself, then the options it was built with
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}
-    config["optimisation"] = OPTIMISATION
-    config.update({k: v for k, v in firmware.defines.items() if k not in METHOD_DEFINES[job.method.name]})
+    config["optimisation"] = firmware.config["opt"]
+    options = firmware.config.as_dict()
     result = {
         "kernel": job.kernel.name,
         "kernel_version": stream.meta.get("kernel_version"),
@@ -164,6 +184,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
         "clamped": clamped,
         "samples": values,
         "config": config,
+        "options": options,
         "toolchain": {"compiler": firmware.compiler, "cflags": list(firmware.cflags)},
         "simulator": {},
         **extra,
@@ -176,7 +197,10 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
     if ns_per_unit is not None:
         result["ns_per_unit"] = float(ns_per_unit)
         result["stats_ns"] = {key: value * float(ns_per_unit) for key, value in result["stats"].items()}
-    if any(tags):
+    if job.scenario.name == "rotate":
+        result["tasks"] = job.tasks or 2  # the firmware's default
+        result["pairs"] = [[tag >> 8, tag & 0xFF] for tag in tags]
+    elif any(tags):
         result["sample_tags"] = tags
     return result
 
@@ -187,12 +211,13 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     With the scope method, `vcd` receives the pin's trace."""
     if on_stage:
         on_stage("building")
-    firmware = build(job.kernel, job.target, job.scenario, job.method.name)
+    firmware = build(job.kernel, job.target, job.scenario, job.method.name, job.resolved_config())
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
     watches = marker_watches(job, firmware) if job.method.name in ("marker", "print") else []
-    output: RunOutput = run(job.target, firmware.elf, [f"samples={samples}"], samples, limit, progress,
+    parameters = [f"samples={samples}"] + ([f"tasks={job.tasks}"] if job.tasks else [])
+    output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
                             watch_scope_pin=job.method.name == "scope", watches=watches)
     check_completed(output, str(job))
     result = analyse(output.stream, firmware, job, output.edges, output.events)

@@ -34,7 +34,8 @@ def heading(result: dict) -> str:
     else:
         detail = [f"probe overhead {result['overhead']} {result['unit']} subtracted"]
     if tick:
-        detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, tick {tick} Hz, {config.get('optimisation')}")
+        detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, priorities={config.get('priorities')}, "
+                      f"tick {tick} Hz, {config.get('optimisation')}")
     detail.append(f"on {result['simulator']['name']}")
     return ", ".join(parts) + "\n  " + "; ".join(detail)
 
@@ -54,7 +55,7 @@ def table(results: list[dict]) -> str:
     """One block per (kernel, target, method), one line per scenario; for
     results in true cycles, the same statistics again in microseconds."""
     blocks = []
-    key = lambda r: (r["kernel"], r["target"], r["method"])
+    key = lambda r: (r["kernel"], r["target"], r["method"], json.dumps(r.get("options"), sort_keys=True))
     for _, group in groupby(results, key=key):
         group = list(group)
         lines = [heading(group[0]), *aligned([["scenario", *COLUMNS], *(_row(r) for r in group)])]

@@ -31,10 +31,24 @@ extern const struct scenario scenario;
  */
 void harness_run(uint16_t (*window)(uint32_t seq)) __attribute__((noreturn));
 
-/* Call once from a task, after the kernel started and before the first
- * window: calibrates the probe and describes the stamp timer to the host.
- * harness_run() does this itself. */
+/* How many samples the host asked for. */
+uint32_t harness_samples(void);
+
+/* A numeric run parameter the host passed ("name=value"), or `fallback`. */
+uint32_t harness_parameter(const char *name, uint32_t fallback);
+
+/* For a scenario that runs its own sampling loop (harness_run does all three):
+ * harness_begin() once from a task after the kernel started and before the
+ * first window (it calibrates the probe and describes the stamp timer);
+ * harness_record() after each window has closed; harness_end() after the
+ * last, which stops the machine. */
 void harness_begin(void);
+void harness_record(uint32_t seq, uint16_t tag);
+void harness_end(uint32_t samples_sent) __attribute__((noreturn));
+
+/* Tell the host a numeric fact about the run (key is a board text). A scenario
+ * whose first windows are not samples says how many with "warmup_windows". */
+void harness_describe(const char *key, uint32_t value);
 
 /* Send a line of text (a board text: SS_TEXT("...")) to the host. */
 void harness_log(const char *text);

@@ -30,6 +30,13 @@ void ss_task_set_priority(ss_task *task, unsigned priority);
 /* Give the processor to the next ready task of the same priority. */
 void ss_yield(void);
 
+/* Called right after a call that made a more urgent task ready. Where the
+ * kernel's configuration switches at once (preemptive, priorities in use) the
+ * switch has already happened and this does nothing; where it does not
+ * (cooperative scheduling, or all tasks at one priority) it yields, so that
+ * the switch happens here, inside the window. */
+void ss_complete_switch(void);
+
 ss_signal *ss_signal_create(void);
 void ss_signal_wait(ss_signal *signal);          /* block until given */
 void ss_signal_give(ss_signal *signal);          /* from a task */

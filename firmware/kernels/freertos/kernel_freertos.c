@@ -9,11 +9,17 @@
 #define STRINGIFY(x) #x
 #define TEXT(x) STRINGIFY(x)
 
+/* SWITCHSCOPE_SAME_PRIORITY puts every task at priority 1: the "priorities
+ * off" configuration of the BeRTOS table. */
+#ifndef SWITCHSCOPE_SAME_PRIORITY
+#define SWITCHSCOPE_SAME_PRIORITY 0
+#endif
+
 static UBaseType_t native_priority(unsigned priority)
 {
     if (priority < 1 || priority >= configMAX_PRIORITIES)
         harness_fail(SS_TEXT("task priority outside 1..configMAX_PRIORITIES-1"));
-    return (UBaseType_t)priority;
+    return SWITCHSCOPE_SAME_PRIORITY ? 1 : (UBaseType_t)priority;
 }
 
 ss_task *ss_task_create(const char *name, ss_task_fn fn, void *arg, unsigned priority)
@@ -32,6 +38,13 @@ void ss_task_set_priority(ss_task *task, unsigned priority)
 }
 void ss_yield(void) { taskYIELD(); }
 
+void ss_complete_switch(void)
+{
+#if !configUSE_PREEMPTION || SWITCHSCOPE_SAME_PRIORITY
+    taskYIELD();
+#endif
+}
+
 ss_signal *ss_signal_create(void)
 {
     SemaphoreHandle_t semaphore = xSemaphoreCreateBinary();
@@ -47,7 +60,9 @@ void ss_signal_give_from_isr(ss_signal *signal)
 {
     BaseType_t higher_priority_woken = pdFALSE;
     xSemaphoreGiveFromISR((SemaphoreHandle_t)signal, &higher_priority_woken);
-#if defined(__AVR__)
+#if !configUSE_PREEMPTION
+    (void)higher_priority_woken; /* cooperative: the task switches when it yields */
+#elif defined(__AVR__)
     if (higher_priority_woken)
         portYIELD_FROM_ISR(); /* the ATmega port's takes no argument */
 #else
@@ -72,6 +87,7 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configCHECK_FOR_STACK_OVERFLOW"), SS_TEXT(TEXT(configCHECK_FOR_STACK_OVERFLOW)));
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));
+    emit(SS_TEXT("config.priorities"), SWITCHSCOPE_SAME_PRIORITY ? SS_TEXT("off") : SS_TEXT("on"));
 }
 
 void vApplicationMallocFailedHook(void) { harness_fail(SS_TEXT("FreeRTOS heap exhausted")); }
