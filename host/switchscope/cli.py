@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, configs, intrusion, report
+from switchscope import __version__, catalog, configs, intrusion, matrix, report, suite
 from switchscope.analyze import analyze
 from switchscope.errors import SwitchscopeError
 from switchscope.measure import Job, default_time_limit, measure
@@ -54,6 +54,29 @@ class StatusLine:
             sys.stderr.write("\r\033[K")
             sys.stderr.flush()
             self.shown = False
+
+
+class ProgressBar:
+    """A progress bar on stderr for many measurements, shown on a terminal only."""
+
+    def __init__(self, enabled: bool, label: str):
+        self.enabled = enabled and sys.stderr.isatty()
+        self.label = label
+        self.started = time.monotonic()
+
+    def update(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        filled = int(30 * done / max(total, 1))
+        elapsed = time.monotonic() - self.started
+        sys.stderr.write(f"\r\033[K{self.label}: [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
+                         f"measurements, {elapsed:.0f} s")
+        sys.stderr.flush()
+
+    def clear(self) -> None:
+        if self.enabled:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
 
 
 def command_list(_args) -> int:
@@ -133,6 +156,43 @@ def command_analyze(args) -> int:
     return 0
 
 
+def command_sweep(args) -> int:
+    kernels, targets = catalog.select_kernels(args.kernel), catalog.select_targets(args.target)
+    scenarios, methods = catalog.select_scenarios(args.scenario), catalog.select_methods(args.method)
+    tasks = matrix.parse_counts(args.tasks, "--tasks") if args.tasks else None
+    samples = matrix.parse_counts(args.samples, "--samples")
+    points = matrix.sweep_points(kernels, targets, scenarios, methods, tasks, samples,
+                                 matrix.config_variants(args.config))
+    bar = ProgressBar(enabled=not args.quiet, label="sweep")
+    outcomes = matrix.run_points(points, args.jobs, bar.update)
+    bar.clear()
+    results = [outcome for _, outcome in outcomes if isinstance(outcome, dict)]
+    for point, outcome in outcomes:
+        if isinstance(outcome, str):
+            print(f"error: {point.job}: {outcome}", file=sys.stderr)
+    if results:
+        print(report.sweep_table(results))
+    if args.json:
+        report.write_json(Path(args.json), results,
+                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])
+    return 1 if len(results) < len(outcomes) else 0
+
+
+def command_suite(args) -> int:
+    if args.samples < 1:
+        raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
+    bar = ProgressBar(enabled=not args.quiet, label="suite")
+    outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                                        args.samples, Path(args.out), args.jobs, bar.update)
+    bar.clear()
+    failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
+    for point, outcome in failed:
+        print(f"error: {point.job}: {outcome}", file=sys.stderr)
+    print(f"{len(outcomes) - len(failed)} of {len(outcomes)} measurements in {wall:.1f} s; "
+          f"{len(written)} files in {args.out} (start with {Path(args.out) / 'summary.md'})")
+    return 1 if failed else 0
+
+
 def command_measure(args) -> int:
     if args.count < 1:
         raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
@@ -200,6 +260,39 @@ def parser() -> argparse.ArgumentParser:
                      help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
     run.add_argument("--quiet", action="store_true", help="no progress display or summary line")
     run.set_defaults(handler=command_run)
+
+    sweep = commands.add_parser(
+        "sweep", help="one full distribution per point of a sweep: tasks, sample counts, configurations",
+        description="Measure every combination of the given axes, on all cores, and print one line per point. "
+                    "Example: switchscope sweep --scenario rotate --tasks 2-8 --samples 100,1000,10000 "
+                    "--config preemption=on,off")
+    sweep.add_argument("--kernel", default="freertos", help="kernel name or 'all'")
+    sweep.add_argument("--target", default="mps2-an385", help="target name or 'all'")
+    sweep.add_argument("--scenario", default="rotate", help="scenario name or 'all' (default: rotate)")
+    sweep.add_argument("--method", default="probe", help="method name or 'all' (default: probe)")
+    sweep.add_argument("--tasks", metavar="LIST", help="rotate: task counts, e.g. 2-8 or 2,4,8")
+    sweep.add_argument("--samples", default="1000", metavar="LIST",
+                       help="samples (switches) per point, e.g. 100,1000,10000 (default: 1000)")
+    sweep.add_argument("--config", action="append", default=[], metavar="NAME=V1,V2",
+                       help="an option and the values to sweep it over, repeatable")
+    sweep.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
+    sweep.add_argument("--json", metavar="PATH", help="also write every result as JSON")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    sweep.set_defaults(handler=command_sweep)
+
+    whole = commands.add_parser(
+        "suite", help="the whole experiment matrix, with tables and plots, into a results directory",
+        description="For every kernel and target: each scenario under cooperative/preemptive x priorities "
+                    "off/on (the BeRTOS table), rotate against the number of tasks and the number of "
+                    "switches (the Cortex-M3 study's curves). Runs on all cores; writes one JSON per run, "
+                    "summary.md and PNG/SVG plots.")
+    whole.add_argument("--kernel", default="all", help="kernel name or 'all' (default: all)")
+    whole.add_argument("--target", default="all", help="target name or 'all' (default: all)")
+    whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
+    whole.add_argument("--out", default="switchscope-results", help="the results directory")
+    whole.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
+    whole.add_argument("--quiet", action="store_true", help="no progress bar")
+    whole.set_defaults(handler=command_suite)
 
     elf = commands.add_parser(
         "measure", help="count between two points of your own firmware (marker method)",

@@ -118,6 +118,22 @@ def method_comparison(results: list[dict]) -> str:
     return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
+def sweep_table(results: list[dict]) -> str:
+    """One line per point of a sweep."""
+    default_options: dict = {}
+    rows = [["kernel", "target", "scenario", "tasks", "method", "options", "samples", "count", "excl", "min",
+             "median", "mean", "p99", "max", "unit", "median us"]]
+    for r in results:
+        options = ",".join(f"{k}={v}" for k, v in sorted(r.get("options", {}).items())
+                           if v != default_options.setdefault((r["target"], k), v)) or "default"
+        us = f"{r['stats_ns']['median'] / 1000:.2f}" if "stats_ns" in r else "-"
+        rows.append([r["kernel"], r["target"], r["scenario"], str(r.get("tasks", "-")), r["method"], options,
+                     str(r["count"] + r["excluded"]), str(r["count"]), str(r["excluded"]),
+                     cell(r["stats"]["min"]), cell(r["stats"]["median"]), f"{r['stats']['mean']:.2f}",
+                     cell(r["stats"]["p99"]), cell(r["stats"]["max"]), r["unit"], us])
+    return "\n".join(aligned(rows))
+
+
 def write_json(path: Path, results: list[dict], failures: list[dict]) -> None:
     document = {"results": results}
     if failures:

@@ -1,0 +1,182 @@
+"""`switchscope suite`: the experiment matrix of the seeds for every kernel
+and target, written to a results directory.
+
+- BeRTOS layout: each scenario under {cooperative, preemptive} x {priorities
+  off (NOPRI), on (PRI)};
+- the Cortex-M3 study's curves: switch time against the number of rotating
+  tasks, and against the number of switches (100, 1000, 10000).
+
+The directory holds one JSON per run (runs/), summary.md, and the plots
+(plots/, PNG and SVG).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from switchscope import __version__, catalog, configs, matrix
+from switchscope.matrix import Point
+from switchscope.measure import Job
+from switchscope.report import aligned, cell
+
+BERTOS_SCENARIOS = ("resume", "signal", "yield", "isr")
+BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
+                  ("Cooperative PRI", {"preemption": "off", "priorities": "on"}),
+                  ("Preemptive NOPRI", {"preemption": "on", "priorities": "off"}),
+                  ("Preemptive PRI", {"preemption": "on", "priorities": "on"}))
+SWITCH_COUNTS = (100, 1000, 10000)
+MAX_ROTATE_TASKS = 8
+SWITCHES_TASKS = 4
+
+
+def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples: int) -> list[Point]:
+    probe = catalog.METHODS["probe"]
+    rotate = catalog.SCENARIOS["rotate"]
+    found = []
+    for kernel in kernels:
+        for target in targets:
+            for name in BERTOS_SCENARIOS:
+                scenario = catalog.SCENARIOS[name]
+                for column, options in BERTOS_COLUMNS:
+                    config = configs.resolve(options, kernel, target, scenario)
+                    found.append(Point(Job(kernel, target, scenario, probe, config), samples, f"bertos:{column}"))
+            for tasks in range(2, min(MAX_ROTATE_TASKS, target.max_tasks) + 1):
+                config = configs.resolve({}, kernel, target, rotate, tasks)
+                found.append(Point(Job(kernel, target, rotate, probe, config, tasks), samples, "tasks"))
+            tasks = min(SWITCHES_TASKS, target.max_tasks)
+            for count in SWITCH_COUNTS:
+                config = configs.resolve({}, kernel, target, rotate, tasks)
+                found.append(Point(Job(kernel, target, rotate, probe, config, tasks), count, "switches"))
+    return found
+
+
+def _run_name(point: Point) -> str:
+    job = point.job
+    defaults = configs.resolve({}, job.kernel, job.target, job.scenario, job.tasks)
+    tasks = f"-{job.tasks}tasks" if job.tasks else ""
+    label = job.config.label(defaults).replace(",", "_").replace("=", "-") if job.config else "default"
+    return f"{job.scenario.name}{tasks}-{label}-{point.samples}"
+
+
+def _value(result: dict) -> str:
+    median = cell(result["stats"]["median"])
+    if "stats_ns" in result:
+        return f"{median} ({result['stats_ns']['median'] / 1000:.2f} µs)"
+    return median
+
+
+def _bertos(kernel: str, target: str, outcomes: list[tuple[Point, dict | str]]):
+    """Rows (scenario, 4 cells) and the notes that state every cell's configuration."""
+    by_cell = {(p.job.scenario.name, p.group.split(":", 1)[1]): o for p, o in outcomes
+               if p.group.startswith("bertos:") and p.job.kernel.name == kernel and p.job.target.name == target}
+    rows = []
+    for name in BERTOS_SCENARIOS:
+        row = [name]
+        for column, _ in BERTOS_COLUMNS:
+            outcome = by_cell.get((name, column))
+            row.append(_value(outcome) if isinstance(outcome, dict) else "failed")
+        rows.append(row)
+    results = [o for o in by_cell.values() if isinstance(o, dict)]
+    notes = []
+    if results:
+        unit = results[0]["unit"]
+        common = {k: v for k, v in results[0]["options"].items()
+                  if k not in ("preemption", "priorities") and all(r["options"].get(k) == v for r in results)}
+        meta = results[0]["config"]
+        notes = [
+            f"median of each distribution, in {unit}" + (" (and microseconds)" if "stats_ns" in results[0] else "")
+            + f"; FreeRTOS {results[0]['kernel_version']}, probe method, tick {meta.get('configTICK_RATE_HZ')} Hz",
+            "Cooperative: configUSE_PREEMPTION=0; Preemptive: configUSE_PREEMPTION=1",
+            "NOPRI: every task at priority 1; PRI: low task 1, high task 2. Where the call does not switch by itself "
+            "(cooperative, or NOPRI) the window also holds the taskYIELD that completes the switch",
+            "every cell: " + ", ".join(f"{k}={v}" for k, v in sorted(common.items())),
+        ]
+    return rows, notes
+
+
+def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def write(out: Path, outcomes: list[tuple[Point, dict | str]], samples: int, wall_seconds: float,
+          workers: int) -> list[Path]:
+    from switchscope import plots  # matplotlib loads only when a suite is written
+
+    written = []
+    results_dir, plots_dir = out / "runs", out / "plots"
+    for point, outcome in outcomes:
+        if isinstance(outcome, dict):
+            path = results_dir / point.job.kernel.name / point.job.target.name / f"{_run_name(point)}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps({"results": [outcome]}, indent=1) + "\n")
+            written.append(path)
+
+    lines = [
+        "# switchscope suite",
+        "",
+        f"switchscope {__version__}; {len(outcomes)} measurements, {samples} samples each (the switch-count "
+        f"curve: {', '.join(map(str, SWITCH_COUNTS))}); {wall_seconds:.1f} s on {workers} worker(s).",
+        "",
+    ]
+    failures = [(p, o) for p, o in outcomes if isinstance(o, str)]
+    if failures:
+        lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
+
+    pairs = dict.fromkeys((p.job.kernel.name, p.job.target.name) for p, _ in outcomes)
+    for kernel, target in pairs:
+        mine = [(p, o) for p, o in outcomes if p.job.kernel.name == kernel and p.job.target.name == target]
+        lines += [f"## {kernel} on {target}", ""]
+
+        rows, notes = _bertos(kernel, target, mine)
+        columns = [c for c, _ in BERTOS_COLUMNS]
+        lines += ["### Configurations (BeRTOS layout)", "", *_markdown_table(["scenario", *columns], rows), ""]
+        lines += [f"- {note}" for note in notes] + [""]
+        written += plots.table(rows, columns, f"{kernel} on {target}: switch time by configuration", notes,
+                               plots_dir / f"bertos-{kernel}-{target}")
+
+        by_tasks = [o for p, o in mine if p.group == "tasks" and isinstance(o, dict)]
+        if by_tasks:
+            lines += ["### Time against the number of tasks (rotate)", "",
+                      *_markdown_table(["tasks", "median", "min", "max", "excluded"],
+                                       [[str(r["tasks"]), _value(r), cell(r["stats"]["min"]), cell(r["stats"]["max"]),
+                                         str(r["excluded"])] for r in sorted(by_tasks, key=lambda r: r["tasks"])]), ""]
+            written += plots.versus_tasks(by_tasks, f"{kernel} on {target}: rotate, time per switch",
+                                          plots_dir / f"tasks-{kernel}-{target}")
+
+        by_switches = [o for p, o in mine if p.group == "switches" and isinstance(o, dict)]
+        if by_switches:
+            lines += [f"### Time against the number of switches (rotate, {by_switches[0]['tasks']} tasks)", "",
+                      *_markdown_table(["switches", "total", "median per switch", "mean", "max"],
+                                       [[str(r["count"] + r["excluded"]), cell(sum(r["samples"])), _value(r),
+                                         f"{r['stats']['mean']:.2f}", cell(r["stats"]["max"])]
+                                        for r in sorted(by_switches, key=lambda r: r["count"])]), ""]
+            written += plots.versus_switches(by_switches, f"{kernel} on {target}: rotate, "
+                                             f"{by_switches[0]['tasks']} tasks",
+                                             plots_dir / f"switches-{kernel}-{target}")
+
+        for point, outcome in mine:
+            if isinstance(outcome, dict):
+                written += plots.histogram(outcome, f"{point.job} ({point.samples} samples)",
+                                           plots_dir / "histograms" / kernel / target / _run_name(point))
+
+    lines += ["## Every run", "", "```", *aligned(
+        [["run", "samples", "median", "min", "max", "unit"]]
+        + [[str(p.job), str(p.samples), cell(o["stats"]["median"]), cell(o["stats"]["min"]), cell(o["stats"]["max"]),
+            o["unit"]] for p, o in outcomes if isinstance(o, dict)]), "```", ""]
+    summary = out / "summary.md"
+    summary.write_text("\n".join(lines))
+    return [summary, *written]
+
+
+def run(kernels, targets, samples: int, out: Path, workers: int | None, progress=None):
+    found = points(kernels, targets, samples)
+    workers = workers or os.cpu_count() or 1
+    started = time.monotonic()
+    outcomes = matrix.run_points(found, workers, progress)
+    wall = time.monotonic() - started
+    out.mkdir(parents=True, exist_ok=True)
+    return outcomes, write(out, outcomes, samples, wall, workers), wall

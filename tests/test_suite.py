@@ -1,0 +1,67 @@
+"""Sweeps and the suite: every point a full distribution, the results
+directory complete, and the plots real images."""
+
+import json
+
+import pytest
+
+from switchscope import catalog, matrix, suite
+from switchscope.cli import main
+from switchscope.errors import SwitchscopeError
+
+
+def test_counts_and_ranges_parse():
+    assert matrix.parse_counts("2-5", "--tasks") == [2, 3, 4, 5]
+    assert matrix.parse_counts("100,1000,10000", "--samples") == [100, 1000, 10000]
+    assert matrix.parse_counts("2-3,8", "--tasks") == [2, 3, 8]
+    for bad in ("", "a-b", "0", "3-x"):
+        with pytest.raises(SwitchscopeError):
+            matrix.parse_counts(bad, "--tasks")
+
+
+def test_config_variants_are_every_combination():
+    variants = matrix.config_variants(["preemption=on,off", "opt=-O0,-O2,-Os"])
+    assert len(variants) == 6
+    assert {"preemption": "off", "opt": "-Os"} in variants
+    assert matrix.config_variants([]) == [{}]
+
+
+def test_a_sweep_gives_one_distribution_per_point(capsys, tmp_path):
+    out = tmp_path / "sweep.json"
+    assert main(["sweep", "--target", "atmega328p", "--tasks", "2-3", "--samples", "20,40",
+                 "--config", "preemption=on,off", "--json", str(out), "--quiet"]) == 0
+    results = json.loads(out.read_text())["results"]
+    assert len(results) == 2 * 2 * 2  # tasks x samples x configurations
+    assert {(r["tasks"], r["count"] + r["excluded"], r["options"]["preemption"]) for r in results} == \
+        {(t, n, p) for t in (2, 3) for n in (20, 40) for p in ("on", "off")}
+    assert "preemption=off" in capsys.readouterr().out
+
+
+def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
+    outcomes, written, _ = suite.run([catalog.KERNELS["freertos"]], [catalog.TARGETS["atmega328p"]], 20,
+                                     tmp_path, workers=2)
+    assert all(isinstance(outcome, dict) for _, outcome in outcomes), [o for _, o in outcomes if isinstance(o, str)]
+    runs = list((tmp_path / "runs").rglob("*.json"))
+    assert len(runs) == len(outcomes)
+    summary = (tmp_path / "summary.md").read_text()
+    assert "| scenario | Cooperative NOPRI | Cooperative PRI | Preemptive NOPRI | Preemptive PRI |" in summary
+    assert "Time against the number of tasks" in summary and "Time against the number of switches" in summary
+    assert "every cell: " in summary  # the configuration of every cell is stated
+    for name in ("bertos", "tasks", "switches"):
+        for fmt in ("png", "svg"):
+            image = tmp_path / "plots" / f"{name}-freertos-atmega328p.{fmt}"
+            assert image.stat().st_size > 1000
+    assert (tmp_path / "plots" / "bertos-freertos-atmega328p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(list((tmp_path / "plots" / "histograms").rglob("*.png"))) == len(outcomes)
+    # the cooperative and NOPRI cells really are other builds: the preemptive-PRI signal differs from them
+    cells = {p.group: o["stats"]["median"] for p, o in outcomes if p.job.scenario.name == "signal"}
+    assert cells["bertos:Preemptive PRI"] != cells["bertos:Cooperative NOPRI"]
+
+
+def test_an_unchanged_firmware_is_not_rebuilt():
+    from switchscope.build import build
+    kernel, target, scenario = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]
+    first = build(kernel, target, scenario)
+    stamp = first.elf.stat().st_mtime_ns
+    again = build(kernel, target, scenario)
+    assert again.elf == first.elf and again.elf.stat().st_mtime_ns == stamp
