@@ -232,6 +232,16 @@ def command_intrusion(args) -> int:
     return 1 if failed else 0
 
 
+def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None) -> None:
+    """The options that choose what to measure, each a name or 'all'."""
+    command.add_argument("--kernel", default=kernel, help=f"kernel name or 'all' (default: {kernel})")
+    command.add_argument("--target", default=target, help=f"target name or 'all' (default: {target})")
+    if scenario:
+        command.add_argument("--scenario", default=scenario, help=f"scenario name or 'all' (default: {scenario})")
+    if method:
+        command.add_argument("--method", default=method, help=f"measurement method or 'all' (default: {method})")
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(
         prog="switchscope",
@@ -243,10 +253,7 @@ def parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="build, run and measure scenarios",
                               description="Build each (kernel, target, scenario), run it on the simulated "
                                           "board and print the distribution of switch times.")
-    run.add_argument("--kernel", default="freertos", help="kernel name or 'all' (default: freertos)")
-    run.add_argument("--target", default="mps2-an385", help="target name or 'all' (default: mps2-an385)")
-    run.add_argument("--scenario", default="all", help="scenario name or 'all' (default: all)")
-    run.add_argument("--method", default="probe", help="measurement method or 'all' (default: probe)")
+    _add_selection(run, "freertos", "mps2-an385", "all", "probe")
     run.add_argument("--samples", type=int, default=10000, help="samples per scenario (default: 10000)")
     run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
@@ -266,10 +273,7 @@ def parser() -> argparse.ArgumentParser:
         description="Measure every combination of the given axes, on all cores, and print one line per point. "
                     "Example: switchscope sweep --scenario rotate --tasks 2-8 --samples 100,1000,10000 "
                     "--config preemption=on,off")
-    sweep.add_argument("--kernel", default="freertos", help="kernel name or 'all'")
-    sweep.add_argument("--target", default="mps2-an385", help="target name or 'all'")
-    sweep.add_argument("--scenario", default="rotate", help="scenario name or 'all' (default: rotate)")
-    sweep.add_argument("--method", default="probe", help="method name or 'all' (default: probe)")
+    _add_selection(sweep, "freertos", "mps2-an385", "rotate", "probe")
     sweep.add_argument("--tasks", metavar="LIST", help="rotate: task counts, e.g. 2-8 or 2,4,8")
     sweep.add_argument("--samples", default="1000", metavar="LIST",
                        help="samples (switches) per point, e.g. 100,1000,10000 (default: 1000)")
@@ -286,8 +290,7 @@ def parser() -> argparse.ArgumentParser:
                     "off/on (the BeRTOS table), rotate against the number of tasks and the number of "
                     "switches (the Cortex-M3 study's curves). Runs on all cores; writes one JSON per run, "
                     "summary.md and PNG/SVG plots.")
-    whole.add_argument("--kernel", default="all", help="kernel name or 'all' (default: all)")
-    whole.add_argument("--target", default="all", help="target name or 'all' (default: all)")
+    _add_selection(whole, "all", "all")
     whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
     whole.add_argument("--out", default="switchscope-results", help="the results directory")
     whole.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
@@ -313,9 +316,7 @@ def parser() -> argparse.ArgumentParser:
         description="Measure each scenario with the marker (nothing in the path), the probe, the scope, and "
                     "a build that prints a trace line inside the window; show what each adds before its "
                     "correction and the error left after it.")
-    intrude.add_argument("--kernel", default="freertos", help="kernel name or 'all' (default: freertos)")
-    intrude.add_argument("--target", default="all", help="target name or 'all' (default: all)")
-    intrude.add_argument("--scenario", default="all", help="scenario name or 'all' (default: all)")
+    _add_selection(intrude, "freertos", "all", "all")
     intrude.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
     intrude.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on each run")
     intrude.add_argument("--json", metavar="PATH", help="also write the report as JSON")
