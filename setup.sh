@@ -42,8 +42,14 @@ if [ "$(id -u)" -eq 0 ]; then bin_dir=/usr/local/bin; else bin_dir="$HOME/.local
 mkdir -p "$bin_dir"
 ln -sf "$PWD/.venv/bin/switchscope" "$bin_dir/switchscope"
 
-step "Fetching the pinned kernel crates"
+step "Fetching the pinned kernel crates, and the Rust target of the Rust kernels"
 cargo fetch --locked --manifest-path firmware/kernels/freertos/source/Cargo.toml
+if command -v rustup >/dev/null 2>&1; then
+    rustup target add thumbv7m-none-eabi
+else
+    echo "note: no rustup: the Rust kernels need the thumbv7m-none-eabi target (rustup.rs)" >&2
+fi
+(cd firmware/rust && cargo fetch --locked)
 
 step "Building the simulator helpers (simavr runner, QEMU plugin)"
 .venv/bin/python -c "from switchscope import native; native.simavr_runner(); native.qemu_plugin()"

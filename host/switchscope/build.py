@@ -11,6 +11,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +59,8 @@ def _tree_digest(parts: list[Path]) -> str:
     digest = hashlib.sha256()
     for part in parts:
         for path in sorted(part.rglob("*") if part.is_dir() else [part]):
-            if path.is_file() and path.suffix in (".c", ".h", ".ld", ".S"):
+            if path.is_file() and (path.suffix in (".c", ".h", ".ld", ".S", ".rs", ".toml", ".x")
+                                   or path.name == "Cargo.lock") and "target" not in path.parts:
                 digest.update(str(path).encode())
                 digest.update(path.read_bytes())
     return digest.hexdigest()
@@ -94,6 +96,8 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
     """Build the firmware of one scenario for one method (a key of METHOD_DEFINES)
     in one configuration (the default one if none is given)."""
     config = config or configs.resolve({}, kernel, target, scenario)
+    if kernel.language == "rust":
+        return _build_rust(kernel, target, scenario, method, config)
     defines = {**METHOD_DEFINES[method], **config.defines()}
     gcc = require(target.gcc, target.gcc_package)
     firmware = paths.firmware_dir()
@@ -138,3 +142,43 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
     return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
                     kernel_source=source.version, compiler=compiler, cflags=cflags, flash_bytes=flash,
                     ram_bytes=ram, config=config, defines=defines)
+
+
+def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str, config: Config) -> Firmware:
+    """A Rust kernel's scenario: its crate in the cargo workspace firmware/rust,
+    the scenario chosen by a cargo feature. Dependencies are pinned by the
+    workspace's Cargo.lock."""
+    cargo = require("cargo", "cargo (or rustup from rustup.rs)")
+    if target.rust_target is None:
+        raise BuildFailed(f"{target.name} has no Rust target")
+    workspace = paths.firmware_dir() / "rust"
+    crate = f"switchscope-{kernel.name}"
+    rustc = version_line("rustc")
+    key = json.dumps([rustc, target.rust_target, crate, scenario.name, method, _tree_digest([workspace])])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method}-{digest}"
+    elf = out_dir / "firmware.elf"
+    cargo_dir = paths.build_dir() / "cargo"
+    cargo_dir.mkdir(parents=True, exist_ok=True)
+    with (cargo_dir / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # every feature set writes the same binary path
+        if not elf.is_file():
+            command = [cargo, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
+                       "-p", crate, "--features", scenario.name, "--target", target.rust_target,
+                       "--target-dir", str(cargo_dir)]
+            # cargo reads the workspace's .cargo/config.toml (the linker script) from its
+            # working directory, not from --manifest-path
+            result = subprocess.run(command, capture_output=True, text=True, cwd=workspace)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
+            if result.returncode != 0:
+                hint = f"the full log is in {out_dir / 'build.log'}"
+                if "target may not be installed" in result.stderr or "can't find crate for `core`" in result.stderr:
+                    hint = f"install the Rust target: rustup target add {target.rust_target} (or run ./setup.sh)"
+                raise BuildFailed(f"building {scenario.name} for {kernel.name} on {target.name} failed:\n"
+                                  f"{result.stderr.strip()[-3000:]}", hint)
+            shutil.copyfile(cargo_dir / target.rust_target / "release" / crate, elf)
+    flash, ram = _sizes(require(target.gcc[: -len("gcc")] + "size", target.gcc_package), elf)
+    return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
+                    kernel_source=f"{crate} (firmware/rust, Cargo.lock)", compiler=rustc, cflags=(),
+                    flash_bytes=flash, ram_bytes=ram, config=config, defines={})

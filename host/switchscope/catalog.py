@@ -18,6 +18,21 @@ class Kernel:
     name: str
     title: str
     summary: str
+    language: str = "c"  # "c": firmware/kernels/<name> with the target's gcc; "rust": the cargo workspace firmware/rust
+    targets: tuple[str, ...] = ()  # where it is ported; empty: every target
+    methods: tuple[str, ...] = ()  # the methods its port supports; empty: all
+    not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why it has no meaning for this kernel)
+
+    def not_measured(self, target: "Target", scenario: "Scenario", method: "Method") -> str | None:
+        """Why this kernel cannot give a figure for the combination, or None."""
+        for name, why in self.not_applicable:
+            if name == scenario.name:
+                return why
+        if self.targets and target.name not in self.targets:
+            return f"{self.title} is not ported to {target.name} yet"
+        if self.methods and method.name not in self.methods:
+            return f"the {self.title} port supports {', '.join(self.methods)} only, not {method.name}"
+        return None
 
 
 @dataclass(frozen=True)
@@ -36,6 +51,7 @@ class Target:
     flash_bytes: int
     ram_bytes: int
     max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
+    rust_target: str | None = None  # the Rust target triple, for Rust kernels
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
@@ -82,6 +98,12 @@ KERNELS = {
     k.name: k
     for k in [
         Kernel("freertos", "FreeRTOS", "FreeRTOS-Kernel V11.2.0 from the crates.io package freertos-next =0.12.0"),
+        Kernel("embassy", "Embassy", "embassy-executor 0.10.0 (Rust, async): thread-mode executor, and an interrupt "
+                                     "executor for the more urgent task", language="rust",
+               targets=("mps2-an385",), methods=("probe",),
+               not_applicable=(("resume", "an Embassy task cannot be suspended and resumed by another task"),
+                               ("rotate", "an Embassy task has no priority to change: its urgency is the executor "
+                                          "it runs in"))),
     ]
 }
 
@@ -103,6 +125,7 @@ TARGETS = {
             flash_bytes=4 * 1024 * 1024,
             ram_bytes=4 * 1024 * 1024,
             icount_shift=8,
+            rust_target="thumbv7m-none-eabi",
         ),
         Target(
             name="atmega328p",

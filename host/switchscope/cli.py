@@ -111,6 +111,12 @@ def command_run(args) -> int:
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
     scope_jobs = [job for job in jobs if job.method.name == "scope"]
+    not_applicable = []
+    for job in list(jobs):
+        why = job.kernel.not_measured(job.target, job.scenario, job.method)
+        if why:
+            jobs.remove(job)
+            not_applicable.append({"job": str(job), "reason": why})
     status = StatusLine(enabled=not args.quiet)
     results, failures = [], []
     started = time.monotonic()
@@ -139,10 +145,12 @@ def command_run(args) -> int:
             if result["clamped"]:
                 print(f"warning: {result['scenario']}: {result['clamped']} samples were smaller than the probe "
                       "overhead and were clamped to 0", file=sys.stderr)
+    for entry in not_applicable:
+        print(f"n/a: {entry['job']}: {entry['reason']}")
     if not args.quiet:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
     if args.json:
-        report.write_json(Path(args.json), results, failures)
+        report.write_json(Path(args.json), results, failures, not_applicable)
     return 1 if failures else 0
 
 

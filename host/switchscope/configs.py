@@ -35,11 +35,11 @@ class Option:
 
 
 OPTIONS = {o.name: o for o in [
-    Option("opt", "compiler optimisation", ("-O0", "-O1", "-O2", "-O3", "-Os"), "-O2"),
+    Option("opt", "compiler optimisation", ("-O0", "-O1", "-O2", "-O3", "-Os"), "-O2", kernels=("freertos",)),
     Option("preemption", "preemptive (on) or cooperative (off) scheduling", ON_OFF, "on",
            "configUSE_PREEMPTION", ("freertos",)),
     Option("priorities", "tasks at their own priorities (on) or all at one (off)", ON_OFF, "on",
-           "SWITCHSCOPE_SAME_PRIORITY", inverted=True),
+           "SWITCHSCOPE_SAME_PRIORITY", ("freertos",), inverted=True),
     Option("time_slicing", "switch between equal-priority tasks at each tick", ON_OFF, "on",
            "configUSE_TIME_SLICING", ("freertos",)),
     Option("max_priorities", "number of priority levels (4 to 32)", tuple(str(n) for n in range(4, 33)), "8",
@@ -92,6 +92,12 @@ def parse(pairs: list[str]) -> dict[str, str]:
     return chosen
 
 
+def applies(chosen: dict[str, str], kernel: Kernel) -> bool:
+    """Whether every option chosen is one the kernel has."""
+    return all(name in OPTIONS and (not OPTIONS[name].kernels or kernel.name in OPTIONS[name].kernels)
+               for name in chosen)
+
+
 def _option_list() -> str:
     return "options: " + "; ".join(f"{o.name} ({'|'.join(o.values) if not o.numeric else '4..32'}, "
                                    f"default {o.default})" for o in OPTIONS.values())
@@ -103,7 +109,7 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
     what is wrong with the choice."""
     values = {name: option.default for name, option in OPTIONS.items()
               if not option.kernels or kernel.name in option.kernels}
-    values.update(TARGET_DEFAULTS.get(target.name, {}))
+    values.update({k: v for k, v in TARGET_DEFAULTS.get(target.name, {}).items() if k in values})
     for name, value in chosen.items():
         option = OPTIONS.get(name)
         if option is None:

@@ -10,7 +10,7 @@ from switchscope import __version__, analysis, configs, scope
 from switchscope.build import METHOD_DEFINES, Firmware, build
 from switchscope.configs import Config
 from switchscope.catalog import Kernel, Method, Scenario, Target
-from switchscope.errors import FirmwareFailed
+from switchscope.errors import FirmwareFailed, SwitchscopeError
 from switchscope.runner import Edge, Event, Progress, RunOutput, check_completed, run, symbols
 from switchscope.wire import Stream
 
@@ -161,7 +161,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
 
     # what the firmware reports of itself, then the options it was built with
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}
-    config["optimisation"] = firmware.config["opt"]
+    config["optimisation"] = firmware.config.as_dict().get("opt", "release profile (opt-level 2, LTO)")
     options = firmware.config.as_dict()
     result = {
         "kernel": job.kernel.name,
@@ -209,6 +209,9 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
             progress: Progress | None = None, on_stage=None, vcd: Path | None = None) -> dict:
     """Build, run and analyse one job; raises a SwitchscopeError subclass on failure.
     With the scope method, `vcd` receives the pin's trace."""
+    why = job.kernel.not_measured(job.target, job.scenario, job.method)
+    if why:
+        raise SwitchscopeError(f"{job}: not applicable: {why}")
     if on_stage:
         on_stage("building")
     firmware = build(job.kernel, job.target, job.scenario, job.method.name, job.resolved_config())

@@ -134,9 +134,11 @@ def sweep_table(results: list[dict]) -> str:
     return "\n".join(aligned(rows))
 
 
-def write_json(path: Path, results: list[dict], failures: list[dict]) -> None:
+def write_json(path: Path, results: list[dict], failures: list[dict], not_applicable: list[dict] = ()) -> None:
     document = {"results": results}
     if failures:
         document["failures"] = failures
+    if not_applicable:
+        document["not_applicable"] = list(not_applicable)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(document, indent=1) + "\n")

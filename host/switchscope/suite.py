@@ -36,13 +36,21 @@ def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples
     probe = catalog.METHODS["probe"]
     rotate = catalog.SCENARIOS["rotate"]
     found = []
+
+    def measurable(kernel, target, scenario, options) -> bool:
+        # a kernel without these options, or without a meaning for the scenario, has no cell here
+        return kernel.not_measured(target, scenario, probe) is None and configs.applies(options, kernel)
+
     for kernel in kernels:
         for target in targets:
             for name in BERTOS_SCENARIOS:
                 scenario = catalog.SCENARIOS[name]
                 for column, options in BERTOS_COLUMNS:
-                    config = configs.resolve(options, kernel, target, scenario)
-                    found.append(Point(Job(kernel, target, scenario, probe, config), samples, f"bertos:{column}"))
+                    if measurable(kernel, target, scenario, options):
+                        config = configs.resolve(options, kernel, target, scenario)
+                        found.append(Point(Job(kernel, target, scenario, probe, config), samples, f"bertos:{column}"))
+            if not measurable(kernel, target, rotate, {}):
+                continue
             for tasks in range(2, min(MAX_ROTATE_TASKS, target.max_tasks) + 1):
                 config = configs.resolve({}, kernel, target, rotate, tasks)
                 found.append(Point(Job(kernel, target, rotate, probe, config, tasks), samples, "tasks"))

@@ -1,0 +1,10 @@
+//! The target side of switchscope for Rust kernels, the twin of the C harness
+//! in firmware/common: the same record stream (docs/wire-format.md), the same
+//! probe instructions, the same board. A kernel crate supplies its scenarios
+//! and nothing else.
+#![no_std]
+
+pub mod board;
+pub mod harness;
+pub mod probe;
+pub mod wire;

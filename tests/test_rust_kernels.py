@@ -1,0 +1,59 @@
+"""Rust kernels, built with cargo from the firmware/rust workspace and run on
+the same boards, timed with the same probe as the C kernels."""
+
+import json
+
+import pytest
+
+from switchscope import catalog
+from switchscope.build import build
+from switchscope.cli import main
+from switchscope.measure import Job, measure
+from switchscope.runner import run
+
+EMBASSY = catalog.KERNELS["embassy"]
+MPS2 = catalog.TARGETS["mps2-an385"]
+PROBE = catalog.METHODS["probe"]
+
+
+def test_the_embassy_ruler_reads_exactly_n():
+    result = measure(Job(EMBASSY, MPS2, catalog.SCENARIOS["ruler"], PROBE), samples=70)
+    blocks = [0, 1, 2, 3, 10, 100, 1000]
+    assert result["samples"] == [blocks[seq % 7] for seq in range(70)]
+    assert result["overhead"] == 6  # the very instructions of the C probe
+
+
+@pytest.mark.parametrize("scenario", ["signal", "yield", "isr"])
+def test_embassy_scenarios_give_the_same_samples_on_every_run(scenario):
+    firmware = build(EMBASSY, MPS2, catalog.SCENARIOS[scenario])
+    first = run(MPS2, firmware.elf, ["samples=200"], 200, time_limit=60)
+    second = run(MPS2, firmware.elf, ["samples=200"], 200, time_limit=60)
+    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 200
+    assert first.stream.samples == second.stream.samples
+    assert first.stream.meta["kernel"] == "embassy"
+
+
+@pytest.mark.parametrize("scenario", ["signal", "yield", "isr"])
+def test_embassy_switches_measure_plausibly(scenario):
+    result = measure(Job(EMBASSY, MPS2, catalog.SCENARIOS[scenario], PROBE), samples=100)
+    assert result["count"] == 100 and result["clamped"] == 0
+    # an executor's wake, pend and poll: tens to a few hundred instructions
+    assert 30 <= result["stats"]["min"] <= result["stats"]["max"] < 1000
+
+
+def test_scenarios_without_meaning_for_a_kernel_say_why(tmp_path, capsys):
+    out = tmp_path / "run.json"
+    assert main(["run", "--kernel", "all", "--samples", "20", "--json", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "n/a: embassy/mps2-an385/resume/probe: an Embassy task cannot be suspended" in printed
+    document = json.loads(out.read_text())
+    kernels = {r["kernel"] for r in document["results"]}
+    assert kernels == {"freertos", "embassy"}
+    assert {entry["job"].split("/")[2] for entry in document["not_applicable"]} == {"resume", "rotate"}
+
+
+def test_a_kernel_not_ported_to_a_target_says_so():
+    why = EMBASSY.not_measured(catalog.TARGETS["atmega328p"], catalog.SCENARIOS["signal"], PROBE)
+    assert why == "Embassy is not ported to atmega328p yet"
+    assert EMBASSY.not_measured(MPS2, catalog.SCENARIOS["signal"], catalog.METHODS["marker"]).startswith(
+        "the Embassy port supports probe only")
