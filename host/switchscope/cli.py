@@ -88,6 +88,13 @@ def command_list(_args) -> int:
         for name, item in table.items():
             note = " (not in 'all')" if getattr(item, "check", False) else ""
             print(f"  {name.ljust(width)}  {item.summary}{note}")
+            if isinstance(item, catalog.Kernel):
+                limits = ([f"targets: {', '.join(item.targets)}"] if item.targets else []) + \
+                         ([f"methods: {', '.join(item.methods)}"] if item.methods else [])
+                if limits:
+                    print(f"  {''.ljust(width)}    {'; '.join(limits)}")
+                for scenario, why in item.not_applicable:
+                    print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
     print("configuration options (--config NAME=VALUE):")
     width = max(len(name) for name in configs.OPTIONS)
     for name, option in configs.OPTIONS.items():
@@ -360,3 +367,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (switchscope list | head): nothing more to say
+        sys.stderr.close()
+        return 0
