@@ -9,7 +9,7 @@ from switchscope.cli import main
 
 
 @pytest.mark.parametrize("option,value,valid", [
-    ("--kernel", "zephyr", "freertos, embassy, all"),
+    ("--kernel", "zephyr", "freertos, embassy, lilos, all"),
     ("--target", "stm32f4", "mps2-an385, atmega328p, all"),
     ("--scenario", "pingpong", "resume, signal, yield, isr, rotate, ruler, all"),
     ("--method", "oscilloscope", "probe, scope, marker, all"),

@@ -14,28 +14,34 @@ from switchscope.runner import run
 EMBASSY = catalog.KERNELS["embassy"]
 MPS2 = catalog.TARGETS["mps2-an385"]
 PROBE = catalog.METHODS["probe"]
+RUST_KERNELS = [name for name, kernel in catalog.KERNELS.items() if kernel.language == "rust"]
+RUST_SCENARIOS = ["signal", "yield", "isr"]
 
 
-def test_the_embassy_ruler_reads_exactly_n():
-    result = measure(Job(EMBASSY, MPS2, catalog.SCENARIOS["ruler"], PROBE), samples=70)
+@pytest.mark.parametrize("kernel", RUST_KERNELS)
+def test_the_rust_ruler_reads_exactly_n(kernel):
+    result = measure(Job(catalog.KERNELS[kernel], MPS2, catalog.SCENARIOS["ruler"], PROBE), samples=70)
     blocks = [0, 1, 2, 3, 10, 100, 1000]
     assert result["samples"] == [blocks[seq % 7] for seq in range(70)]
     assert result["overhead"] == 6  # the very instructions of the C probe
 
 
-@pytest.mark.parametrize("scenario", ["signal", "yield", "isr"])
-def test_embassy_scenarios_give_the_same_samples_on_every_run(scenario):
-    firmware = build(EMBASSY, MPS2, catalog.SCENARIOS[scenario])
+@pytest.mark.parametrize("kernel", RUST_KERNELS)
+@pytest.mark.parametrize("scenario", RUST_SCENARIOS)
+def test_rust_scenarios_give_the_same_samples_on_every_run(kernel, scenario):
+    firmware = build(catalog.KERNELS[kernel], MPS2, catalog.SCENARIOS[scenario])
     first = run(MPS2, firmware.elf, ["samples=200"], 200, time_limit=60)
     second = run(MPS2, firmware.elf, ["samples=200"], 200, time_limit=60)
     assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 200
     assert first.stream.samples == second.stream.samples
-    assert first.stream.meta["kernel"] == "embassy"
+    assert first.stream.meta["kernel"] == kernel
+    assert first.stream.meta["scenario"] == scenario
 
 
-@pytest.mark.parametrize("scenario", ["signal", "yield", "isr"])
-def test_embassy_switches_measure_plausibly(scenario):
-    result = measure(Job(EMBASSY, MPS2, catalog.SCENARIOS[scenario], PROBE), samples=100)
+@pytest.mark.parametrize("kernel", RUST_KERNELS)
+@pytest.mark.parametrize("scenario", RUST_SCENARIOS)
+def test_rust_switches_measure_plausibly(kernel, scenario):
+    result = measure(Job(catalog.KERNELS[kernel], MPS2, catalog.SCENARIOS[scenario], PROBE), samples=100)
     assert result["count"] == 100 and result["clamped"] == 0
     # an executor's wake, pend and poll: tens to a few hundred instructions
     assert 30 <= result["stats"]["min"] <= result["stats"]["max"] < 1000
@@ -48,8 +54,9 @@ def test_scenarios_without_meaning_for_a_kernel_say_why(tmp_path, capsys):
     assert "n/a: embassy/mps2-an385/resume/probe: an Embassy task cannot be suspended" in printed
     document = json.loads(out.read_text())
     kernels = {r["kernel"] for r in document["results"]}
-    assert kernels == {"freertos", "embassy"}
+    assert kernels == set(catalog.KERNELS)
     assert {entry["job"].split("/")[2] for entry in document["not_applicable"]} == {"resume", "rotate"}
+    assert {entry["job"].split("/")[0] for entry in document["not_applicable"]} == set(RUST_KERNELS)
 
 
 def test_a_kernel_not_ported_to_a_target_says_so():

@@ -104,6 +104,10 @@ KERNELS = {
                not_applicable=(("resume", "an Embassy task cannot be suspended and resumed by another task"),
                                ("rotate", "an Embassy task has no priority to change: its urgency is the executor "
                                           "it runs in"))),
+        Kernel("lilos", "lilos", "lilos 1.3.0 (Rust, async): one cooperative executor, interrupts masked while "
+                                 "polling", language="rust", targets=("mps2-an385",), methods=("probe",),
+               not_applicable=(("resume", "a lilos task cannot be suspended and resumed by another task"),
+                               ("rotate", "lilos tasks have no priorities to change"))),
     ]
 }
 

@@ -7,4 +7,5 @@
 pub mod board;
 pub mod harness;
 pub mod probe;
+pub mod ruler;
 pub mod wire;
