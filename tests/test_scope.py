@@ -26,7 +26,7 @@ def job(scenario, target, method):
                catalog.METHODS[method])
 
 
-@pytest.mark.parametrize("target", list(catalog.TARGETS))
+@pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
 def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
     probe = measure(job(scenario, target, "probe"), samples=100)
@@ -61,7 +61,7 @@ def sigrok_cli():
     return path
 
 
-@pytest.mark.parametrize("target", list(catalog.TARGETS))
+@pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
 def test_analyze_gives_the_run_figures_from_vcd_sr_and_csv(tmp_path, sigrok_cli, target):
     vcd = tmp_path / "trace.vcd"
     result = measure(job("resume", target, "scope"), samples=12, vcd=vcd)

@@ -12,7 +12,7 @@ from switchscope.measure import measure
 from switchscope.runner import run
 
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
-TARGETS = list(catalog.TARGETS)
+TARGETS = list(catalog.KERNELS["freertos"].targets)
 
 
 @pytest.mark.parametrize("target,unit", [("mps2-an385", "instructions"), ("atmega328p", "cycles")])

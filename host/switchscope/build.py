@@ -13,6 +13,7 @@ import hashlib
 import json
 import shutil
 import subprocess
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -144,6 +145,23 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
                     ram_bytes=ram, config=config, defines=defines)
 
 
+# The crates whose code runs in a Rust kernel's windows: their versions go with every result.
+RUST_CRATES_OF_NOTE = ("embassy-executor", "embassy-sync", "embassy-futures", "lilos", "rtic", "rtic-sync",
+                       "lm3s6965", "cortex-m", "cortex-m-rt", "critical-section")
+
+
+def _locked_versions(lock: Path, root: str) -> dict[str, str]:
+    """name -> version of every package `root` depends on, directly or not, per Cargo.lock."""
+    packages = {p["name"]: p for p in tomllib.loads(lock.read_text()).get("package", [])}
+    found, pending = {}, [root]
+    while pending:
+        name = pending.pop()
+        if name in packages and name not in found:
+            found[name] = packages[name]["version"]
+            pending += [dependency.split(" ")[0] for dependency in packages[name].get("dependencies", [])]
+    return found
+
+
 def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str, config: Config) -> Firmware:
     """A Rust kernel's scenario: its crate in the cargo workspace firmware/rust,
     the scenario chosen by a cargo feature. Dependencies are pinned by the
@@ -179,6 +197,8 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
                                   f"{result.stderr.strip()[-3000:]}", hint)
             shutil.copyfile(cargo_dir / target.rust_target / "release" / crate, elf)
     flash, ram = _sizes(require(target.gcc[: -len("gcc")] + "size", target.gcc_package), elf)
+    locked = _locked_versions(workspace / "Cargo.lock", crate)
+    crates = ", ".join(f"{name} {locked[name]}" for name in RUST_CRATES_OF_NOTE if name in locked)
     return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
-                    kernel_source=f"{crate} (firmware/rust, Cargo.lock)", compiler=rustc, cflags=(),
+                    kernel_source=f"{crate} with {crates} (firmware/rust/Cargo.lock)", compiler=rustc, cflags=(),
                     flash_bytes=flash, ram_bytes=ram, config=config, defines={})

@@ -97,7 +97,12 @@ class Method:
 KERNELS = {
     k.name: k
     for k in [
-        Kernel("freertos", "FreeRTOS", "FreeRTOS-Kernel V11.2.0 from the crates.io package freertos-next =0.12.0"),
+        Kernel("freertos", "FreeRTOS", "FreeRTOS-Kernel V11.2.0 from the crates.io package freertos-next =0.12.0",
+               targets=("mps2-an385", "atmega328p")),
+        Kernel("rtic", "RTIC", "rtic 2.4.0 (Rust): tasks are interrupt handlers with static priorities",
+               language="rust", targets=("lm3s6965evb",), methods=("probe",),
+               not_applicable=(("yield", "RTIC has no yield: tasks of one priority run until they await an event"),
+                               ("rotate", "RTIC priorities are fixed when the application is built"))),
         Kernel("embassy", "Embassy", "embassy-executor 0.10.0 (Rust, async): thread-mode executor, and an interrupt "
                                      "executor for the more urgent task", language="rust",
                targets=("mps2-an385",), methods=("probe",),
@@ -129,6 +134,24 @@ TARGETS = {
             flash_bytes=4 * 1024 * 1024,
             ram_bytes=4 * 1024 * 1024,
             icount_shift=8,
+            rust_target="thumbv7m-none-eabi",
+        ),
+        Target(
+            name="lm3s6965evb",
+            cpu="cortex-m3",
+            f_cpu_hz=12_500_000,
+            summary="TI Stellaris LM3S6965, Cortex-M3 at 12.5 MHz, on QEMU with -icount: counts instructions "
+                    "(for kernels that need its PAC, as RTIC)",
+            gcc="arm-none-eabi-gcc",
+            gcc_package="gcc-arm-none-eabi libnewlib-arm-none-eabi",
+            cflags=("-mcpu=cortex-m3", "-mthumb"),
+            ldflags=(),
+            simulator="qemu",
+            freertos_port="GCC/ARM_CM3",
+            unit="instructions",
+            flash_bytes=256 * 1024,
+            ram_bytes=64 * 1024,
+            icount_shift=8,  # 12.5 MHz x 256 ns: 3.2 timer counts per instruction, still exact
             rust_target="thumbv7m-none-eabi",
         ),
         Target(

@@ -176,8 +176,10 @@ def command_sweep(args) -> int:
     scenarios, methods = catalog.select_scenarios(args.scenario), catalog.select_methods(args.method)
     tasks = matrix.parse_counts(args.tasks, "--tasks") if args.tasks else None
     samples = matrix.parse_counts(args.samples, "--samples")
-    points = matrix.sweep_points(kernels, targets, scenarios, methods, tasks, samples,
-                                 matrix.config_variants(args.config))
+    points, not_applicable = matrix.sweep_points(kernels, targets, scenarios, methods, tasks, samples,
+                                                 matrix.config_variants(args.config))
+    for job, why in not_applicable:
+        print(f"n/a: {job}: {why}")
     bar = ProgressBar(enabled=not args.quiet, label="sweep")
     outcomes = matrix.run_points(points, args.jobs, bar.update)
     bar.clear()
@@ -231,6 +233,11 @@ def command_intrusion(args) -> int:
     for kernel in catalog.select_kernels(args.kernel):
         for target in catalog.select_targets(args.target):
             for scenario in catalog.select_scenarios(args.scenario):
+                why = next(filter(None, (kernel.not_measured(target, scenario, method)
+                                         for method in catalog.METHODS.values())), None)
+                if why:
+                    print(f"n/a: {kernel.name}/{target.name}/{scenario.name}: {why}")
+                    continue
                 status.begin(f"{kernel.name}/{target.name}", args.samples)
                 try:
                     rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout,

@@ -49,13 +49,18 @@ def config_variants(pairs: list[str]) -> list[dict[str, str]]:
 
 def sweep_points(kernels: list[catalog.Kernel], targets: list[catalog.Target], scenarios: list[catalog.Scenario],
                  methods: list[catalog.Method], tasks: list[int] | None, samples: list[int],
-                 variants: list[dict[str, str]]) -> list[Point]:
-    points = []
+                 variants: list[dict[str, str]]) -> tuple[list[Point], list[tuple[str, str]]]:
+    """The points to measure, and the (job, reason) of the combinations a kernel cannot measure."""
+    points, not_applicable = [], []
     for kernel, target, scenario, method, variant in itertools.product(kernels, targets, scenarios, methods, variants):
+        why = kernel.not_measured(target, scenario, method)
+        if why:
+            not_applicable.append((f"{kernel.name}/{target.name}/{scenario.name}/{method.name}", why))
+            continue
         for n in (tasks if scenario.name == "rotate" and tasks else [None]):
             config = configs.resolve(variant, kernel, target, scenario, n)
             points += [Point(Job(kernel, target, scenario, method, config, n), count) for count in samples]
-    return points
+    return points, not_applicable
 
 
 def _measure(point: Point) -> dict:

@@ -1,6 +1,7 @@
-//! mps2-an385 under QEMU, as firmware/boards/mps2-an385 for the C kernels:
-//! CMSDK UART0 for the records, semihosting for the parameters and the exit
-//! code, SysTick for the stamps, NVIC STIR for the software interrupt, and the
+//! The Cortex-M3 boards under QEMU, as firmware/boards/ for the C kernels:
+//! a UART for the records (CMSDK UART0 on mps2-an385, PL011 UART0 on
+//! lm3s6965evb), semihosting for the parameters and the exit code, SysTick for
+//! the stamps, NVIC STIR for the software interrupt; on mps2-an385 also the
 //! device interrupt vectors cortex-m-rt asks of a board.
 //!
 //! A Rust kernel that has no tick of its own leaves SysTick free-running at a
@@ -9,18 +10,57 @@
 
 use core::ptr::{read_volatile, write_volatile};
 
-pub const NAME: &str = "mps2-an385";
 pub const CPU: &str = "cortex-m3";
-pub const CPU_CLOCK_HZ: u32 = 25_000_000;
-pub const CPU_CLOCK_HZ_TEXT: &str = "25000000";
-pub const SOFT_IRQ: u16 = 30;
-/// The interrupt an interrupt-mode executor runs in.
-pub const EXECUTOR_IRQ: u16 = 31;
 
-const UART0_DATA: *mut u32 = 0x4000_4000 as *mut u32;
-const UART0_STATE: *const u32 = 0x4000_4004 as *const u32;
-const UART0_CTRL: *mut u32 = 0x4000_4008 as *mut u32;
-const UART0_BAUDDIV: *mut u32 = 0x4000_4010 as *mut u32;
+#[cfg(feature = "mps2-an385")]
+mod this {
+    pub const NAME: &str = "mps2-an385";
+    pub const CPU_CLOCK_HZ: u32 = 25_000_000;
+    pub const CPU_CLOCK_HZ_TEXT: &str = "25000000";
+    pub const SOFT_IRQ: u16 = 30;
+    const UART0_DATA: *mut u32 = 0x4000_4000 as *mut u32;
+    const UART0_STATE: *const u32 = 0x4000_4004 as *const u32;
+    const UART0_CTRL: *mut u32 = 0x4000_4008 as *mut u32;
+    const UART0_BAUDDIV: *mut u32 = 0x4000_4010 as *mut u32;
+
+    pub fn uart_init() {
+        unsafe {
+            core::ptr::write_volatile(UART0_BAUDDIV, 16);
+            core::ptr::write_volatile(UART0_CTRL, 1);
+        }
+    }
+
+    pub fn uart_put(byte: u8) {
+        unsafe {
+            while core::ptr::read_volatile(UART0_STATE) & 1 != 0 {}
+            core::ptr::write_volatile(UART0_DATA, byte as u32);
+        }
+    }
+}
+
+#[cfg(feature = "lm3s6965evb")]
+mod this {
+    pub const NAME: &str = "lm3s6965evb";
+    pub const CPU_CLOCK_HZ: u32 = 12_500_000;
+    pub const CPU_CLOCK_HZ_TEXT: &str = "12500000";
+    pub const SOFT_IRQ: u16 = 0; // GPIOA, which nothing on the board drives
+    const UART0_DR: *mut u32 = 0x4000_C000 as *mut u32;
+    const UART0_FR: *const u32 = 0x4000_C018 as *const u32;
+    const FR_TXFF: u32 = 1 << 5;
+
+    pub fn uart_init() {}
+
+    pub fn uart_put(byte: u8) {
+        unsafe {
+            while core::ptr::read_volatile(UART0_FR) & FR_TXFF != 0 {}
+            core::ptr::write_volatile(UART0_DR, byte as u32);
+        }
+    }
+}
+
+pub use this::{CPU_CLOCK_HZ, NAME, SOFT_IRQ};
+/// The interrupt an interrupt-mode executor runs in (mps2-an385).
+pub const EXECUTOR_IRQ: u16 = 31;
 const SYST_CSR: *mut u32 = 0xE000_E010 as *mut u32;
 const SYST_RVR: *mut u32 = 0xE000_E014 as *mut u32;
 const SYST_CVR: *mut u32 = 0xE000_E018 as *mut u32;
@@ -31,9 +71,8 @@ const CSR_ENABLE_CPU_CLOCK: u32 = 0b101;
 const CSR_COUNTFLAG: u32 = 1 << 16;
 
 pub fn init() {
+    this::uart_init();
     unsafe {
-        write_volatile(UART0_BAUDDIV, 16);
-        write_volatile(UART0_CTRL, 1);
         write_volatile(SYST_RVR, SYSTICK_PERIOD - 1);
         write_volatile(SYST_CVR, 0);
         write_volatile(SYST_CSR, CSR_ENABLE_CPU_CLOCK);
@@ -42,10 +81,7 @@ pub fn init() {
 
 pub fn write(bytes: &[u8]) {
     for &byte in bytes {
-        unsafe {
-            while read_volatile(UART0_STATE) & 1 != 0 {}
-            write_volatile(UART0_DATA, byte as u32);
-        }
+        this::uart_put(byte);
     }
 }
 
@@ -111,12 +147,12 @@ unsafe impl cortex_m::interrupt::InterruptNumber for Irq {
 pub fn describe() {
     crate::wire::meta("board", NAME);
     crate::wire::meta("cpu", CPU);
-    crate::wire::meta("f_cpu_hz", CPU_CLOCK_HZ_TEXT);
-    crate::wire::meta("scope_pin", "LED0");
+    crate::wire::meta("f_cpu_hz", this::CPU_CLOCK_HZ_TEXT);
 }
 
-// The device interrupt vectors (cortex-m-rt's "device" feature wants them from
-// a board): 32 lines, the two switchscope uses named in device.x.
+// The device interrupt vectors of mps2-an385 (cortex-m-rt's "device" feature
+// wants them from a board): 32 lines, the two switchscope uses named in device.x.
+#[cfg(feature = "mps2-an385")]
 #[derive(Clone, Copy)]
 #[repr(C)]
 pub union Vector {
@@ -124,12 +160,14 @@ pub union Vector {
     reserved: usize,
 }
 
+#[cfg(feature = "mps2-an385")]
 extern "C" {
     fn DefaultHandler();
     fn switchscope_soft_irq();
     fn switchscope_executor_irq();
 }
 
+#[cfg(feature = "mps2-an385")]
 #[link_section = ".vector_table.interrupts"]
 #[no_mangle]
 pub static __INTERRUPTS: [Vector; 32] = {
