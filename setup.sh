@@ -46,10 +46,14 @@ step "Fetching the pinned kernel crates, and the Rust target of the Rust kernels
 cargo fetch --locked --manifest-path firmware/kernels/freertos/source/Cargo.toml
 if command -v rustup >/dev/null 2>&1; then
     rustup target add thumbv7m-none-eabi
+    # the AVR builds core from source: nightly with its sources
+    rustup toolchain install nightly --profile minimal --component rust-src
 else
-    echo "note: no rustup: the Rust kernels need the thumbv7m-none-eabi target (rustup.rs)" >&2
+    echo "note: no rustup: the Rust kernels need the thumbv7m-none-eabi target and, for the AVR," \
+         "a nightly toolchain with rust-src (rustup.rs)" >&2
 fi
 (cd firmware/rust && cargo fetch --locked)
+(cd firmware/rust-avr && cargo +nightly fetch --locked)
 
 step "Building the simulator helpers (simavr runner, QEMU plugin)"
 .venv/bin/python -c "from switchscope import native; native.simavr_runner(); native.qemu_plugin()"

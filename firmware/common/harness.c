@@ -110,12 +110,15 @@ void harness_begin(void)
 void harness_record(uint32_t seq, uint16_t tag)
 {
     uint8_t payload[16] = {RECORD_SAMPLE};
+    uint8_t flags = probe.tick_start != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
+    if (!probe.closed)
+        flags |= SAMPLE_NOT_CLOSED;
     put_u32(payload + 1, seq);
     put_u32(payload + 5, probe.start);
     put_u32(payload + 9, probe.end);
     payload[13] = (uint8_t)tag;
     payload[14] = (uint8_t)(tag >> 8);
-    payload[15] = probe.tick_start != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
+    payload[15] = flags;
     record_send(payload, sizeof payload);
 }
 

@@ -147,7 +147,15 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
 
 # The crates whose code runs in a Rust kernel's windows: their versions go with every result.
 RUST_CRATES_OF_NOTE = ("embassy-executor", "embassy-sync", "embassy-futures", "lilos", "rtic", "rtic-sync",
-                       "lm3s6965", "cortex-m", "cortex-m-rt", "critical-section")
+                       "lm3s6965", "avr-device", "cortex-m", "cortex-m-rt", "critical-section", "portable-atomic")
+
+
+def _rustc_version(toolchain: list[str]) -> str:
+    try:
+        out = subprocess.run(["rustc", *toolchain, "--version"], capture_output=True, text=True, timeout=60)
+        return out.stdout.strip() or out.stderr.strip()
+    except OSError:
+        return "unknown"
 
 
 def _locked_versions(lock: Path, root: str) -> dict[str, str]:
@@ -169,19 +177,22 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
     cargo = require("cargo", "cargo (or rustup from rustup.rs)")
     if target.rust_target is None:
         raise BuildFailed(f"{target.name} has no Rust target")
-    workspace = paths.firmware_dir() / "rust"
+    workspace = paths.firmware_dir() / target.rust_workspace
     crate = f"switchscope-{kernel.name}"
-    rustc = version_line("rustc")
-    key = json.dumps([rustc, target.rust_target, crate, scenario.name, method, _tree_digest([workspace])])
+    toolchain = [f"+{target.rust_toolchain}"] if target.rust_toolchain else []
+    rustc = _rustc_version(toolchain)
+    # the AVR workspace builds the sources of firmware/rust: both trees count
+    sources = _tree_digest([paths.firmware_dir() / "rust", paths.firmware_dir() / "rust-avr"])
+    key = json.dumps([rustc, target.rust_target, crate, scenario.name, method, sources])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method}-{digest}"
     elf = out_dir / "firmware.elf"
-    cargo_dir = paths.build_dir() / "cargo"
+    cargo_dir = paths.build_dir() / f"cargo-{target.rust_workspace}"
     cargo_dir.mkdir(parents=True, exist_ok=True)
     with (cargo_dir / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # every feature set writes the same binary path
         if not elf.is_file():
-            command = [cargo, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
+            command = [cargo, *toolchain, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
                        "-p", crate, "--features", scenario.name, "--target", target.rust_target,
                        "--target-dir", str(cargo_dir)]
             # cargo reads the workspace's .cargo/config.toml (the linker script) from its
@@ -193,12 +204,17 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
                 hint = f"the full log is in {out_dir / 'build.log'}"
                 if "target may not be installed" in result.stderr or "can't find crate for `core`" in result.stderr:
                     hint = f"install the Rust target: rustup target add {target.rust_target} (or run ./setup.sh)"
+                elif "toolchain" in result.stderr and "not installed" in result.stderr or "rust-src" in result.stderr:
+                    hint = (f"install the Rust toolchain: rustup toolchain install {target.rust_toolchain} "
+                            "--component rust-src (or run ./setup.sh)")
                 raise BuildFailed(f"building {scenario.name} for {kernel.name} on {target.name} failed:\n"
                                   f"{result.stderr.strip()[-3000:]}", hint)
-            shutil.copyfile(cargo_dir / target.rust_target / "release" / crate, elf)
+            binary = cargo_dir / target.rust_target / "release" / crate
+            shutil.copyfile(binary if binary.is_file() else binary.with_suffix(".elf"), elf)
     flash, ram = _sizes(require(target.gcc[: -len("gcc")] + "size", target.gcc_package), elf)
     locked = _locked_versions(workspace / "Cargo.lock", crate)
     crates = ", ".join(f"{name} {locked[name]}" for name in RUST_CRATES_OF_NOTE if name in locked)
     return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
-                    kernel_source=f"{crate} with {crates} (firmware/rust/Cargo.lock)", compiler=rustc, cflags=(),
+                    kernel_source=f"{crate} with {crates} (firmware/{target.rust_workspace}/Cargo.lock)",
+                    compiler=rustc, cflags=(),
                     flash_bytes=flash, ram_bytes=ram, config=config, defines={})

@@ -52,6 +52,8 @@ class Target:
     ram_bytes: int
     max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
     rust_target: str | None = None  # the Rust target triple, for Rust kernels
+    rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
+    rust_toolchain: str | None = None  # a rustup toolchain other than the default (cargo +TOOLCHAIN)
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
@@ -105,7 +107,7 @@ KERNELS = {
                                ("rotate", "RTIC priorities are fixed when the application is built"))),
         Kernel("embassy", "Embassy", "embassy-executor 0.10.0 (Rust, async): thread-mode executor, and an interrupt "
                                      "executor for the more urgent task", language="rust",
-               targets=("mps2-an385",), methods=("probe",),
+               targets=("mps2-an385", "atmega328p"), methods=("probe",),
                not_applicable=(("resume", "an Embassy task cannot be suspended and resumed by another task"),
                                ("rotate", "an Embassy task has no priority to change: its urgency is the executor "
                                           "it runs in"))),
@@ -169,6 +171,9 @@ TARGETS = {
             flash_bytes=32 * 1024,
             ram_bytes=2 * 1024,
             max_tasks=4,
+            rust_target="avr-none",
+            rust_workspace="rust-avr",  # its own Cargo.lock: avr-device pins syn =2.0.110
+            rust_toolchain="nightly",  # core is built from source (-Z build-std)
         ),
     ]
 }

@@ -131,6 +131,13 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, edges: list[Edge] | No
     if stream.meta.get("method", "probe") != job.method.name:
         raise FirmwareFailed(f"{job}: the firmware was built for the {stream.meta.get('method')} method")
 
+    unclosed = [sample.seq for sample in stream.samples if sample.not_closed]
+    if unclosed:
+        raise FirmwareFailed(
+            f"{job}: {len(unclosed)} samples (the first: {unclosed[0]}) were recorded before their window "
+            "was closed: the task that closes it had not run yet, so the scenario does not switch where it "
+            "says it does", "this is a bug in the scenario or its mapping onto the kernel")
+
     extra: dict = {}
     if job.method.name in ("marker", "print"):
         raw = _marker_values(stream, events, job)

@@ -15,6 +15,7 @@ PROTOCOL_VERSION = 1
 
 HELLO, META, CALIB, SAMPLE, LOG, FAULT, END = 0x01, 0x02, 0x03, 0x10, 0x20, 0x7E, 0x7F
 TICK_IN_WINDOW = 0x01
+NOT_CLOSED = 0x02  # recorded before the task that closes the window had run
 
 _FIXED_LAYOUTS = {
     HELLO: struct.Struct("<B"),
@@ -89,6 +90,10 @@ class Sample:
     @property
     def tick_in_window(self) -> bool:
         return bool(self.flags & TICK_IN_WINDOW)
+
+    @property
+    def not_closed(self) -> bool:
+        return bool(self.flags & NOT_CLOSED)
 
 
 @dataclass

@@ -29,6 +29,8 @@ struct probe_window {
     uint32_t end;         /* timer count read at the closing */
     uint32_t tick_start;  /* kernel tick count before the opening */
     uint32_t tick_end;    /* kernel tick count after the closing */
+    uint32_t closed;      /* set by the closing, cleared by the opening: a sample
+                             recorded before its window closed has a stale stamp */
 };
 
 extern struct probe_window probe;
@@ -47,6 +49,7 @@ extern struct probe_window probe;
 #define PROBE_OPEN()                         \
     do {                                     \
         probe.tick_start = ss_tick_count();  \
+        probe.closed = 0;                    \
         PROBE_MARK("open");                  \
     } while (0)
 
@@ -57,6 +60,7 @@ void harness_print_switch(void);
         harness_print_switch();              \
         PROBE_MARK("close");                 \
         probe.tick_end = ss_tick_count();    \
+        probe.closed = 1;                    \
     } while (0)
 #define PROBE_METHOD "print"
 #else
@@ -64,6 +68,7 @@ void harness_print_switch(void);
     do {                                     \
         PROBE_MARK("close");                 \
         probe.tick_end = ss_tick_count();    \
+        probe.closed = 1;                    \
     } while (0)
 #define PROBE_METHOD "marker"
 #endif
@@ -79,6 +84,7 @@ void harness_print_switch(void);
 #define PROBE_OPEN()                         \
     do {                                     \
         probe.tick_start = ss_tick_count();  \
+        probe.closed = 0;                    \
         BOARD_SCOPE_HIGH();                  \
     } while (0)
 
@@ -86,6 +92,7 @@ void harness_print_switch(void);
     do {                                     \
         BOARD_SCOPE_LOW();                   \
         probe.tick_end = ss_tick_count();    \
+        probe.closed = 1;                    \
     } while (0)
 
 #define PROBE_METHOD "scope"
@@ -93,6 +100,7 @@ void harness_print_switch(void);
 #define PROBE_OPEN()                         \
     do {                                     \
         probe.tick_start = ss_tick_count();  \
+        probe.closed = 0;                    \
         BOARD_STAMP_TO(probe.start);         \
     } while (0)
 
@@ -100,6 +108,7 @@ void harness_print_switch(void);
     do {                                     \
         BOARD_STAMP_TO(probe.end);           \
         probe.tick_end = ss_tick_count();    \
+        probe.closed = 1;                    \
     } while (0)
 
 #define PROBE_METHOD "probe"

@@ -23,6 +23,7 @@ enum record_type {
 
 enum sample_flags {
     SAMPLE_TICK_IN_WINDOW = 0x01, /* the kernel tick fired inside the window */
+    SAMPLE_NOT_CLOSED = 0x02,     /* recorded before the other task closed the window */
 };
 
 #define RECORD_MAX_PAYLOAD 96

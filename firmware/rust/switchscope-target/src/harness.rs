@@ -40,21 +40,21 @@ pub fn start(scenario: &str, kernel: &[(&str, &str)]) {
 /// Describe the stamp timer and calibrate the probe: before the first window.
 pub fn begin() {
     wire::meta_number("stamp_modulus", board::stamp_modulus());
-    wire::meta("stamp_direction", "down");
+    wire::meta("stamp_direction", if board::STAMP_COUNTS_DOWN { "down" } else { "up" });
     wire::meta_number("stamp_clock_hz", board::CPU_CLOCK_HZ);
     for _ in 0..CALIBRATION_PAIRS {
         board::wait_next_tick();
         probe::open();
         probe::close();
-        let (start, end, _) = probe::window();
+        let (start, end, _, _) = probe::window();
         wire::send(&[&[wire::CALIB], &start.to_le_bytes(), &end.to_le_bytes()]);
     }
 }
 
 /// Send the window just closed as sample `seq`.
 pub fn record(seq: u32, tag: u16) {
-    let (start, end, tick) = probe::window();
-    let flags = if tick { wire::TICK_IN_WINDOW } else { 0 };
+    let (start, end, tick, closed) = probe::window();
+    let flags = if tick { wire::TICK_IN_WINDOW } else { 0 } | if closed { 0 } else { wire::NOT_CLOSED };
     wire::send(&[&[wire::SAMPLE], &seq.to_le_bytes(), &start.to_le_bytes(), &end.to_le_bytes(),
                  &tag.to_le_bytes(), &[flags]]);
 }
@@ -75,6 +75,7 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
     fail(reason)
 }
 
+#[cfg(target_arch = "arm")]
 #[cortex_m_rt::exception]
 unsafe fn HardFault(_frame: &cortex_m_rt::ExceptionFrame) -> ! {
     fail("HardFault")

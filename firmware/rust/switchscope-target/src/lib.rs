@@ -3,6 +3,7 @@
 //! probe instructions, the same board. A kernel crate supplies its scenarios
 //! and nothing else.
 #![no_std]
+#![cfg_attr(target_arch = "avr", feature(asm_experimental_arch))]
 
 pub mod board;
 pub mod harness;

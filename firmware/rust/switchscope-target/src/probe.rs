@@ -1,6 +1,7 @@
 //! The timer probe, instruction for instruction the C one (BOARD_STAMP_TO in
-//! firmware/boards/mps2-an385/board_config.h): two movw/movt pairs form the
-//! addresses, one ldr reads SysTick, one str keeps the count. Calibration times
+//! firmware/boards/*/board_config.h). Cortex-M3: two movw/movt pairs form the
+//! addresses, one ldr reads SysTick, one str keeps the count. AVR: lds TCNT1L
+//! (which latches the high byte), sts, lds TCNT1H, sts. Calibration times
 //! open() followed at once by close(), so the host subtracts exactly what the
 //! probe adds.
 
@@ -11,24 +12,51 @@ pub static mut SWITCHSCOPE_WINDOW_START: u32 = 0;
 #[no_mangle]
 pub static mut SWITCHSCOPE_WINDOW_END: u32 = 0;
 static mut TICK_IN_WINDOW: bool = false;
+// set by the closing, cleared by the opening: a sample recorded before its
+// window closed carries a stale stamp
+static mut CLOSED: bool = false;
+
+/// Store the stamp timer's count into `$to` with the board's fixed sequence.
+#[cfg(target_arch = "arm")]
+macro_rules! stamp_to {
+    ($to:ident) => {
+        asm!(
+            "movw {at}, #:lower16:{to}",
+            "movt {at}, #:upper16:{to}",
+            "movw {count}, #0xE018",
+            "movt {count}, #0xE000",
+            "ldr {count}, [{count}]",
+            "str {count}, [{at}]",
+            to = sym $to,
+            at = out(reg) _,
+            count = out(reg) _,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
+#[cfg(target_arch = "avr")]
+macro_rules! stamp_to {
+    ($to:ident) => {
+        asm!(
+            "lds {count}, 0x84",
+            "sts {to}, {count}",
+            "lds {count}, 0x85",
+            "sts {to}+1, {count}",
+            to = sym $to,
+            count = out(reg) _,
+            options(nostack, preserves_flags),
+        )
+    };
+}
 
 /// Open the window: immediately before the call that causes the switch.
 #[inline(always)]
 pub fn open() {
     crate::board::tick_wrapped(); // clear the wrap flag, outside the window
     unsafe {
-        asm!(
-            "movw {at}, #:lower16:{start}",
-            "movt {at}, #:upper16:{start}",
-            "movw {count}, #0xE018",
-            "movt {count}, #0xE000",
-            "ldr {count}, [{count}]",
-            "str {count}, [{at}]",
-            start = sym SWITCHSCOPE_WINDOW_START,
-            at = out(reg) _,
-            count = out(reg) _,
-            options(nostack, preserves_flags),
-        );
+        *core::ptr::addr_of_mut!(CLOSED) = false;
+        stamp_to!(SWITCHSCOPE_WINDOW_START);
     }
 }
 
@@ -36,29 +64,21 @@ pub fn open() {
 #[inline(always)]
 pub fn close() {
     unsafe {
-        asm!(
-            "movw {at}, #:lower16:{end}",
-            "movt {at}, #:upper16:{end}",
-            "movw {count}, #0xE018",
-            "movt {count}, #0xE000",
-            "ldr {count}, [{count}]",
-            "str {count}, [{at}]",
-            end = sym SWITCHSCOPE_WINDOW_END,
-            at = out(reg) _,
-            count = out(reg) _,
-            options(nostack, preserves_flags),
-        );
+        stamp_to!(SWITCHSCOPE_WINDOW_END);
         *core::ptr::addr_of_mut!(TICK_IN_WINDOW) = crate::board::tick_wrapped();
+        *core::ptr::addr_of_mut!(CLOSED) = true;
     }
 }
 
-/// The stamps of the window just closed, and whether SysTick wrapped in it.
-pub fn window() -> (u32, u32, bool) {
+/// The stamps of the window just closed, whether the stamp timer wrapped in
+/// it, and whether it was closed at all.
+pub fn window() -> (u32, u32, bool, bool) {
     unsafe {
         (
             core::ptr::read_volatile(core::ptr::addr_of!(SWITCHSCOPE_WINDOW_START)),
             core::ptr::read_volatile(core::ptr::addr_of!(SWITCHSCOPE_WINDOW_END)),
             core::ptr::read_volatile(core::ptr::addr_of!(TICK_IN_WINDOW)),
+            core::ptr::read_volatile(core::ptr::addr_of!(CLOSED)),
         )
     }
 }

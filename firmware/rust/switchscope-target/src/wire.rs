@@ -12,6 +12,7 @@ pub const FAULT: u8 = 0x7E;
 pub const END: u8 = 0x7F;
 pub const PROTOCOL_VERSION: u8 = 1;
 pub const TICK_IN_WINDOW: u8 = 0x01;
+pub const NOT_CLOSED: u8 = 0x02;
 const MAX_PAYLOAD: usize = 96;
 
 fn crc8(mut crc: u8, byte: u8) -> u8 {

@@ -10,11 +10,24 @@
 //!   executor's task.
 //! - resume and rotate have no Embassy idiom: a task cannot be suspended and
 //!   resumed by another, nor have its priority changed (the host says n/a).
+//!
+//! The task that closes a window then signals DONE, and the measuring task
+//! waits for DONE right after its switching call: Embassy's run queue runs the
+//! tasks of a batch in the reverse order of their wakes, so a task that yields
+//! is polled again before the task it woke. Where the switch is preemptive
+//! (the interrupt executor) DONE is already set when the wait starts, after the
+//! window; where it is cooperative (`yield`, and everything on the AVR, which
+//! has no interrupt executor) the wait is how the measuring task gives way, and
+//! it is inside the window.
 #![no_std]
 #![no_main]
+#![cfg_attr(target_arch = "avr", feature(abi_avr_interrupt))]
 
+#[cfg(target_arch = "arm")]
 use cortex_m::peripheral::NVIC;
-use embassy_executor::{Executor, InterruptExecutor, Spawner};
+#[cfg(target_arch = "arm")]
+use embassy_executor::InterruptExecutor;
+use embassy_executor::{Executor, Spawner};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use switchscope_target::{board, harness, probe};
@@ -28,26 +41,46 @@ const SCENARIO: &str = "isr";
 #[cfg(feature = "ruler")]
 const SCENARIO: &str = "ruler";
 
+#[cfg(target_arch = "arm")]
+const EXECUTORS: &str = "thread mode + interrupt executor (IRQ 31) for the urgent task";
+#[cfg(target_arch = "avr")]
+const EXECUTORS: &str = "thread mode only (no interrupt executor on AVR): cooperative";
+
 const KERNEL: &[(&str, &str)] = &[
     ("kernel", "embassy"),
     ("kernel_version", "embassy-executor 0.10.0"),
-    ("config.executors", "thread mode + interrupt executor (IRQ 31)"),
+    ("config.executors", EXECUTORS),
     ("config.signal", "embassy-sync Signal"),
 ];
 
 static WAKE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+static DONE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+#[cfg(target_arch = "arm")]
 static HIGH: InterruptExecutor = InterruptExecutor::new();
+#[cfg(target_arch = "arm")]
 static mut THREAD: Option<Executor> = None;
 
+#[cfg(target_arch = "arm")]
 #[no_mangle]
 unsafe extern "C" fn switchscope_executor_irq() {
     HIGH.on_interrupt()
 }
 
-#[cfg(feature = "isr")]
+#[cfg(all(feature = "isr", target_arch = "arm"))]
 #[no_mangle]
 unsafe extern "C" fn switchscope_soft_irq() {
     WAKE.signal(());
+}
+
+#[cfg(all(feature = "isr", target_arch = "avr"))]
+#[avr_device::interrupt(atmega328p)]
+fn PCINT0() {
+    WAKE.signal(());
+}
+
+/// The measuring task waits until the other task has closed the window.
+async fn until_closed() {
+    DONE.wait().await;
 }
 
 /// The more urgent task, in the interrupt executor: closes the window as soon as it is woken.
@@ -56,6 +89,7 @@ async fn high_task() {
     loop {
         WAKE.wait().await;
         probe::close();
+        DONE.signal(());
     }
 }
 
@@ -76,6 +110,7 @@ async fn measuring_task() {
 async fn window(_seq: u32) -> u16 {
     probe::open();
     WAKE.signal(());
+    until_closed().await;
     0
 }
 
@@ -83,23 +118,35 @@ async fn window(_seq: u32) -> u16 {
 async fn window(_seq: u32) -> u16 {
     probe::open();
     board::soft_irq_pend();
+    until_closed().await;
     0
 }
 
 #[cfg(feature = "yield")]
+static ARMED: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(false);
+
+#[cfg(feature = "yield")]
 async fn window(_seq: u32) -> u16 {
+    ARMED.store(true, core::sync::atomic::Ordering::Relaxed);
     probe::open();
     embassy_futures::yield_now().await;
+    until_closed().await;
     0
 }
 
-/// yield: the partner, in the same executor, closes the window each time it is polled.
+/// yield: the partner, in the same executor, yields whenever it is polled and
+/// closes the window the measuring task armed (the check is inside the window:
+/// a load and a branch).
 #[cfg(feature = "yield")]
 #[embassy_executor::task]
 async fn partner_task() {
     loop {
         embassy_futures::yield_now().await;
-        probe::close();
+        if ARMED.load(core::sync::atomic::Ordering::Relaxed) {
+            probe::close();
+            ARMED.store(false, core::sync::atomic::Ordering::Relaxed);
+            DONE.signal(());
+        }
     }
 }
 
@@ -108,6 +155,7 @@ async fn window(seq: u32) -> u16 {
     switchscope_target::ruler::run(seq)
 }
 
+#[cfg(target_arch = "arm")]
 #[cortex_m_rt::entry]
 fn main() -> ! {
     harness::start(SCENARIO, KERNEL);
@@ -119,9 +167,23 @@ fn main() -> ! {
     let high = HIGH.start(board::Irq(board::EXECUTOR_IRQ));
     high.spawn(high_task().unwrap());
     let thread = unsafe { (*core::ptr::addr_of_mut!(THREAD)).insert(Executor::new()) };
-    thread.run(|spawner: Spawner| {
-        spawner.spawn(measuring_task().unwrap());
-        #[cfg(feature = "yield")]
-        spawner.spawn(partner_task().unwrap());
+    thread.run(spawn_thread_tasks)
+}
+
+#[cfg(target_arch = "avr")]
+#[avr_device::entry]
+fn main() -> ! {
+    static mut THREAD: Option<Executor> = None;
+    harness::start(SCENARIO, KERNEL);
+    unsafe { avr_device::interrupt::enable() };
+    THREAD.insert(Executor::new()).run(|spawner: Spawner| {
+        spawner.spawn(high_task().unwrap()); // first, so that it waits before the first window
+        spawn_thread_tasks(spawner);
     })
+}
+
+fn spawn_thread_tasks(spawner: Spawner) {
+    spawner.spawn(measuring_task().unwrap());
+    #[cfg(feature = "yield")]
+    spawner.spawn(partner_task().unwrap());
 }

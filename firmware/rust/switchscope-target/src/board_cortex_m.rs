@@ -1,0 +1,180 @@
+//! The Cortex-M3 boards under QEMU, as firmware/boards/ for the C kernels:
+//! a UART for the records (CMSDK UART0 on mps2-an385, PL011 UART0 on
+//! lm3s6965evb), semihosting for the parameters and the exit code, SysTick for
+//! the stamps, NVIC STIR for the software interrupt; on mps2-an385 also the
+//! device interrupt vectors cortex-m-rt asks of a board.
+//!
+//! A Rust kernel that has no tick of its own leaves SysTick free-running at a
+//! 1 ms period with no interrupt: the harness then waits for its wrap where a
+//! C kernel waits for the next tick.
+
+use core::ptr::{read_volatile, write_volatile};
+
+pub const CPU: &str = "cortex-m3";
+/// SysTick counts down.
+pub const STAMP_COUNTS_DOWN: bool = true;
+
+#[cfg(feature = "mps2-an385")]
+mod this {
+    pub const NAME: &str = "mps2-an385";
+    pub const CPU_CLOCK_HZ: u32 = 25_000_000;
+    pub const CPU_CLOCK_HZ_TEXT: &str = "25000000";
+    pub const SOFT_IRQ: u16 = 30;
+    const UART0_DATA: *mut u32 = 0x4000_4000 as *mut u32;
+    const UART0_STATE: *const u32 = 0x4000_4004 as *const u32;
+    const UART0_CTRL: *mut u32 = 0x4000_4008 as *mut u32;
+    const UART0_BAUDDIV: *mut u32 = 0x4000_4010 as *mut u32;
+
+    pub fn uart_init() {
+        unsafe {
+            core::ptr::write_volatile(UART0_BAUDDIV, 16);
+            core::ptr::write_volatile(UART0_CTRL, 1);
+        }
+    }
+
+    pub fn uart_put(byte: u8) {
+        unsafe {
+            while core::ptr::read_volatile(UART0_STATE) & 1 != 0 {}
+            core::ptr::write_volatile(UART0_DATA, byte as u32);
+        }
+    }
+}
+
+#[cfg(feature = "lm3s6965evb")]
+mod this {
+    pub const NAME: &str = "lm3s6965evb";
+    pub const CPU_CLOCK_HZ: u32 = 12_500_000;
+    pub const CPU_CLOCK_HZ_TEXT: &str = "12500000";
+    pub const SOFT_IRQ: u16 = 0; // GPIOA, which nothing on the board drives
+    const UART0_DR: *mut u32 = 0x4000_C000 as *mut u32;
+    const UART0_FR: *const u32 = 0x4000_C018 as *const u32;
+    const FR_TXFF: u32 = 1 << 5;
+
+    pub fn uart_init() {}
+
+    pub fn uart_put(byte: u8) {
+        unsafe {
+            while core::ptr::read_volatile(UART0_FR) & FR_TXFF != 0 {}
+            core::ptr::write_volatile(UART0_DR, byte as u32);
+        }
+    }
+}
+
+pub use this::{CPU_CLOCK_HZ, NAME, SOFT_IRQ};
+/// The interrupt an interrupt-mode executor runs in (mps2-an385).
+pub const EXECUTOR_IRQ: u16 = 31;
+const SYST_CSR: *mut u32 = 0xE000_E010 as *mut u32;
+const SYST_RVR: *mut u32 = 0xE000_E014 as *mut u32;
+const SYST_CVR: *mut u32 = 0xE000_E018 as *mut u32;
+const NVIC_IPR: *mut u8 = 0xE000_E400 as *mut u8;
+const NVIC_STIR: *mut u32 = 0xE000_EF00 as *mut u32;
+const SYSTICK_PERIOD: u32 = CPU_CLOCK_HZ / 1000;
+const CSR_ENABLE_CPU_CLOCK: u32 = 0b101;
+const CSR_COUNTFLAG: u32 = 1 << 16;
+
+pub fn init() {
+    this::uart_init();
+    unsafe {
+        write_volatile(SYST_RVR, SYSTICK_PERIOD - 1);
+        write_volatile(SYST_CVR, 0);
+        write_volatile(SYST_CSR, CSR_ENABLE_CPU_CLOCK);
+    }
+}
+
+pub fn write(bytes: &[u8]) {
+    for &byte in bytes {
+        this::uart_put(byte);
+    }
+}
+
+fn semihosting(operation: u32, argument: usize) -> u32 {
+    let mut r0 = operation;
+    unsafe { core::arch::asm!("bkpt 0xab", inout("r0") r0, in("r1") argument, options(nostack)) };
+    r0
+}
+
+/// The parameters the host passed ("samples=1000 ..."), or "" if none.
+pub fn parameters() -> &'static str {
+    static mut COMMAND_LINE: [u8; 128] = [0; 128];
+    let buffer = unsafe { &mut *core::ptr::addr_of_mut!(COMMAND_LINE) };
+    let mut block = [buffer.as_mut_ptr() as usize, buffer.len() - 1];
+    if semihosting(0x15, block.as_mut_ptr() as usize) != 0 {
+        return "";
+    }
+    core::str::from_utf8(&buffer[..block[1]]).unwrap_or("")
+}
+
+pub fn exit(code: u32) -> ! {
+    let block = [0x20026usize, code as usize];
+    loop {
+        semihosting(0x20, block.as_ptr() as usize);
+    }
+}
+
+pub fn stamp_modulus() -> u32 {
+    unsafe { read_volatile(SYST_RVR) + 1 }
+}
+
+/// Spin until SysTick wraps: the start of a new period.
+pub fn wait_next_tick() {
+    unsafe {
+        read_volatile(SYST_CSR); // clears COUNTFLAG
+        while read_volatile(SYST_CSR) & CSR_COUNTFLAG == 0 {}
+    }
+}
+
+/// Whether SysTick wrapped since the last call (reading clears the flag).
+pub fn tick_wrapped() -> bool {
+    unsafe { read_volatile(SYST_CSR) & CSR_COUNTFLAG != 0 }
+}
+
+pub fn set_irq_priority(irq: u16, priority: u8) {
+    unsafe { write_volatile(NVIC_IPR.add(irq as usize), priority) }
+}
+
+pub fn soft_irq_pend() {
+    unsafe { write_volatile(NVIC_STIR, SOFT_IRQ as u32) }
+}
+
+/// An interrupt number for the cortex-m crate's NVIC functions.
+#[derive(Clone, Copy)]
+pub struct Irq(pub u16);
+
+unsafe impl cortex_m::interrupt::InterruptNumber for Irq {
+    fn number(self) -> u16 {
+        self.0
+    }
+}
+
+pub fn describe() {
+    crate::wire::meta("board", NAME);
+    crate::wire::meta("cpu", CPU);
+    crate::wire::meta("f_cpu_hz", this::CPU_CLOCK_HZ_TEXT);
+}
+
+// The device interrupt vectors of mps2-an385 (cortex-m-rt's "device" feature
+// wants them from a board): 32 lines, the two switchscope uses named in device.x.
+#[cfg(feature = "mps2-an385")]
+#[derive(Clone, Copy)]
+#[repr(C)]
+pub union Vector {
+    handler: unsafe extern "C" fn(),
+    reserved: usize,
+}
+
+#[cfg(feature = "mps2-an385")]
+extern "C" {
+    fn DefaultHandler();
+    fn switchscope_soft_irq();
+    fn switchscope_executor_irq();
+}
+
+#[cfg(feature = "mps2-an385")]
+#[link_section = ".vector_table.interrupts"]
+#[no_mangle]
+pub static __INTERRUPTS: [Vector; 32] = {
+    let mut table = [Vector { handler: DefaultHandler }; 32];
+    table[SOFT_IRQ as usize] = Vector { handler: switchscope_soft_irq };
+    table[EXECUTOR_IRQ as usize] = Vector { handler: switchscope_executor_irq };
+    table
+};
