@@ -26,14 +26,25 @@ RUST_PORTS = [(kernel, target) for kernel, entry in catalog.KERNELS.items() if e
               for target in entry.targets]
 
 
+@pytest.mark.parametrize("method", ["probe", "marker"])
 @pytest.mark.parametrize("kernel,target", RUST_PORTS)
-def test_the_rust_ruler_reads_exactly_n(kernel, target):
-    result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS["ruler"], PROBE),
-                     samples=70)
+def test_the_rust_ruler_reads_exactly_n(kernel, target, method):
+    result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS["ruler"],
+                         catalog.METHODS[method]), samples=70)
     blocks = [0, 1, 2, 3, 10, 100, 1000]
     assert result["samples"] == [blocks[seq % 7] for seq in range(70)]
-    # the very instructions of the C probe: 6 instructions on the Cortex-M3, 8 cycles on the AVR
-    assert result["overhead"] == {"instructions": 6, "cycles": 8}[result["unit"]]
+    # the probe: the very instructions of the C one, 6 instructions on the Cortex-M3, 8 cycles
+    # on the AVR; the marker: nothing
+    expected = {"instructions": 6, "cycles": 8}[result["unit"]] if method == "probe" else 0
+    assert result["overhead"] == expected
+
+
+@pytest.mark.parametrize("kernel,target,scenario", RUST_CASES)
+def test_the_rust_marker_measures_every_scenario(kernel, target, scenario):
+    result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario],
+                         catalog.METHODS["marker"]), samples=50)
+    assert result["count"] == 50 and result["method"] == "marker"
+    assert 1 <= result["stats"]["min"] <= result["stats"]["max"] < 1000
 
 
 @pytest.mark.parametrize("kernel,target,scenario", RUST_CASES)
@@ -80,5 +91,5 @@ def test_scenarios_without_meaning_for_a_kernel_say_why(tmp_path, capsys):
 def test_a_kernel_not_ported_to_a_target_says_so():
     why = EMBASSY.not_measured(catalog.TARGETS["lm3s6965evb"], catalog.SCENARIOS["signal"], PROBE)
     assert why == "Embassy is not ported to lm3s6965evb yet"
-    assert EMBASSY.not_measured(MPS2, catalog.SCENARIOS["signal"], catalog.METHODS["marker"]).startswith(
-        "the Embassy port supports probe only")
+    assert EMBASSY.not_measured(MPS2, catalog.SCENARIOS["signal"], catalog.METHODS["scope"]).startswith(
+        "the Embassy port supports probe, marker only")

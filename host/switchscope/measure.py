@@ -11,7 +11,7 @@ from switchscope.build import METHOD_DEFINES, Firmware, build
 from switchscope.configs import Config
 from switchscope.catalog import Kernel, Method, Scenario, Target
 from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.runner import Edge, Event, Progress, RunOutput, check_completed, run, symbols
+from switchscope.runner import Edge, Event, Progress, RunOutput, check_completed, run, section_words, symbols
 from switchscope.wire import Stream
 
 # Bounds a run: the time to boot and calibrate, and a generous allowance per
@@ -98,8 +98,17 @@ MARKER_PREFIXES = (("switchscope_marker_open_", "open"), ("switchscope_marker_cl
 
 
 def marker_watches(job: Job, firmware: Firmware) -> list[tuple[int, str]]:
-    """The addresses of the firmware's marker labels, opening ones first (an
-    empty window has both on one instruction, and must read open, then close)."""
+    """The addresses of the firmware's markers, opening ones first (an empty
+    window has both on one instruction, and must read open, then close). C
+    firmware names them with labels; Rust firmware, where an inlined marker
+    cannot have a name of its own, lists them in the ELF sections
+    .switchscope_open and .switchscope_close."""
+    if job.kernel.language == "rust":
+        watches = [(address, name) for name in ("open", "close")
+                   for address in section_words(job.target, firmware.elf, f".debug_switchscope_{name}")]
+        if not watches:
+            raise FirmwareFailed(f"{job}: the firmware lists no markers (sections .switchscope_open/close)")
+        return watches
     found = symbols(job.target, firmware.elf)
     watches = [(address, name) for prefix, name in MARKER_PREFIXES
                for symbol, address in sorted(found.items()) if symbol.startswith(prefix)]

@@ -94,6 +94,20 @@ def symbols(target: Target, elf: Path) -> dict[str, int]:
     return found
 
 
+def section_words(target: Target, elf: Path, section: str) -> list[int]:
+    """The little-endian 32-bit words of an ELF section (empty if it has none)."""
+    readelf = require(target.gcc[: -len("gcc")] + "readelf", target.gcc_package)
+    out = subprocess.run([readelf, "-x", section, str(elf)], capture_output=True, text=True).stdout
+    data = bytearray()
+    for line in out.splitlines():
+        fields = line.split()
+        if fields and fields[0].startswith("0x"):
+            for word in fields[1:5]:
+                if all(c in "0123456789abcdef" for c in word) and len(word) % 2 == 0:
+                    data += bytes.fromhex(word)
+    return [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - 3, 4)]
+
+
 def symbol_address(target: Target, elf: Path, symbol: str) -> int:
     found = symbols(target, elf)
     if symbol not in found:

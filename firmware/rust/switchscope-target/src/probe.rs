@@ -7,6 +7,9 @@
 
 use core::arch::asm;
 
+/// Which method the probe serves, for the host.
+pub const METHOD: &str = if cfg!(feature = "marker") { "marker" } else { "probe" };
+
 #[no_mangle]
 pub static mut SWITCHSCOPE_WINDOW_START: u32 = 0;
 #[no_mangle]
@@ -17,7 +20,7 @@ static mut TICK_IN_WINDOW: bool = false;
 static mut CLOSED: bool = false;
 
 /// Store the stamp timer's count into `$to` with the board's fixed sequence.
-#[cfg(target_arch = "arm")]
+#[cfg(all(target_arch = "arm", not(feature = "marker")))]
 macro_rules! stamp_to {
     ($to:ident) => {
         asm!(
@@ -35,7 +38,7 @@ macro_rules! stamp_to {
     };
 }
 
-#[cfg(target_arch = "avr")]
+#[cfg(all(target_arch = "avr", not(feature = "marker")))]
 macro_rules! stamp_to {
     ($to:ident) => {
         asm!(
@@ -50,7 +53,51 @@ macro_rules! stamp_to {
     };
 }
 
+/// Note the address of the next instruction in a section the host reads from
+/// the ELF (not loaded: it costs no instruction and no memory on the target;
+/// a .debug name, because the AVR linker discards other unreferenced
+/// sections). Every inlined copy of a marker adds its own address. The marker
+/// claims to clobber what a call would, so that the compiler cannot prepare
+/// work of either side in those registers across it (a bare label let it
+/// move a `movs r2, #1` of the closing bookkeeping into the window).
+#[cfg(feature = "marker")]
+macro_rules! mark {
+    ($section:literal) => {
+        asm!(
+            "1:",
+            concat!(".pushsection ", $section, ",\"\""),
+            ".long 1b",
+            ".popsection",
+            clobber_abi("C"),
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
 /// Open the window: immediately before the call that causes the switch.
+#[cfg(feature = "marker")]
+#[inline(always)]
+pub fn open() {
+    crate::board::tick_wrapped();
+    unsafe {
+        *core::ptr::addr_of_mut!(CLOSED) = false;
+        mark!(".debug_switchscope_open");
+    }
+}
+
+/// Close the window: first thing after the other task resumes.
+#[cfg(feature = "marker")]
+#[inline(always)]
+pub fn close() {
+    unsafe {
+        mark!(".debug_switchscope_close");
+        *core::ptr::addr_of_mut!(TICK_IN_WINDOW) = crate::board::tick_wrapped();
+        *core::ptr::addr_of_mut!(CLOSED) = true;
+    }
+}
+
+/// Open the window: immediately before the call that causes the switch.
+#[cfg(not(feature = "marker"))]
 #[inline(always)]
 pub fn open() {
     crate::board::tick_wrapped(); // clear the wrap flag, outside the window
@@ -61,6 +108,7 @@ pub fn open() {
 }
 
 /// Close the window: first thing after the other task resumes.
+#[cfg(not(feature = "marker"))]
 #[inline(always)]
 pub fn close() {
     unsafe {
