@@ -1,6 +1,7 @@
 """`switchscope suite`: the experiment matrix of the seeds for every kernel
 and target, written to a results directory.
 
+- every kernel side by side on each target, in its default configuration;
 - BeRTOS layout: each scenario under {cooperative, preemptive} x {priorities
   off (NOPRI), on (PRI)};
 - the Cortex-M3 study's curves: switch time against the number of rotating
@@ -41,6 +42,13 @@ def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples
         # a kernel without these options, or without a meaning for the scenario, has no cell here
         return kernel.not_measured(target, scenario, probe) is None and configs.applies(options, kernel)
 
+    for target in targets:  # every kernel side by side, in its default configuration
+        for kernel in kernels:
+            for name in BERTOS_SCENARIOS:
+                scenario = catalog.SCENARIOS[name]
+                if measurable(kernel, target, scenario, {}):
+                    config = configs.resolve({}, kernel, target, scenario)
+                    found.append(Point(Job(kernel, target, scenario, probe, config), samples, "kernels"))
     for kernel in kernels:
         for target in targets:
             for name in BERTOS_SCENARIOS:
@@ -66,7 +74,8 @@ def _run_name(point: Point) -> str:
     defaults = configs.resolve({}, job.kernel, job.target, job.scenario, job.tasks)
     tasks = f"-{job.tasks}tasks" if job.tasks else ""
     label = job.config.label(defaults).replace(",", "_").replace("=", "-") if job.config else "default"
-    return f"{job.scenario.name}{tasks}-{label}-{point.samples}"
+    group = "kernels-" if point.group == "kernels" else ""
+    return f"{group}{job.scenario.name}{tasks}-{label}-{point.samples}"
 
 
 def _value(result: dict) -> str:
@@ -134,7 +143,18 @@ def write(out: Path, outcomes: list[tuple[Point, dict | str]], samples: int, wal
     if failures:
         lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
 
-    pairs = dict.fromkeys((p.job.kernel.name, p.job.target.name) for p, _ in outcomes)
+    side_by_side = [(p, o) for p, o in outcomes if p.group == "kernels" and isinstance(o, dict)]
+    for target in dict.fromkeys(p.job.target.name for p, _ in side_by_side):
+        here = [(p, o) for p, o in side_by_side if p.job.target.name == target]
+        kernels_here = list(dict.fromkeys(p.job.kernel.name for p, _ in here))
+        cells = {(p.job.kernel.name, p.job.scenario.name): _value(o) for p, o in here}
+        lines += [f"## Kernels side by side on {target} (default configurations, probe, medians, "
+                  f"{here[0][1]['unit']})", "",
+                  *_markdown_table(["scenario", *kernels_here],
+                                   [[name, *(cells.get((k, name), "n/a") for k in kernels_here)]
+                                    for name in BERTOS_SCENARIOS]), ""]
+
+    pairs = dict.fromkeys((p.job.kernel.name, p.job.target.name) for p, _ in outcomes if p.group != "kernels")
     for kernel, target in pairs:
         mine = [(p, o) for p, o in outcomes if p.job.kernel.name == kernel and p.job.target.name == target]
         lines += [f"## {kernel} on {target}", ""]
