@@ -193,7 +193,7 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
         fcntl.flock(lock, fcntl.LOCK_EX)  # every feature set writes the same binary path
         if not elf.is_file():
             command = [cargo, *toolchain, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
-                       "-p", crate, "--features", ",".join([scenario.name] + (["marker"] if method == "marker" else [])),
+                       "-p", crate, "--features", ",".join([scenario.name] + ([method] if method in ("marker", "scope") else [])),
                        "--target", target.rust_target,
                        "--target-dir", str(cargo_dir)]
             # cargo reads the workspace's .cargo/config.toml (the linker script) from its

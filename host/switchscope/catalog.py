@@ -102,17 +102,17 @@ KERNELS = {
         Kernel("freertos", "FreeRTOS", "FreeRTOS-Kernel V11.2.0 from the crates.io package freertos-next =0.12.0",
                targets=("mps2-an385", "atmega328p")),
         Kernel("rtic", "RTIC", "rtic 2.4.0 (Rust): tasks are interrupt handlers with static priorities",
-               language="rust", targets=("lm3s6965evb",), methods=("probe", "marker"),
+               language="rust", targets=("lm3s6965evb",), methods=(),
                not_applicable=(("yield", "RTIC has no yield: tasks of one priority run until they await an event"),
                                ("rotate", "RTIC priorities are fixed when the application is built"))),
         Kernel("embassy", "Embassy", "embassy-executor 0.10.0 (Rust, async): thread-mode executor, and an interrupt "
                                      "executor for the more urgent task", language="rust",
-               targets=("mps2-an385", "atmega328p"), methods=("probe", "marker"),
+               targets=("mps2-an385", "atmega328p"), methods=(),
                not_applicable=(("resume", "an Embassy task cannot be suspended and resumed by another task"),
                                ("rotate", "an Embassy task has no priority to change: its urgency is the executor "
                                           "it runs in"))),
         Kernel("lilos", "lilos", "lilos 1.3.0 (Rust, async): one cooperative executor, interrupts masked while "
-                                 "polling", language="rust", targets=("mps2-an385",), methods=("probe", "marker"),
+                                 "polling", language="rust", targets=("mps2-an385",), methods=(),
                not_applicable=(("resume", "a lilos task cannot be suspended and resumed by another task"),
                                ("rotate", "lilos tasks have no priorities to change"))),
     ]

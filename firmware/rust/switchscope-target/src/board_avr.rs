@@ -41,6 +41,7 @@ const UCSZ_8BIT: u8 = 0b110;
 const CS10: u8 = 1;
 const TOV1: u8 = 1;
 const PB0: u8 = 1;
+const PB5: u8 = 1 << 5;
 const PD2_PD3: u8 = 0b1100;
 const SLEEP_POWER_DOWN: u8 = 0b101; // SM1 | SE
 
@@ -67,7 +68,7 @@ pub fn init() {
     // simavr 1.6 polls a low INT0/INT1 pin on every cycle and then cannot skip ahead: keep them high
     set(DDRD, get(DDRD) | PD2_PD3);
     set(PORTD, get(PORTD) | PD2_PD3);
-    set(DDRB, get(DDRB) | PB0);
+    set(DDRB, get(DDRB) | PB0 | PB5);
     set(PCMSK0, PB0);
     set(PCIFR, PB0);
     set(PCICR, 1);
@@ -121,8 +122,20 @@ pub fn soft_irq_pend() {
     set(PINB, PB0);
 }
 
+/// The scope pin: PB5, the Arduino's "L" LED; one instruction (2 cycles) each way.
+#[inline(always)]
+pub fn scope_high() {
+    unsafe { core::arch::asm!("sbi 0x05, 5", options(nostack, preserves_flags)) }
+}
+
+#[inline(always)]
+pub fn scope_low() {
+    unsafe { core::arch::asm!("cbi 0x05, 5", options(nostack, preserves_flags)) }
+}
+
 pub fn describe() {
     crate::wire::meta("board", NAME);
     crate::wire::meta("cpu", CPU);
     crate::wire::meta("f_cpu_hz", CPU_CLOCK_HZ_TEXT);
+    crate::wire::meta("scope_pin", "B5");
 }

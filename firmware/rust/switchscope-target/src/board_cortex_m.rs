@@ -20,6 +20,7 @@ mod this {
     pub const CPU_CLOCK_HZ: u32 = 25_000_000;
     pub const CPU_CLOCK_HZ_TEXT: &str = "25000000";
     pub const SOFT_IRQ: u16 = 30;
+    pub const SCOPE_PIN: &str = "LED0";
     const UART0_DATA: *mut u32 = 0x4000_4000 as *mut u32;
     const UART0_STATE: *const u32 = 0x4000_4004 as *const u32;
     const UART0_CTRL: *mut u32 = 0x4000_4008 as *mut u32;
@@ -46,6 +47,7 @@ mod this {
     pub const CPU_CLOCK_HZ: u32 = 12_500_000;
     pub const CPU_CLOCK_HZ_TEXT: &str = "12500000";
     pub const SOFT_IRQ: u16 = 0; // GPIOA, which nothing on the board drives
+    pub const SCOPE_PIN: &str = "PF0";
     const UART0_DR: *mut u32 = 0x4000_C000 as *mut u32;
     const UART0_FR: *const u32 = 0x4000_C018 as *const u32;
     const FR_TXFF: u32 = 1 << 5;
@@ -60,7 +62,69 @@ mod this {
     }
 }
 
-pub use this::{CPU_CLOCK_HZ, NAME, SOFT_IRQ};
+pub use this::{CPU_CLOCK_HZ, NAME, SCOPE_PIN, SOFT_IRQ};
+
+// The scope pin, written in subroutines as embOS's LED_SetLED0()/LED_ClrLED0()
+// and the C boards do; the simulator timestamps the stores at the labels
+// board_scope_high_edge and board_scope_low_edge.
+#[cfg(feature = "mps2-an385")]
+core::arch::global_asm!(
+    ".section .text.board_scope, \"ax\", %progbits",
+    ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge",
+    ".thumb_func",
+    "board_scope_high:",
+    "    movw r0, #0x8000", // FPGA IO LED register, 0x40028000
+    "    movt r0, #0x4002",
+    "    movs r1, #1",
+    "board_scope_high_edge:",
+    "    str r1, [r0]",
+    "    bx lr",
+    ".thumb_func",
+    "board_scope_low:",
+    "    movw r0, #0x8000",
+    "    movt r0, #0x4002",
+    "    movs r1, #0",
+    "board_scope_low_edge:",
+    "    str r1, [r0]",
+    "    bx lr",
+);
+
+#[cfg(feature = "lm3s6965evb")]
+core::arch::global_asm!(
+    ".section .text.board_scope, \"ax\", %progbits",
+    ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge",
+    ".thumb_func",
+    "board_scope_high:",
+    "    movw r0, #0x5004", // GPIO port F, pin 0 through the data mask: 0x40025004
+    "    movt r0, #0x4002",
+    "    movs r1, #1",
+    "board_scope_high_edge:",
+    "    str r1, [r0]",
+    "    bx lr",
+    ".thumb_func",
+    "board_scope_low:",
+    "    movw r0, #0x5004",
+    "    movt r0, #0x4002",
+    "    movs r1, #0",
+    "board_scope_low_edge:",
+    "    str r1, [r0]",
+    "    bx lr",
+);
+
+extern "C" {
+    fn board_scope_high();
+    fn board_scope_low();
+}
+
+#[inline(always)]
+pub fn scope_high() {
+    unsafe { board_scope_high() }
+}
+
+#[inline(always)]
+pub fn scope_low() {
+    unsafe { board_scope_low() }
+}
 /// The interrupt an interrupt-mode executor runs in (mps2-an385).
 pub const EXECUTOR_IRQ: u16 = 31;
 const SYST_CSR: *mut u32 = 0xE000_E010 as *mut u32;
@@ -150,6 +214,7 @@ pub fn describe() {
     crate::wire::meta("board", NAME);
     crate::wire::meta("cpu", CPU);
     crate::wire::meta("f_cpu_hz", this::CPU_CLOCK_HZ_TEXT);
+    crate::wire::meta("scope_pin", SCOPE_PIN);
 }
 
 // The device interrupt vectors of mps2-an385 (cortex-m-rt's "device" feature

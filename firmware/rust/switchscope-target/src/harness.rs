@@ -42,8 +42,9 @@ pub fn begin() {
     wire::meta_number("stamp_modulus", board::stamp_modulus());
     wire::meta("stamp_direction", if board::STAMP_COUNTS_DOWN { "down" } else { "up" });
     wire::meta_number("stamp_clock_hz", board::CPU_CLOCK_HZ);
-    if cfg!(feature = "marker") {
-        return; // markers cost nothing: there is nothing to calibrate
+    if cfg!(any(feature = "marker", feature = "scope")) {
+        // markers cost nothing; the scope's bare pulse before each window is its calibration
+        return;
     }
     for _ in 0..CALIBRATION_PAIRS {
         board::wait_next_tick();

@@ -8,7 +8,36 @@
 use core::arch::asm;
 
 /// Which method the probe serves, for the host.
-pub const METHOD: &str = if cfg!(feature = "marker") { "marker" } else { "probe" };
+pub const METHOD: &str = if cfg!(feature = "marker") {
+    "marker"
+} else if cfg!(feature = "scope") {
+    "scope"
+} else {
+    "probe"
+};
+
+/// The scope method: a bare pulse (A, B), then the pin high (C) right before
+/// the switching call; low (D) when the other task resumes. The host takes
+/// tCS = tCD - tAB from the simulator's record of the pin.
+#[cfg(feature = "scope")]
+#[inline(always)]
+pub fn open() {
+    crate::board::tick_wrapped();
+    unsafe { *core::ptr::addr_of_mut!(CLOSED) = false };
+    crate::board::scope_high(); // A
+    crate::board::scope_low(); // B
+    crate::board::scope_high(); // C
+}
+
+#[cfg(feature = "scope")]
+#[inline(always)]
+pub fn close() {
+    crate::board::scope_low(); // D
+    unsafe {
+        *core::ptr::addr_of_mut!(TICK_IN_WINDOW) = crate::board::tick_wrapped();
+        *core::ptr::addr_of_mut!(CLOSED) = true;
+    }
+}
 
 #[no_mangle]
 pub static mut SWITCHSCOPE_WINDOW_START: u32 = 0;
@@ -20,7 +49,7 @@ static mut TICK_IN_WINDOW: bool = false;
 static mut CLOSED: bool = false;
 
 /// Store the stamp timer's count into `$to` with the board's fixed sequence.
-#[cfg(all(target_arch = "arm", not(feature = "marker")))]
+#[cfg(all(target_arch = "arm", not(any(feature = "marker", feature = "scope"))))]
 macro_rules! stamp_to {
     ($to:ident) => {
         asm!(
@@ -38,7 +67,7 @@ macro_rules! stamp_to {
     };
 }
 
-#[cfg(all(target_arch = "avr", not(feature = "marker")))]
+#[cfg(all(target_arch = "avr", not(any(feature = "marker", feature = "scope"))))]
 macro_rules! stamp_to {
     ($to:ident) => {
         asm!(
@@ -97,7 +126,7 @@ pub fn close() {
 }
 
 /// Open the window: immediately before the call that causes the switch.
-#[cfg(not(feature = "marker"))]
+#[cfg(not(any(feature = "marker", feature = "scope")))]
 #[inline(always)]
 pub fn open() {
     crate::board::tick_wrapped(); // clear the wrap flag, outside the window
@@ -108,7 +137,7 @@ pub fn open() {
 }
 
 /// Close the window: first thing after the other task resumes.
-#[cfg(not(feature = "marker"))]
+#[cfg(not(any(feature = "marker", feature = "scope")))]
 #[inline(always)]
 pub fn close() {
     unsafe {
