@@ -67,49 +67,36 @@ pub use this::{CPU_CLOCK_HZ, NAME, SCOPE_PIN, SOFT_IRQ};
 // The scope pin, written in subroutines as embOS's LED_SetLED0()/LED_ClrLED0()
 // and the C boards do; the simulator timestamps the stores at the labels
 // board_scope_high_edge and board_scope_low_edge.
+macro_rules! scope_subroutines {
+    ($low16:literal, $high16:literal) => {
+        core::arch::global_asm!(
+            ".section .text.board_scope, \"ax\", %progbits",
+            ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge",
+            ".thumb_func",
+            "board_scope_high:",
+            concat!("    movw r0, #", $low16),
+            concat!("    movt r0, #", $high16),
+            "    movs r1, #1",
+            "board_scope_high_edge:",
+            "    str r1, [r0]",
+            "    bx lr",
+            ".thumb_func",
+            "board_scope_low:",
+            concat!("    movw r0, #", $low16),
+            concat!("    movt r0, #", $high16),
+            "    movs r1, #0",
+            "board_scope_low_edge:",
+            "    str r1, [r0]",
+            "    bx lr",
+        );
+    };
+}
+
 #[cfg(feature = "mps2-an385")]
-core::arch::global_asm!(
-    ".section .text.board_scope, \"ax\", %progbits",
-    ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge",
-    ".thumb_func",
-    "board_scope_high:",
-    "    movw r0, #0x8000", // FPGA IO LED register, 0x40028000
-    "    movt r0, #0x4002",
-    "    movs r1, #1",
-    "board_scope_high_edge:",
-    "    str r1, [r0]",
-    "    bx lr",
-    ".thumb_func",
-    "board_scope_low:",
-    "    movw r0, #0x8000",
-    "    movt r0, #0x4002",
-    "    movs r1, #0",
-    "board_scope_low_edge:",
-    "    str r1, [r0]",
-    "    bx lr",
-);
+scope_subroutines!("0x8000", "0x4002"); // FPGA IO LED register, 0x40028000
 
 #[cfg(feature = "lm3s6965evb")]
-core::arch::global_asm!(
-    ".section .text.board_scope, \"ax\", %progbits",
-    ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge",
-    ".thumb_func",
-    "board_scope_high:",
-    "    movw r0, #0x5004", // GPIO port F, pin 0 through the data mask: 0x40025004
-    "    movt r0, #0x4002",
-    "    movs r1, #1",
-    "board_scope_high_edge:",
-    "    str r1, [r0]",
-    "    bx lr",
-    ".thumb_func",
-    "board_scope_low:",
-    "    movw r0, #0x5004",
-    "    movt r0, #0x4002",
-    "    movs r1, #0",
-    "board_scope_low_edge:",
-    "    str r1, [r0]",
-    "    bx lr",
-);
+scope_subroutines!("0x5004", "0x4002"); // GPIO port F, pin 0 through the data mask: 0x40025004
 
 extern "C" {
     fn board_scope_high();

@@ -10,3 +10,22 @@ pub mod harness;
 pub mod probe;
 pub mod ruler;
 pub mod wire;
+
+/// The scenario a kernel crate was built for: the name of its scenario feature
+/// (expanded in the kernel crate, whose features it reads).
+#[macro_export]
+macro_rules! scenario_name {
+    () => {
+        if cfg!(feature = "resume") {
+            "resume"
+        } else if cfg!(feature = "signal") {
+            "signal"
+        } else if cfg!(feature = "yield") {
+            "yield"
+        } else if cfg!(feature = "isr") {
+            "isr"
+        } else {
+            "ruler"
+        }
+    };
+}

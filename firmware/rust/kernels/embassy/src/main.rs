@@ -32,14 +32,7 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 use switchscope_target::{board, harness, probe};
 
-#[cfg(feature = "signal")]
-const SCENARIO: &str = "signal";
-#[cfg(feature = "yield")]
-const SCENARIO: &str = "yield";
-#[cfg(feature = "isr")]
-const SCENARIO: &str = "isr";
-#[cfg(feature = "ruler")]
-const SCENARIO: &str = "ruler";
+const SCENARIO: &str = switchscope_target::scenario_name!();
 
 #[cfg(target_arch = "arm")]
 const EXECUTORS: &str = "thread mode + interrupt executor (IRQ 31) for the urgent task";

@@ -22,14 +22,7 @@ use cortex_m::peripheral::NVIC;
 use lilos::exec::Notify;
 use switchscope_target::{board, harness, probe};
 
-#[cfg(feature = "signal")]
-const SCENARIO: &str = "signal";
-#[cfg(feature = "yield")]
-const SCENARIO: &str = "yield";
-#[cfg(feature = "isr")]
-const SCENARIO: &str = "isr";
-#[cfg(feature = "ruler")]
-const SCENARIO: &str = "ruler";
+const SCENARIO: &str = switchscope_target::scenario_name!();
 
 const KERNEL: &[(&str, &str)] = &[
     ("kernel", "lilos"),

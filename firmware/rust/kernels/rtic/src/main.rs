@@ -14,14 +14,7 @@
 #![no_std]
 #![no_main]
 
-#[cfg(feature = "resume")]
-const SCENARIO: &str = "resume";
-#[cfg(feature = "signal")]
-const SCENARIO: &str = "signal";
-#[cfg(feature = "isr")]
-const SCENARIO: &str = "isr";
-#[cfg(feature = "ruler")]
-const SCENARIO: &str = "ruler";
+const SCENARIO: &str = switchscope_target::scenario_name!();
 
 const KERNEL: &[(&str, &str)] = &[
     ("kernel", "rtic"),
