@@ -11,7 +11,7 @@ from switchscope.build import METHOD_DEFINES, Firmware, build
 from switchscope.configs import Config
 from switchscope.catalog import Kernel, Method, Scenario, Target
 from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.runner import Edge, Event, Progress, RunOutput, check_completed, run, section_words, symbols
+from switchscope.runner import Edge, Event, Progress, RunOutput, check_completed, run, section_words
 from switchscope.wire import Stream
 
 # Bounds a run: the time to boot and calibrate, and a generous allowance per
@@ -94,26 +94,16 @@ def _scope_values(stream: Stream, edges: list[Edge] | None, job: Job) -> tuple[l
     return t_cd, t_ab, {"pin": stream.meta.get("scope_pin"), "edges": len(edges)}
 
 
-MARKER_PREFIXES = (("switchscope_marker_open_", "open"), ("switchscope_marker_close_", "close"))
-
-
 def marker_watches(job: Job, firmware: Firmware) -> list[tuple[int, str]]:
-    """The addresses of the firmware's markers, opening ones first (an empty
-    window has both on one instruction, and must read open, then close). C
-    firmware names them with labels; Rust firmware, where an inlined marker
-    cannot have a name of its own, lists them in the ELF sections
-    .switchscope_open and .switchscope_close."""
-    if job.kernel.language == "rust":
-        watches = [(address, name) for name in ("open", "close")
-                   for address in section_words(job.target, firmware.elf, f".debug_switchscope_{name}")]
-        if not watches:
-            raise FirmwareFailed(f"{job}: the firmware lists no markers (sections .switchscope_open/close)")
-        return watches
-    found = symbols(job.target, firmware.elf)
-    watches = [(address, name) for prefix, name in MARKER_PREFIXES
-               for symbol, address in sorted(found.items()) if symbol.startswith(prefix)]
-    if not any(name == "close" for _, name in watches) or not any(name == "open" for _, name in watches):
-        raise FirmwareFailed(f"{job}: the firmware has no marker labels (switchscope_marker_open_*/close_*)")
+    """The addresses of the firmware's markers, from the ELF sections
+    .debug_switchscope_open and .debug_switchscope_close (the C and the Rust
+    probe headers put them there), opening ones first: an empty window has both
+    on one instruction, and must read open, then close."""
+    watches = [(address, name) for name in ("open", "close")
+               for address in section_words(job.target, firmware.elf, f".debug_switchscope_{name}")]
+    if not any(name == "open" for _, name in watches) or not any(name == "close" for _, name in watches):
+        raise FirmwareFailed(f"{job}: the firmware lists no markers "
+                             "(sections .debug_switchscope_open and .debug_switchscope_close)")
     return watches
 
 

@@ -37,14 +37,21 @@ extern struct probe_window probe;
 
 #if SWITCHSCOPE_METHOD_MARKER
 /*
- * The marker method: nothing runs. Each macro only places a label on the next
- * instruction; the host finds the labels in the ELF (switchscope_marker_open*,
- * switchscope_marker_close*) and the simulator counts from the instruction at
- * the opening label (included) to the one at the closing label (excluded).
+ * The marker method: nothing runs. Each macro only notes the address of the
+ * next instruction in an ELF section the host reads (.debug_switchscope_open,
+ * .debug_switchscope_close: not loaded, so no instruction and no memory on the
+ * target; a .debug name, because the AVR linker discards other unreferenced
+ * sections), and the simulator counts from the instruction at the opening
+ * address (included) to the one at the closing address (excluded). Every copy
+ * of a macro the compiler makes notes its own address.
  * With SWITCHSCOPE_PRINT_IN_WINDOW the resumed task also prints a trace line
  * inside the window, as a benchmark that prints from its tasks does.
  */
-#define PROBE_MARK(kind) __asm__ volatile("switchscope_marker_" kind "_%=:" ::: "memory")
+#define PROBE_MARK(kind)                                  \
+    __asm__ volatile("1:\n\t"                              \
+                     ".pushsection .debug_switchscope_" kind "\n\t" \
+                     ".long 1b\n\t"                        \
+                     ".popsection" ::: "memory")
 
 #define PROBE_OPEN()                         \
     do {                                     \
