@@ -9,6 +9,7 @@ rebuilt and two configurations never overwrite each other.
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import shutil
@@ -67,11 +68,20 @@ def _tree_digest(parts: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def _sizes(size_tool: str, elf: Path) -> tuple[int, int]:
-    """(flash, ram) in bytes from the Berkeley-format size of the ELF."""
+def _fitting_sizes(kernel: Kernel, target: Target, scenario: Scenario, elf: Path) -> tuple[int, int]:
+    """(flash, RAM) bytes of the firmware, from the Berkeley-format size of the
+    ELF; a BuildFailed if it does not fit the target."""
+    size_tool = require(target.gcc[: -len("gcc")] + "size", target.gcc_package)
     out = subprocess.run([size_tool, str(elf)], capture_output=True, text=True, check=True).stdout
     text, data, bss = (int(word) for word in out.splitlines()[1].split()[:3])
-    return text + data, data + bss
+    flash, ram = text + data, data + bss
+    if flash > target.flash_bytes or ram > target.ram_bytes:
+        raise BuildFailed(
+            f"{scenario.name} for {kernel.name} does not fit {target.name}: flash {flash} of {target.flash_bytes} "
+            f"bytes, RAM {ram} of {target.ram_bytes} bytes (static data only; stacks come out of the kernel heap)",
+            "shrink the kernel heap or the scenario, or pick a larger target",
+        )
+    return flash, ram
 
 
 def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: list[Path],
@@ -132,14 +142,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
         if not elf.is_file():
             _compile(gcc, cflags, includes, sources, ldflags, out_dir, elf, kernel, target, scenario)
 
-    flash, ram = _sizes(gcc[: -len("gcc")] + "size", elf)
-    flash, ram = _sizes(gcc[: -len("gcc")] + "size", elf)
-    if flash > target.flash_bytes or ram > target.ram_bytes:
-        raise BuildFailed(
-            f"{scenario.name} for {kernel.name} does not fit {target.name}: flash {flash} of {target.flash_bytes} "
-            f"bytes, RAM {ram} of {target.ram_bytes} bytes (static data only; stacks come out of the kernel heap)",
-            "shrink the kernel heap or the scenario, or pick a larger target",
-        )
+    flash, ram = _fitting_sizes(kernel, target, scenario, elf)
     return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
                     kernel_source=source.version, compiler=compiler, cflags=cflags, flash_bytes=flash,
                     ram_bytes=ram, config=config, defines=defines)
@@ -150,7 +153,8 @@ RUST_CRATES_OF_NOTE = ("embassy-executor", "embassy-sync", "embassy-futures", "l
                        "lm3s6965", "avr-device", "cortex-m", "cortex-m-rt", "critical-section", "portable-atomic")
 
 
-def _rustc_version(toolchain: list[str]) -> str:
+@functools.lru_cache(maxsize=None)
+def _rustc_version(toolchain: tuple[str, ...]) -> str:
     try:
         out = subprocess.run(["rustc", *toolchain, "--version"], capture_output=True, text=True, timeout=60)
         return out.stdout.strip() or out.stderr.strip()
@@ -179,7 +183,7 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
         raise BuildFailed(f"{target.name} has no Rust target")
     workspace = paths.firmware_dir() / target.rust_workspace
     crate = f"switchscope-{kernel.name}"
-    toolchain = [f"+{target.rust_toolchain}"] if target.rust_toolchain else []
+    toolchain = (f"+{target.rust_toolchain}",) if target.rust_toolchain else ()
     rustc = _rustc_version(toolchain)
     # the AVR workspace builds the sources of firmware/rust: both trees count
     sources = _tree_digest([paths.firmware_dir() / "rust", paths.firmware_dir() / "rust-avr"])
@@ -212,7 +216,7 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
                                   f"{result.stderr.strip()[-3000:]}", hint)
             binary = cargo_dir / target.rust_target / "release" / crate
             shutil.copyfile(binary if binary.is_file() else binary.with_suffix(".elf"), elf)
-    flash, ram = _sizes(require(target.gcc[: -len("gcc")] + "size", target.gcc_package), elf)
+    flash, ram = _fitting_sizes(kernel, target, scenario, elf)
     locked = _locked_versions(workspace / "Cargo.lock", crate)
     crates = ", ".join(f"{name} {locked[name]}" for name in RUST_CRATES_OF_NOTE if name in locked)
     return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,

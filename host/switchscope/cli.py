@@ -117,13 +117,13 @@ def command_run(args) -> int:
             for s in scenarios]
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
-    scope_jobs = [job for job in jobs if job.method.name == "scope"]
     not_applicable = []
     for job in list(jobs):
         why = job.kernel.not_measured(job.target, job.scenario, job.method)
         if why:
             jobs.remove(job)
             not_applicable.append({"job": str(job), "reason": why})
+    scope_jobs = [job for job in jobs if job.method.name == "scope"]
     status = StatusLine(enabled=not args.quiet)
     results, failures = [], []
     started = time.monotonic()

@@ -17,8 +17,8 @@ from switchscope.report import aligned, cell
 VARIANTS = ("marker", "probe", "scope", "print")
 
 
-def _median(result: dict, key: str = "stats") -> float:
-    return result[key]["median"]
+def _median(result: dict) -> float:
+    return result["stats"]["median"]
 
 
 def report(kernel: catalog.Kernel, target: catalog.Target, scenario: catalog.Scenario, samples: int,

@@ -108,13 +108,6 @@ def section_words(target: Target, elf: Path, section: str) -> list[int]:
     return [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - 3, 4)]
 
 
-def symbol_address(target: Target, elf: Path, symbol: str) -> int:
-    found = symbols(target, elf)
-    if symbol not in found:
-        raise SwitchscopeError(f"{elf} has no symbol {symbol}")
-    return found[symbol]
-
-
 def simavr_command(runner: Path, target: Target, elf: Path, parameters: list[str], samples: int,
                    interrupt_entry_cycles: int) -> list[str]:
     command = [
@@ -214,8 +207,7 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
             simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
             options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
         stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
-        events = _read_events(event_log) if event_log.is_file() else None
-        events_limited = event_log.is_file() and event_log.read_text()[-64:].rstrip().endswith(" limit")
+        events, events_limited = _read_events(event_log) if event_log.is_file() else (None, False)
         edges = None
         if watch_scope_pin and target.simulator == "qemu" and events is not None:
             edges = _edges([(e.time, int(e.name[3:])) for e in events if e.name in ("pin0", "pin1")])
@@ -233,15 +225,18 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
                      events_limited=events_limited)
 
 
-def _read_events(log: Path) -> list[Event]:
-    """"<count> <name>" lines from the QEMU plugin or the simavr runner; the
-    closing "<count> end" or "<count> limit" is left out."""
-    events = []
+def _read_events(log: Path) -> tuple[list[Event], bool]:
+    """"<count> <name>" lines from the QEMU plugin or the simavr runner, and
+    whether the log ended at its limit ("<count> limit") rather than with the
+    run ("<count> end", or nothing)."""
+    events, limited = [], False
     for line in log.read_text().splitlines():
         time, _, name = line.partition(" ")
-        if name and name not in ("end", "limit"):
+        if name == "limit":
+            limited = True
+        elif name and name != "end":
             events.append(Event(int(time), name))
-    return events
+    return events, limited
 
 
 def _edges(changes: list[tuple[int, int]]) -> list[Edge]:
