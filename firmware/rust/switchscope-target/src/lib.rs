@@ -11,21 +11,12 @@ pub mod probe;
 pub mod ruler;
 pub mod wire;
 
-/// The scenario a kernel crate was built for: the name of its scenario feature
-/// (expanded in the kernel crate, whose features it reads).
+/// The scenario a kernel crate was built for: which of its scenario features,
+/// listed by the crate, is on (expanded in the kernel crate, whose features it
+/// reads): `scenario_name!("signal", "yield", "isr", "ruler")`.
 #[macro_export]
 macro_rules! scenario_name {
-    () => {
-        if cfg!(feature = "resume") {
-            "resume"
-        } else if cfg!(feature = "signal") {
-            "signal"
-        } else if cfg!(feature = "yield") {
-            "yield"
-        } else if cfg!(feature = "isr") {
-            "isr"
-        } else {
-            "ruler"
-        }
+    ($($name:literal),+) => {
+        $(if cfg!(feature = $name) { $name } else)+ { "none" }
     };
 }

@@ -19,10 +19,11 @@
 use core::convert::Infallible;
 use core::pin::pin;
 use cortex_m::peripheral::NVIC;
+#[cfg(any(feature = "signal", feature = "isr"))]
 use lilos::exec::Notify;
 use switchscope_target::{board, harness, probe};
 
-const SCENARIO: &str = switchscope_target::scenario_name!();
+const SCENARIO: &str = switchscope_target::scenario_name!("signal", "yield", "isr", "ruler");
 
 const KERNEL: &[(&str, &str)] = &[
     ("kernel", "lilos"),
@@ -31,6 +32,7 @@ const KERNEL: &[(&str, &str)] = &[
     ("config.signal", "lilos Notify"),
 ];
 
+#[cfg(any(feature = "signal", feature = "isr"))]
 static WAKE: Notify = Notify::new();
 
 #[cfg(feature = "isr")]

@@ -14,7 +14,7 @@
 #![no_std]
 #![no_main]
 
-const SCENARIO: &str = switchscope_target::scenario_name!();
+const SCENARIO: &str = switchscope_target::scenario_name!("resume", "signal", "isr", "ruler");
 
 const KERNEL: &[(&str, &str)] = &[
     ("kernel", "rtic"),
