@@ -1,5 +1,5 @@
 /*
- * The part of QEMU's TCG plugin API (version 1, as in QEMU 7.2) that
+ * The part of QEMU's TCG plugin API (version 4, as in QEMU 10.0) that
  * switchscope's plugin uses. Debian ships no qemu-plugin.h, so the
  * declarations are written out here from the documented API.
  */
@@ -11,6 +11,9 @@
 #include <stdint.h>
 
 #define QEMU_PLUGIN_EXPORT __attribute__((visibility("default")))
+
+/* the API version this plugin is written against; QEMU 10.0 accepts 2 to 4 */
+#define SWITCHSCOPE_QEMU_PLUGIN_API_VERSION 4
 
 typedef uint64_t qemu_plugin_id_t;
 
@@ -31,6 +34,13 @@ typedef struct qemu_info_t {
 
 struct qemu_plugin_tb;
 struct qemu_plugin_insn;
+struct qemu_plugin_scoreboard;
+
+/* one uint64_t per vCPU inside a scoreboard: what inline operations act on */
+typedef struct {
+    struct qemu_plugin_scoreboard *score;
+    size_t offset;
+} qemu_plugin_u64;
 
 enum qemu_plugin_cb_flags {
     QEMU_PLUGIN_CB_NO_REGS,
@@ -40,6 +50,7 @@ enum qemu_plugin_cb_flags {
 
 enum qemu_plugin_op {
     QEMU_PLUGIN_INLINE_ADD_U64,
+    QEMU_PLUGIN_INLINE_STORE_U64,
 };
 
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
@@ -49,11 +60,14 @@ typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags, void *userdata);
-void qemu_plugin_register_vcpu_insn_exec_inline(struct qemu_plugin_insn *insn, enum qemu_plugin_op op, void *ptr,
-                                                uint64_t imm);
+void qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(struct qemu_plugin_insn *insn, enum qemu_plugin_op op,
+                                                         qemu_plugin_u64 entry, uint64_t imm);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
+
+struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size);
+uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
 
 #endif

@@ -14,6 +14,7 @@
  * The counter is an inline add before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
  * instruction, it does so without those adds, so nothing is counted twice.
+ * It lives in a scoreboard (one entry per vCPU; M-profile machines have one).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@
 
 #include "qemu_plugin_api.h"
 
-QEMU_PLUGIN_EXPORT int qemu_plugin_version = 1;
+QEMU_PLUGIN_EXPORT int qemu_plugin_version = SWITCHSCOPE_QEMU_PLUGIN_API_VERSION;
 
 #define MAX_WATCHES 64
 
@@ -32,7 +33,7 @@ struct watch {
     char name[24];
 };
 
-static uint64_t executed;
+static qemu_plugin_u64 executed;
 static struct watch watches[MAX_WATCHES];
 static int watch_count;
 static FILE *events;
@@ -41,19 +42,19 @@ static int interval_open;
 
 static void on_watched(unsigned int vcpu_index, void *userdata)
 {
-    (void)vcpu_index;
     const struct watch *watch = userdata;
     /* the inline add for this instruction has already run */
-    fprintf(events, "%" PRIu64 " %s\n", executed - 1, watch->name);
+    uint64_t before = qemu_plugin_u64_get(executed, vcpu_index) - 1;
+    fprintf(events, "%" PRIu64 " %s\n", before, watch->name);
     if (event_limit && ++events_written == event_limit) {
-        fprintf(events, "%" PRIu64 " limit\n", executed - 1);
+        fprintf(events, "%" PRIu64 " limit\n", before);
         fclose(events);
         _exit(0);
     }
     if (!strcmp(watch->name, "from"))
         interval_open = 1;
     if (stop_count && interval_open && !strcmp(watch->name, "to") && (interval_open = 0, ++stop_seen == stop_count)) {
-        fprintf(events, "%" PRIu64 " end\n", executed - 1);
+        fprintf(events, "%" PRIu64 " end\n", before);
         fclose(events);
         _exit(0); /* nothing of QEMU's needs saving: the run is complete */
     }
@@ -65,7 +66,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     size_t count = qemu_plugin_tb_n_insns(tb);
     for (size_t i = 0; i < count; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-        qemu_plugin_register_vcpu_insn_exec_inline(insn, QEMU_PLUGIN_INLINE_ADD_U64, &executed, 1);
+        qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, executed, 1);
         uint64_t address = qemu_plugin_insn_vaddr(insn);
         for (int w = 0; w < watch_count; w++)
             if (watches[w].address == address)
@@ -77,7 +78,7 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *userdata)
 {
     (void)id;
     (void)userdata;
-    fprintf(events, "%" PRIu64 " end\n", executed);
+    fprintf(events, "%" PRIu64 " end\n", qemu_plugin_u64_get(executed, 0));
     fclose(events);
 }
 
@@ -112,6 +113,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         return -1;
     }
     setvbuf(events, NULL, _IOFBF, 1 << 20);
+    executed = (qemu_plugin_u64){qemu_plugin_scoreboard_new(sizeof(uint64_t)), 0};
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
     return 0;
