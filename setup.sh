@@ -1,65 +1,187 @@
 #!/usr/bin/env bash
-# Sets up everything switchscope needs on a Debian (bookworm) machine:
-# Debian packages, the Python package in .venv with the `switchscope` command
-# on PATH, the pinned kernel crates, and the native simulator helpers.
-# Safe to run again.
+# Sets up everything switchscope needs on Debian 12 (bookworm) or 13 (trixie):
+#   1. Debian packages (on Debian 12, QEMU 10 from bookworm-backports),
+#   2. rustup, then the Rust toolchains pinned by the rust-toolchain.toml files,
+#   3. the Python package in .venv, with the `switchscope` command on PATH,
+#   4. the pinned crates (FreeRTOS and the Rust kernels),
+#   5. the native simulator helpers (simavr runner, QEMU plugin),
+#   6. a short measurement on each simulator and method, to prove it all works.
+# Safe to run again: every step does only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")"
 
-APT_PACKAGES=(
-    qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi  # Cortex-M3 target
-    gcc-avr avr-libc libsimavr-dev libelf-dev gcc                                      # ATmega328P target
-    sigrok-cli                                                                          # reading and writing captures
-    python3-venv
+# rustup-init, for Debian 12 (Debian 13 has a rustup package): a pinned release, checked against these digests
+RUSTUP_VERSION=1.28.2
+declare -A RUSTUP_INIT_SHA256=(
+    [x86_64-unknown-linux-gnu]=20a06e644b0d9bd2fbdbfd52d42540bdde820ea7df86e92e533c073da0cdd43c
+    [aarch64-unknown-linux-gnu]=e3853c5a252fca15252d07cb23a1bdd9377a8c6f3efa01531109281ae47f841c
 )
-command -v cargo >/dev/null 2>&1 || APT_PACKAGES+=(cargo)
+QEMU_LEAST_VERSION=1:10.0  # the plugin speaks plugin API version 4
+RUST_TOOLCHAIN_FILES=(firmware/kernels/freertos/source firmware/rust firmware/rust-avr)  # each has rust-toolchain.toml
 
-step() { printf '\n==> %s\n' "$*"; }
+current_step="starting"
+step() { current_step="$1"; printf '\n==> %s\n' "$1"; }
+fail() {  # what went wrong, then what to do
+    printf '\nsetup: %s: %s\n' "$current_step" "$1" >&2
+    [ $# -lt 2 ] || printf 'fix: %s\n' "$2" >&2
+    exit 1
+}
+trap 'printf "\nsetup: the step \"%s\" failed (the lines above say why). Fix that and run ./setup.sh again: finished steps are skipped.\n" "$current_step" >&2' ERR
 
+step "Checking the system"
+[ -r /etc/os-release ] && . /etc/os-release
+codename="${VERSION_CODENAME:-unknown}"
+case "${ID:-unknown}:$codename" in
+    debian:bookworm | debian:trixie) echo "${PRETTY_NAME:-Debian $codename}: supported" ;;
+    *)
+        if [ -z "${SWITCHSCOPE_ANY_SYSTEM:-}" ]; then
+            fail "this is ${PRETTY_NAME:-an unknown system}; set-up supports Debian 12 (bookworm) and Debian 13 (trixie)" \
+                 "install what the README's 'What set-up installs' lists by hand, or run SWITCHSCOPE_ANY_SYSTEM=1 ./setup.sh to try anyway"
+        fi
+        echo "${PRETTY_NAME:-unknown system}: not supported, trying anyway (SWITCHSCOPE_ANY_SYSTEM is set)" ;;
+esac
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || fail "installing Debian packages needs root, and there is no sudo" \
+                                            "run ./setup.sh as root, or install sudo"
+    SUDO=sudo
+fi
+cargo_home="${CARGO_HOME:-$HOME/.cargo}"
+export PATH="$cargo_home/bin:$PATH"  # where rustup-init puts rustup, cargo and rustc
+
+step "Debian packages"
+APT_PACKAGES=(
+    qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi  # Cortex-M targets
+    gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev                             # ATmega328P and its simulator
+    gcc libc6-dev                        # host builds: simavr runner, QEMU plugin, the Rust crates' build scripts
+    sigrok-cli                           # reading and writing captures
+    python3 python3-venv                 # the host tool
+    curl ca-certificates                 # downloads (rustup)
+)
+have_rustup() { command -v rustup >/dev/null 2>&1; }
+if ! have_rustup && [ "$codename" != bookworm ]; then
+    APT_PACKAGES+=(rustup)  # Debian 13 packages rustup itself
+fi
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+qemu_version() { dpkg-query -W -f='${Version}' qemu-system-arm 2>/dev/null || true; }
+qemu_is_new_enough() { installed qemu-system-arm && dpkg --compare-versions "$(qemu_version)" ge "$QEMU_LEAST_VERSION"; }
+
+# The mirror of the system's own bookworm source, for the backports line beside it.
+debian_mirror() {
+    local uri
+    uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | sed -E 's/\[[^]]*\]//' |
+          awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }')
+    [ -n "$uri" ] || uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
+        BEGIN { RS = ""; FS = "\n" }
+        { uri = ""; ours = 0
+          for (i = 1; i <= NF; i++) {
+              n = split($i, word, /[ \t]+/)
+              if (word[1] == "URIs:") uri = word[2]
+              if (word[1] == "Suites:") for (j = 2; j <= n; j++) if (word[j] == "bookworm") ours = 1
+          }
+          if (ours && uri != "") { print uri; exit } }')
+    echo "${uri:-http://deb.debian.org/debian}"
+}
+BACKPORTS_SOURCE=/etc/apt/sources.list.d/bookworm-backports.sources
+needs_backports=""
+if [ "$codename" = bookworm ] && ! qemu_is_new_enough; then
+    needs_backports=1
+    if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+        mirror=$(debian_mirror)
+        echo "adding $BACKPORTS_SOURCE ($mirror, bookworm-backports): QEMU 10 for Debian 12 comes from there"
+        printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+            "$mirror" | $SUDO tee "$BACKPORTS_SOURCE" >/dev/null
+    fi
+fi
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    [ "$package" = qemu-system-arm ] && continue
+    installed "$package" || missing+=("$package")
 done
-if [ ${#missing[@]} -gt 0 ]; then
-    step "Installing Debian packages: ${missing[*]}"
-    SUDO=""
-    if [ "$(id -u)" -ne 0 ]; then
-        command -v sudo >/dev/null 2>&1 || { echo "setup: need root or sudo to install ${missing[*]}" >&2; exit 1; }
-        SUDO=sudo
+if [ ${#missing[@]} -gt 0 ] || ! qemu_is_new_enough; then
+    $SUDO apt-get update -qq || fail "apt-get update failed" "check the apt sources and the network, then run ./setup.sh again"
+    apt_install() { DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@"; }
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing: ${missing[*]}"
+        apt_install "${missing[@]}"
     fi
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    if ! qemu_is_new_enough; then
+        echo "installing: qemu-system-arm ${needs_backports:+from bookworm-backports }(QEMU 10)"
+        apt_install ${needs_backports:+-t bookworm-backports} qemu-system-arm
+    fi
+else
+    echo "all present"
 fi
+qemu_is_new_enough || fail "qemu-system-arm is $(qemu_version), switchscope needs $QEMU_LEAST_VERSION or newer" \
+                           "install QEMU 10 (on Debian 12: apt-get install -t bookworm-backports qemu-system-arm)"
+echo "qemu-system-arm $(qemu_version)"
 
-step "Installing the switchscope Python package into .venv"
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
+step "rustup and the pinned Rust toolchains"
+if ! have_rustup; then
+    [ "$codename" = bookworm ] || fail "no rustup after installing the Debian package" "apt-get install rustup"
+    triple="$(uname -m)-unknown-linux-gnu"
+    digest="${RUSTUP_INIT_SHA256[$triple]:-}"
+    [ -n "$digest" ] || fail "no pinned rustup-init for $triple" "install rustup yourself (rustup.rs), then run ./setup.sh again"
+    scratch=$(mktemp -d)
+    echo "downloading rustup-init $RUSTUP_VERSION for $triple"
+    curl --proto '=https' --tlsv1.2 -sSfL -o "$scratch/rustup-init" \
+        "https://static.rust-lang.org/rustup/archive/$RUSTUP_VERSION/$triple/rustup-init" ||
+        fail "downloading rustup-init failed" "check the network, then run ./setup.sh again"
+    echo "$digest  $scratch/rustup-init" | sha256sum --check --quiet ||
+        fail "rustup-init does not match its pinned SHA-256: not run" "run ./setup.sh again; if it persists, report it"
+    chmod +x "$scratch/rustup-init"
+    # no default toolchain: every Rust directory of this project names its own
+    "$scratch/rustup-init" -y --no-modify-path --profile minimal --default-toolchain none
+    rm -rf "$scratch"
+    echo "rustup is in $cargo_home/bin (add it to PATH for your shells; switchscope finds it there)"
 fi
+rustup --version 2>/dev/null | head -n 1
+for directory in "${RUST_TOOLCHAIN_FILES[@]}"; do
+    # channel, targets and components of the directory's rust-toolchain.toml, one line each
+    mapfile -t pinned < <(python3 -c '
+import sys, tomllib
+toolchain = tomllib.load(open(sys.argv[1], "rb"))["toolchain"]
+print(toolchain["channel"]); print(" ".join(toolchain.get("targets", []))); print(" ".join(toolchain.get("components", [])))
+' "$directory/rust-toolchain.toml")
+    channel="${pinned[0]:-}" targets="${pinned[1]:-}" components="${pinned[2]:-}"
+    [ -n "$channel" ] || fail "$directory/rust-toolchain.toml names no toolchain channel" "restore it from git"
+    echo "$directory: Rust $channel${targets:+, target $targets}${components:+, component $components}"
+    rustup toolchain list | grep -q "^$channel-" || rustup toolchain install "$channel" --profile minimal
+    # shellcheck disable=SC2086 # one word per target or component
+    [ -z "$targets" ] || rustup target add --toolchain "$channel" $targets
+    # shellcheck disable=SC2086
+    [ -z "$components" ] || rustup component add --toolchain "$channel" $components
+done
+
+step "The switchscope Python package in .venv"
+[ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
-
 # Put the command on PATH: /usr/local/bin for root, ~/.local/bin otherwise.
 if [ "$(id -u)" -eq 0 ]; then bin_dir=/usr/local/bin; else bin_dir="$HOME/.local/bin"; fi
 mkdir -p "$bin_dir"
 ln -sf "$PWD/.venv/bin/switchscope" "$bin_dir/switchscope"
+echo "switchscope -> $bin_dir/switchscope"
 
-step "Fetching the pinned kernel crates, and the Rust target of the Rust kernels"
-cargo fetch --locked --manifest-path firmware/kernels/freertos/source/Cargo.toml
-if command -v rustup >/dev/null 2>&1; then
-    rustup target add thumbv7m-none-eabi
-    # the AVR builds core from source: nightly with its sources
-    rustup toolchain install nightly --profile minimal --component rust-src
-else
-    echo "note: no rustup: the Rust kernels need the thumbv7m-none-eabi target and, for the AVR," \
-         "a nightly toolchain with rust-src (rustup.rs)" >&2
-fi
-(cd firmware/rust && cargo fetch --locked)
-(cd firmware/rust-avr && cargo +nightly fetch --locked)
+step "The pinned crates (FreeRTOS, the Rust kernels)"
+for directory in "${RUST_TOOLCHAIN_FILES[@]}"; do
+    (cd "$directory" && cargo fetch --locked --quiet) ||
+        fail "cargo could not fetch the crates of $directory" "check that crates.io is reachable, then run ./setup.sh again"
+done
+echo "fetched"
 
-step "Building the simulator helpers (simavr runner, QEMU plugin)"
-.venv/bin/python -c "from switchscope import native; native.simavr_runner(); native.qemu_plugin()"
+step "The simulator helpers (simavr runner, QEMU plugin)"
+.venv/bin/python -c "from switchscope import native; print(native.simavr_runner()); print(native.qemu_plugin())"
 
-step "Checking the installation"
-.venv/bin/switchscope list >/dev/null
+step "Proving it: a short measurement on each simulator and method"
+prove() {
+    .venv/bin/switchscope run --scenario yield --samples 300 --quiet "$@" ||
+        fail "the measurement 'switchscope run --scenario yield --samples 300 $*' failed (its message is above)" \
+             "fix what it names (a simulator that refuses to start says so in its own words above), then run ./setup.sh again"
+}
+prove --target mps2-an385 --method all   # QEMU: probe, scope (plugin) and marker (plugin)
+prove --target atmega328p --method probe  # simavr runner
+
+echo
 echo "switchscope is ready: $bin_dir/switchscope"
 case ":$PATH:" in
     *":$bin_dir:"*) ;;

@@ -8,6 +8,8 @@ import pytest
 from switchscope.analysis import (corrected, counts_to_units, elapsed_counts, intervals, overhead,
                                   percentile_nearest_rank, statistics)
 
+pytestmark = pytest.mark.smoke  # pure: part of the quick subset
+
 MODULUS = 25000  # SysTick period of mps2-an385 at a 1 kHz tick
 
 

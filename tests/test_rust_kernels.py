@@ -26,7 +26,7 @@ RUST_PORTS = [(kernel, target) for kernel, entry in catalog.KERNELS.items() if e
               for target in entry.targets]
 
 
-@pytest.mark.parametrize("method", ["probe", "scope", "marker"])
+@pytest.mark.parametrize("method", [pytest.param("probe", marks=pytest.mark.smoke), "scope", "marker"])
 @pytest.mark.parametrize("kernel,target", RUST_PORTS)
 def test_the_rust_ruler_reads_exactly_n(kernel, target, method):
     result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS["ruler"],

@@ -26,6 +26,13 @@ def job(scenario, target, method):
                catalog.METHODS[method])
 
 
+def kept_by_seq(result, samples):
+    """sequence number -> value of every sample the run kept (the excluded ones are listed by seq)."""
+    excluded = {e["seq"] for e in result["excluded_samples"]}
+    return dict(zip([seq for seq in range(samples) if seq not in excluded], result["samples"]))
+
+
+@pytest.mark.smoke
 @pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
 def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
@@ -35,11 +42,15 @@ def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
     for result in (probe, scope, marker):
         assert result["count"] + result["excluded"] == 100
     if scenario == "rotate":
-        # rotate does not wait for a tick before each window, so which windows the tick
-        # falls into (and are left out) differs between builds; the values do not
-        assert {k: scope["stats"][k] for k in ("min", "median", "max")} == \
-            {k: probe["stats"][k] for k in ("min", "median", "max")} == \
-            {k: marker["stats"][k] for k in ("min", "median", "max")}
+        # rotate does not wait for a tick before each window, so which windows the tick falls
+        # into (and are left out) differs between builds: compare the windows all three kept.
+        # Not the medians: a rotation whose two directions differ splits its samples about
+        # evenly between two values, and which one the median lands on is chance.
+        kept = [kept_by_seq(result, 100) for result in (probe, scope, marker)]
+        common = set(kept[0]) & set(kept[1]) & set(kept[2])
+        assert len(common) >= 80
+        assert [kept[0][seq] for seq in sorted(common)] == [kept[1][seq] for seq in sorted(common)] == \
+            [kept[2][seq] for seq in sorted(common)]
     else:
         assert scope["samples"] == probe["samples"] == marker["samples"]
     assert scope["scope"]["pin"] == PIN[target]

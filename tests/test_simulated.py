@@ -15,6 +15,7 @@ SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check
 TARGETS = list(catalog.KERNELS["freertos"].targets)
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("target,unit", [("mps2-an385", "instructions"), ("atmega328p", "cycles")])
 def test_the_ruler_reads_exactly_n_for_n_known_operations(make_job, target, unit):
     # one `nop` is one instruction under QEMU and one cycle on the AVR
@@ -28,6 +29,7 @@ def test_the_ruler_reads_exactly_n_for_n_known_operations(make_job, target, unit
     assert result["samples"] == tags
 
 
+@pytest.mark.smoke
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
 def test_the_same_firmware_gives_identical_samples_on_every_run(make_job, scenario, target):

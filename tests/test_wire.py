@@ -7,6 +7,8 @@ import pytest
 from switchscope.wire import (CALIB, END, HELLO, LOG, META, SAMPLE, cobs_decode, cobs_encode, crc8, decode,
                               encode_record)
 
+pytestmark = pytest.mark.smoke  # pure: part of the quick subset
+
 
 def sample(seq, start=1000, end=900, tag=0, flags=0):
     return encode_record(struct.pack("<BIIIHB", SAMPLE, seq, start, end, tag, flags))

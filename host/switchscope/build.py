@@ -22,7 +22,7 @@ from switchscope import configs, kernel_source, paths
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.configs import Config
 from switchscope.errors import BuildFailed
-from switchscope.tools import require, version_line
+from switchscope.tools import require, rust_tool, version_line
 
 # What each method builds in: the probe is the default; the marker build adds
 # no instructions at all; "print" is the marker build with a trace line printed
@@ -154,12 +154,19 @@ RUST_CRATES_OF_NOTE = ("embassy-executor", "embassy-sync", "embassy-futures", "l
 
 
 @functools.lru_cache(maxsize=None)
-def _rustc_version(toolchain: tuple[str, ...]) -> str:
+def _rustc_version(workspace: Path) -> str:
+    """The rustc a workspace builds with: rustup takes it from the workspace's rust-toolchain.toml."""
     try:
-        out = subprocess.run(["rustc", *toolchain, "--version"], capture_output=True, text=True, timeout=60)
+        out = subprocess.run([rust_tool("rustc"), "--version"], capture_output=True, text=True, timeout=60,
+                             cwd=workspace)
         return out.stdout.strip() or out.stderr.strip()
     except OSError:
         return "unknown"
+
+
+def pinned_toolchain(workspace: Path) -> str:
+    """The toolchain a workspace's rust-toolchain.toml pins (what set-up installs)."""
+    return tomllib.loads((workspace / "rust-toolchain.toml").read_text())["toolchain"]["channel"]
 
 
 def _locked_versions(lock: Path, root: str) -> dict[str, str]:
@@ -178,13 +185,12 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
     """A Rust kernel's scenario: its crate in the cargo workspace firmware/rust,
     the scenario chosen by a cargo feature. Dependencies are pinned by the
     workspace's Cargo.lock."""
-    cargo = require("cargo", "cargo (or rustup from rustup.rs)")
+    cargo = rust_tool("cargo")
     if target.rust_target is None:
         raise BuildFailed(f"{target.name} has no Rust target")
     workspace = paths.firmware_dir() / target.rust_workspace
     crate = f"switchscope-{kernel.name}"
-    toolchain = (f"+{target.rust_toolchain}",) if target.rust_toolchain else ()
-    rustc = _rustc_version(toolchain)
+    rustc = _rustc_version(workspace)
     # the AVR workspace builds the sources of firmware/rust: both trees count
     sources = _tree_digest([paths.firmware_dir() / "rust", paths.firmware_dir() / "rust-avr"])
     key = json.dumps([rustc, target.rust_target, crate, scenario.name, method, sources])
@@ -196,12 +202,12 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
     with (cargo_dir / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # every feature set writes the same binary path
         if not elf.is_file():
-            command = [cargo, *toolchain, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
+            command = [cargo, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
                        "-p", crate, "--features", ",".join([scenario.name] + ([method] if method in ("marker", "scope") else [])),
                        "--target", target.rust_target,
                        "--target-dir", str(cargo_dir)]
             # cargo reads the workspace's .cargo/config.toml (the linker script) from its
-            # working directory, not from --manifest-path
+            # working directory, not from --manifest-path, and rustup the pinned toolchain
             result = subprocess.run(command, capture_output=True, text=True, cwd=workspace)
             out_dir.mkdir(parents=True, exist_ok=True)
             (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
@@ -210,8 +216,8 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
                 if "target may not be installed" in result.stderr or "can't find crate for `core`" in result.stderr:
                     hint = f"install the Rust target: rustup target add {target.rust_target} (or run ./setup.sh)"
                 elif "toolchain" in result.stderr and "not installed" in result.stderr or "rust-src" in result.stderr:
-                    hint = (f"install the Rust toolchain: rustup toolchain install {target.rust_toolchain} "
-                            "--component rust-src (or run ./setup.sh)")
+                    hint = (f"install the Rust toolchain that {workspace / 'rust-toolchain.toml'} pins "
+                            f"({pinned_toolchain(workspace)}): run ./setup.sh")
                 raise BuildFailed(f"building {scenario.name} for {kernel.name} on {target.name} failed:\n"
                                   f"{result.stderr.strip()[-3000:]}", hint)
             binary = cargo_dir / target.rust_target / "release" / crate

@@ -53,7 +53,6 @@ class Target:
     max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
     rust_target: str | None = None  # the Rust target triple, for Rust kernels
     rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
-    rust_toolchain: str | None = None  # a rustup toolchain other than the default (cargo +TOOLCHAIN)
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
@@ -172,8 +171,7 @@ TARGETS = {
             ram_bytes=2 * 1024,
             max_tasks=4,
             rust_target="avr-none",
-            rust_workspace="rust-avr",  # its own Cargo.lock: avr-device pins syn =2.0.110
-            rust_toolchain="nightly",  # core is built from source (-Z build-std)
+            rust_workspace="rust-avr",  # its own Cargo.lock: avr-device pins syn =2.0.110; a nightly (build-std)
         ),
     ]
 }

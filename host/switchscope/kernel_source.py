@@ -12,7 +12,7 @@ from pathlib import Path
 
 from switchscope import paths
 from switchscope.errors import SwitchscopeError
-from switchscope.tools import require
+from switchscope.tools import rust_tool
 
 FREERTOS_CRATE = "freertos-next"
 
@@ -24,18 +24,23 @@ class KernelSource:
     include_dirs: tuple[Path, ...]
 
 
+def _cargo(arguments: list[str], manifest: Path) -> subprocess.CompletedProcess:
+    # run beside the manifest: rustup takes the toolchain from its rust-toolchain.toml
+    return subprocess.run([rust_tool("cargo"), *arguments, "--manifest-path", str(manifest)],
+                          capture_output=True, text=True, timeout=300, cwd=manifest.parent)
+
+
 def _cargo_metadata(manifest: Path, offline: bool) -> subprocess.CompletedProcess:
-    command = ["cargo", "metadata", "--format-version", "1", "--locked", "--manifest-path", str(manifest)]
+    arguments = ["metadata", "--format-version", "1", "--locked"]
     if offline:
-        command.append("--offline")
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+        arguments.append("--offline")
+    return _cargo(arguments, manifest)
 
 
 @functools.lru_cache(maxsize=None)
 def freertos_root() -> tuple[Path, str]:
     """The FreeRTOS-Kernel directory of the pinned crate, and the crate version;
     fetches the crate on first use."""
-    require("cargo", "cargo (or rustup from rustup.rs)")
     manifest = paths.firmware_dir() / "kernels" / "freertos" / "source" / "Cargo.toml"
     result = _cargo_metadata(manifest, offline=True)
     if result.returncode != 0:
@@ -50,8 +55,7 @@ def freertos_root() -> tuple[Path, str]:
             root = Path(package["manifest_path"]).parent / "FreeRTOS-Kernel"
             if not (root / "tasks.c").is_file():
                 # metadata can name a crate that is locked but not yet downloaded
-                subprocess.run(["cargo", "fetch", "--locked", "--manifest-path", str(manifest)],
-                               capture_output=True, text=True, timeout=300)
+                _cargo(["fetch", "--locked"], manifest)
             if not (root / "tasks.c").is_file():
                 raise SwitchscopeError(f"{root} holds no FreeRTOS kernel",
                                        f"run: cargo fetch --locked --manifest-path {manifest}")

@@ -1,0 +1,78 @@
+"""The figures themselves, pinned for the toolchain that produced them.
+
+A figure is a property of the firmware, so of its compiler: Debian 13's
+arm-none-eabi-gcc 14.2 builds a FreeRTOS whose `signal` is one instruction
+shorter than Debian 12's gcc 12.2 builds. Each table row names the compiler
+(as the result records it, reduced to its name and version) and the values
+every kept sample of a 200-sample probe run takes. A toolchain with no row is
+skipped, saying so: the other tests (rulers exact, methods agree, runs
+identical) hold on every toolchain.
+"""
+
+import re
+
+import pytest
+
+from switchscope import catalog
+from switchscope.measure import Job, measure
+
+GCC_12_ARM, GCC_14_ARM = "arm-none-eabi-gcc 12.2.1", "arm-none-eabi-gcc 14.2.1"  # Debian 12, Debian 13
+GCC_5_AVR, GCC_14_AVR = "avr-gcc 5.4.0", "avr-gcc 14.2.0"
+RUST_CORTEX_M = "rustc 1.95.0 (59807616e 2026-04-14)"  # firmware/rust/rust-toolchain.toml
+RUST_AVR = "rustc 1.101.0-nightly (92b5b8c87 2026-10-29)"  # firmware/rust-avr/rust-toolchain.toml
+
+# (kernel, target, compiler) -> {scenario: the set of values its samples take}, probe method,
+# default configuration; instructions on QEMU, cycles on simavr
+REFERENCE = {
+    ("freertos", "mps2-an385", GCC_12_ARM):
+        {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {174}},
+    ("freertos", "mps2-an385", GCC_14_ARM):
+        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {198}, "rotate": {173}},
+    ("freertos", "atmega328p", GCC_5_AVR):
+        # rotate between 2 tasks: one direction of the switch is 3 cycles cheaper than the other
+        {"resume": {472}, "signal": {656}, "yield": {275}, "isr": {673}, "rotate": {1135, 1138}},
+    ("freertos", "atmega328p", GCC_14_AVR):
+        {"resume": {463}, "signal": {621}, "yield": {273}, "isr": {646}, "rotate": {1132, 1135}},
+    ("rtic", "lm3s6965evb", RUST_CORTEX_M): {"resume": {40}, "signal": {158}, "isr": {4}},
+    # Embassy's first yield finds the run queue empty: it is the cheaper one
+    ("embassy", "mps2-an385", RUST_CORTEX_M): {"signal": {83}, "yield": {67, 131}, "isr": {90}},
+    ("embassy", "atmega328p", RUST_AVR): {"signal": {412}, "yield": {175, 495}, "isr": {491}},
+    ("lilos", "mps2-an385", RUST_CORTEX_M): {"signal": {85}, "yield": {80}, "isr": {91}},
+}
+
+PROBE = catalog.METHODS["probe"]
+CASES = [(kernel.name, target, scenario.name)
+         for kernel in catalog.KERNELS.values()
+         for target in kernel.targets
+         for scenario in catalog.select_scenarios("all")
+         if not kernel.not_measured(catalog.TARGETS[target], scenario, PROBE)]
+
+
+def compiler_key(compiler: str) -> str:
+    """gcc by name and version ("arm-none-eabi-gcc (15:12.2.rel1-1) 12.2.1 20221205" ->
+    "arm-none-eabi-gcc 12.2.1"); rustc whole, since a nightly is named by its commit."""
+    if compiler.startswith("rustc"):
+        return compiler
+    version = re.search(r"\) (\d+\.\d+\.\d+)", compiler)
+    return f"{compiler.split()[0]} {version.group(1)}" if version else compiler
+
+
+def test_compiler_key_keeps_what_tells_compilers_apart():
+    assert compiler_key("arm-none-eabi-gcc (15:12.2.rel1-1) 12.2.1 20221205") == GCC_12_ARM
+    assert compiler_key("arm-none-eabi-gcc (15:14.2.rel1-1) 14.2.1 20241119") == GCC_14_ARM
+    assert compiler_key("avr-gcc (GCC) 5.4.0") == GCC_5_AVR
+    assert compiler_key(RUST_AVR) == RUST_AVR
+
+
+@pytest.mark.smoke
+@pytest.mark.parametrize("kernel,target,scenario", CASES)
+def test_the_figures_of_this_toolchain_are_the_reference_ones(kernel, target, scenario):
+    result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE),
+                     samples=200)
+    compiler = compiler_key(result["toolchain"]["compiler"])
+    reference = REFERENCE.get((kernel, target, compiler))
+    if reference is None:
+        known = sorted(c for k, t, c in REFERENCE if (k, t) == (kernel, target))
+        pytest.skip(f"no reference figures for {kernel} on {target} built with {compiler} (known: {known})")
+    assert set(result["samples"]) == reference[scenario], f"{kernel} {target} {scenario} with {compiler}"
+    assert result["count"] >= 150  # at most a quarter excluded (rotate's windows that catch the tick)
