@@ -69,9 +69,9 @@ qemu_is_new_enough() { installed qemu-system-arm && dpkg --compare-versions "$(q
 # The mirror of the system's own bookworm source, for the backports line beside it.
 debian_mirror() {
     local uri
-    uri=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null | sed -E 's/\[[^]]*\]//' |
+    uri=$({ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true; } | sed -E 's/\[[^]]*\]//' |
           awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }')
-    [ -n "$uri" ] || uri=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
+    [ -n "$uri" ] || uri=$({ cat /etc/apt/sources.list.d/*.sources 2>/dev/null || true; } | awk '
         BEGIN { RS = ""; FS = "\n" }
         { uri = ""; ours = 0
           for (i = 1; i <= NF; i++) {
