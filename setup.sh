@@ -100,7 +100,13 @@ for package in "${APT_PACKAGES[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ] || ! qemu_is_new_enough; then
     $SUDO apt-get update -qq || fail "apt-get update failed" "check the apt sources and the network, then run ./setup.sh again"
-    apt_install() { DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "$@"; }
+    apt_log=$(mktemp)
+    apt_install() {  # apt's own lines go to a log, shown when it fails
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "$@" >"$apt_log" 2>&1 || {
+            tail -n 25 "$apt_log" >&2
+            fail "apt-get install $* failed (its last lines are above)" "fix what apt says, then run ./setup.sh again"
+        }
+    }
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing: ${missing[*]}"
         apt_install "${missing[@]}"
@@ -109,6 +115,7 @@ if [ ${#missing[@]} -gt 0 ] || ! qemu_is_new_enough; then
         echo "installing: qemu-system-arm ${needs_backports:+from bookworm-backports }(QEMU 10)"
         apt_install ${needs_backports:+-t bookworm-backports} qemu-system-arm
     fi
+    rm -f "$apt_log"
 else
     echo "all present"
 fi

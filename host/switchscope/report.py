@@ -36,6 +36,7 @@ def heading(result: dict) -> str:
     if tick:
         detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, priorities={config.get('priorities')}, "
                       f"tick {tick} Hz, {config.get('optimisation')}")
+    detail.append(f"built with {result['toolchain']['compiler']}")
     detail.append(f"on {result['simulator']['name']}")
     return ", ".join(parts) + "\n  " + "; ".join(detail)
 
