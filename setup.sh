@@ -106,6 +106,7 @@ if [ ${#missing[@]} -gt 0 ] || ! qemu_is_new_enough; then
             tail -n 25 "$apt_log" >&2
             fail "apt-get install $* failed (its last lines are above)" "fix what apt says, then run ./setup.sh again"
         }
+        grep -E "^(Need to get|After this operation)" "$apt_log" | sed 's/^/  /' || true
     }
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing: ${missing[*]}"
