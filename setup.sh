@@ -178,7 +178,7 @@ done
 echo "fetched"
 
 step "The simulator helpers (simavr runner, QEMU plugin)"
-.venv/bin/python -c "from switchscope import native; print(native.simavr_runner()); print(native.qemu_plugin())"
+.venv/bin/python -c 'from switchscope import native; print(native.ensure("simavr")); print(native.ensure("qemu"))'
 
 step "Proving it: a short measurement on each simulator and method"
 prove() {

@@ -9,8 +9,8 @@ from switchscope.cli import main
 
 
 @pytest.mark.parametrize("option,value,valid", [
-    ("--kernel", "zephyr", "freertos, rtic, embassy, lilos, all"),
-    ("--target", "stm32f4", "mps2-an385, lm3s6965evb, atmega328p, all"),
+    ("--kernel", "zephyr", "freertos, embassy, lilos, rtic, all"),
+    ("--target", "stm32f4", "atmega328p, lm3s6965evb, mps2-an385, all"),
     ("--scenario", "pingpong", "resume, signal, yield, isr, rotate, ruler, all"),
     ("--method", "oscilloscope", "probe, scope, marker, all"),
 ])

@@ -8,11 +8,12 @@ import textwrap
 
 import pytest
 
-from switchscope import catalog, intrusion
+from switchscope import catalog, elf, intrusion
 from switchscope.cli import main
 from switchscope.errors import FirmwareFailed, SwitchscopeError
 from switchscope.measure import Job, measure
-from switchscope.user_elf import measure_elf
+from switchscope.measure_elf import measure_elf
+from switchscope.result import Result
 
 BLOCKS = [0, 1, 2, 3, 10, 100, 1000]
 
@@ -21,7 +22,7 @@ BLOCKS = [0, 1, 2, 3, 10, 100, 1000]
 def test_the_marker_ruler_reads_exactly_n(target):
     result = measure(Job(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["ruler"],
                          catalog.METHODS["marker"]), samples=70)
-    assert result["samples"] == [BLOCKS[seq % 7] for seq in range(70)]
+    assert result.samples == [BLOCKS[seq % 7] for seq in range(70)]
 
 
 @pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
@@ -103,20 +104,21 @@ EXPECTED = {"mps2-an385": N + 2, "atmega328p": N + 7}
 def test_measure_counts_between_two_points_of_a_users_firmware(user_firmware, target):
     result = measure_elf(user_firmware[target], catalog.TARGETS[target], "measure_from", "measure_to",
                          count=50, time_limit=30)
-    assert result["samples"] == [EXPECTED[target]] * 50
-    assert result["unit"] == catalog.TARGETS[target].unit
+    assert result.samples == [EXPECTED[target]] * 50
+    assert result.unit == catalog.TARGETS[target].unit
 
 
 def test_measure_takes_addresses_too_and_writes_json(user_firmware, tmp_path, capsys):
-    from switchscope.runner import symbols
-    found = symbols(catalog.TARGETS["atmega328p"], user_firmware["atmega328p"])
+    found = elf.symbols(user_firmware["atmega328p"])
     out = tmp_path / "measure.json"
     assert main(["measure", str(user_firmware["atmega328p"]), "--target", "atmega328p",
                  "--from", hex(found["measure_from"]), "--to", "measure_to", "--count", "20",
                  "--json", str(out)]) == 0
     assert "in microseconds at 16 MHz" in capsys.readouterr().out
-    (result,) = json.loads(out.read_text())["results"]
-    assert result["samples"] == [N + 7] * 20
+    (written,) = json.loads(out.read_text())["results"]
+    result = Result.from_json(written)
+    assert result.samples == [N + 7] * 20 and result.kind == "interval"
+    assert result.details["from"]["address"] == found["measure_from"]
 
 
 def test_an_unknown_symbol_is_named_with_the_near_ones(user_firmware):

@@ -69,10 +69,10 @@ def test_compiler_key_keeps_what_tells_compilers_apart():
 def test_the_figures_of_this_toolchain_are_the_reference_ones(kernel, target, scenario):
     result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE),
                      samples=200)
-    compiler = compiler_key(result["toolchain"]["compiler"])
+    compiler = compiler_key(result.toolchain["compiler"])
     reference = REFERENCE.get((kernel, target, compiler))
     if reference is None:
         known = sorted(c for k, t, c in REFERENCE if (k, t) == (kernel, target))
         pytest.skip(f"no reference figures for {kernel} on {target} built with {compiler} (known: {known})")
-    assert set(result["samples"]) == reference[scenario], f"{kernel} {target} {scenario} with {compiler}"
-    assert result["count"] >= 150  # at most a quarter excluded (rotate's windows that catch the tick)
+    assert set(result.samples) == reference[scenario], f"{kernel} {target} {scenario} with {compiler}"
+    assert result.count >= 150  # at most a quarter excluded (rotate's windows that catch the tick)

@@ -19,19 +19,19 @@ def rotate_job(target, tasks, **options):
 @pytest.mark.parametrize("tasks", [2, 3, 5, 8])
 def test_every_task_runs_in_the_expected_order(tasks):
     result = measure(rotate_job("mps2-an385", tasks), samples=3 * tasks + 1)
-    kept = [s for s in range(3 * tasks + 1) if s not in {e["seq"] for e in result["excluded_samples"]}]
+    kept = [s for s in range(3 * tasks + 1) if s not in {e["seq"] for e in result.excluded_samples}]
     # sample k is the switch from task k mod N to task k+1 mod N
-    assert result["pairs"] == [[k % tasks, (k + 1) % tasks] for k in kept]
-    assert result["tasks"] == tasks
+    assert result.pairs == [[k % tasks, (k + 1) % tasks] for k in kept]
+    assert result.tasks == tasks
 
 
 @pytest.mark.parametrize("options", [{}, {"preemption": "off"}, {"priorities": "off", "time_slicing": "off"},
                                      {"preemption": "off", "priorities": "off"}])
 def test_the_rotation_order_holds_in_every_scheduling_mode(options):
     result = measure(rotate_job("atmega328p", 3, **options), samples=12)
-    assert result["pairs"] == [[k % 3, (k + 1) % 3] for k in range(12)
-                               if k not in {e["seq"] for e in result["excluded_samples"]}]
-    assert result["options"]["preemption"] == options.get("preemption", "on")
+    assert result.pairs == [[k % 3, (k + 1) % 3] for k in range(12)
+                               if k not in {e["seq"] for e in result.excluded_samples}]
+    assert result.options["preemption"] == options.get("preemption", "on")
 
 
 def test_a_configuration_is_built_run_and_recorded():
@@ -39,14 +39,14 @@ def test_a_configuration_is_built_run_and_recorded():
               configs.resolve({"preemption": "off", "priorities": "off", "opt": "-Os"}, FREERTOS,
                               catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["signal"]))
     result = measure(job, samples=20)
-    assert result["config"]["configUSE_PREEMPTION"] == "0"  # as the firmware reports itself
-    assert result["config"]["priorities"] == "off"
-    assert result["config"]["optimisation"] == "-Os"
-    assert result["options"]["opt"] == "-Os"
+    assert result.config["configUSE_PREEMPTION"] == "0"  # as the firmware reports itself
+    assert result.config["priorities"] == "off"
+    assert result.config["optimisation"] == "-Os"
+    assert result.options["opt"] == "-Os"
     default = measure(Job(FREERTOS, catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["signal"],
                           catalog.METHODS["probe"]), samples=20)
     # cooperative, one priority: the switch now also needs an explicit yield
-    assert result["stats"]["median"] != default["stats"]["median"]
+    assert result.stats.median != default.stats.median
 
 
 @pytest.mark.parametrize("options,tasks,target,scenario,message", [

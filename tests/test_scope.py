@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from switchscope import catalog
-from switchscope.analyze import analyze
-from switchscope.captures import CaptureError
+from switchscope.capture import analyze
+from switchscope.capture_files import CaptureError
 from switchscope.cli import main
 from switchscope.measure import Job, measure
 
@@ -28,8 +28,8 @@ def job(scenario, target, method):
 
 def kept_by_seq(result, samples):
     """sequence number -> value of every sample the run kept (the excluded ones are listed by seq)."""
-    excluded = {e["seq"] for e in result["excluded_samples"]}
-    return dict(zip([seq for seq in range(samples) if seq not in excluded], result["samples"]))
+    excluded = {e["seq"] for e in result.excluded_samples}
+    return dict(zip([seq for seq in range(samples) if seq not in excluded], result.samples))
 
 
 @pytest.mark.smoke
@@ -40,7 +40,7 @@ def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
     scope = measure(job(scenario, target, "scope"), samples=100)
     marker = measure(job(scenario, target, "marker"), samples=100)
     for result in (probe, scope, marker):
-        assert result["count"] + result["excluded"] == 100
+        assert result.count + result.excluded == 100
     if scenario == "rotate":
         # rotate does not wait for a tick before each window, so which windows the tick falls
         # into (and are left out) differs between builds: compare the windows all three kept.
@@ -52,17 +52,17 @@ def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
         assert [kept[0][seq] for seq in sorted(common)] == [kept[1][seq] for seq in sorted(common)] == \
             [kept[2][seq] for seq in sorted(common)]
     else:
-        assert scope["samples"] == probe["samples"] == marker["samples"]
-    assert scope["scope"]["pin"] == PIN[target]
-    assert scope["overhead"] > 0  # the bare pulse
-    assert marker["overhead"] == 0
+        assert scope.samples == probe.samples == marker.samples
+    assert scope.scope["pin"] == PIN[target]
+    assert scope.overhead > 0  # the bare pulse
+    assert marker.overhead == 0
 
 
 def test_the_scope_ruler_reads_exactly_n(tmp_path):
     result = measure(job("ruler", "atmega328p", "scope"), samples=70)
     blocks = [0, 1, 2, 3, 10, 100, 1000]
-    assert result["samples"] == [blocks[seq % 7] for seq in range(70)]
-    assert result["overhead"] == 2  # sbi then cbi: the pin's own cost
+    assert result.samples == [blocks[seq % 7] for seq in range(70)]
+    assert result.overhead == 2  # sbi then cbi: the pin's own cost
 
 
 @pytest.fixture(scope="module")
@@ -88,8 +88,8 @@ def test_analyze_gives_the_run_figures_from_vcd_sr_and_csv(tmp_path, sigrok_cli,
     captures = (vcd, session, csv_timed) + ((csv_plain,) if target == "mps2-an385" else ())
     for capture in captures:
         found = analyze(capture, PIN[target], CLOCK[target])
-        assert found["samples"] == result["samples"], capture.name
-        assert found["overhead"] == result["overhead"], capture.name
+        assert found.samples == result.samples, capture.name
+        assert found.overhead == result.overhead, capture.name
 
 
 def test_analyze_on_the_command_line_writes_the_same_json_layout(tmp_path, capsys):
@@ -100,9 +100,9 @@ def test_analyze_on_the_command_line_writes_the_same_json_layout(tmp_path, capsy
     assert main(["analyze", str(vcd), "--channel", "B5", "--clock", "16000000", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "unit: cycles" in printed and "in microseconds" in printed
-    (result,) = json.loads(out.read_text())["results"]
-    assert set(result["stats"]) == {"min", "median", "mode", "mean", "max", "stddev", "p99"}
-    assert result["count"] == 5
+    (written,) = json.loads(out.read_text())["results"]
+    assert set(written["stats"]) == {"min", "median", "mode", "mean", "max", "stddev", "p99"}
+    assert written["count"] == 5 and written["channel"] == "B5" and written["unit"] == "cycles"
 
 
 class TestCaptureErrors:

@@ -9,6 +9,7 @@ from switchscope.build import build
 from switchscope.cli import main
 from switchscope.errors import FirmwareFailed
 from switchscope.measure import measure
+from switchscope.result import Result
 from switchscope.runner import run
 
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
@@ -20,13 +21,13 @@ TARGETS = list(catalog.KERNELS["freertos"].targets)
 def test_the_ruler_reads_exactly_n_for_n_known_operations(make_job, target, unit):
     # one `nop` is one instruction under QEMU and one cycle on the AVR
     result = measure(make_job("ruler", target=target), samples=70)
-    assert result["unit"] == unit
-    assert result["overhead"] > 0
-    assert result["excluded"] == 0
-    tags = result["sample_tags"]
+    assert result.unit == unit
+    assert result.overhead > 0
+    assert result.excluded == 0
+    tags = result.sample_tags
     blocks = [0, 1, 2, 3, 10, 100, 1000]
     assert tags == [blocks[seq % 7] for seq in range(70)]
-    assert result["samples"] == tags
+    assert result.samples == tags
 
 
 @pytest.mark.smoke
@@ -47,22 +48,22 @@ def test_the_same_firmware_gives_identical_samples_on_every_run(make_job, scenar
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
 def test_each_scenario_measures_a_plausible_switch(make_job, scenario, target):
     result = measure(make_job(scenario, target=target), samples=200)
-    stats = result["stats"]
-    assert result["count"] + result["excluded"] == 200
-    assert result["clamped"] == 0 and result["stream_problems"] == []
+    stats = result.stats
+    assert result.count + result.excluded == 200
+    assert result.clamped == 0 and result.stream_problems == []
     # a FreeRTOS switch is tens to hundreds of instructions on a Cortex-M3, hundreds of
     # cycles on an AVR (32 registers saved and restored): never less than the save and restore
-    assert 30 <= stats["min"] <= stats["median"] <= stats["max"] < 2000
-    assert result["kernel_version"] == "V11.2.0"
-    assert result["config"]["configUSE_PREEMPTION"] == "1"
+    assert 30 <= stats.min <= stats.median <= stats.max < 2000
+    assert result.kernel_version == "V11.2.0"
+    assert result.config["configUSE_PREEMPTION"] == "1"
 
 
 def test_a_tick_inside_the_window_is_flagged_and_excluded(make_job):
     result = measure(make_job("tick_window"), samples=40)
-    assert result["excluded"] == 20
-    assert [s["seq"] for s in result["excluded_samples"]] == list(range(1, 40, 2))
-    assert result["count"] == 20
-    assert result["stats"]["max"] == 0  # the even windows hold nothing but the probe
+    assert result.excluded == 20
+    assert [s["seq"] for s in result.excluded_samples] == list(range(1, 40, 2))
+    assert result.count == 20
+    assert result.stats.max == 0  # the even windows hold nothing but the probe
 
 
 def test_a_firmware_that_never_ends_is_stopped_and_its_last_output_shown(make_job):
@@ -88,15 +89,17 @@ def test_run_writes_the_json_a_user_compares_across_runs(tmp_path, capsys):
     table = capsys.readouterr().out
     assert "resume" in table and "unit: instructions" in table
     document = json.loads(out.read_text())
-    (result,) = document["results"]
+    (written,) = document["results"]
+    assert written["schema"] == "switchscope.result/1"
     for key in ("kernel", "kernel_version", "target", "cpu", "f_cpu_hz", "scenario", "method", "unit",
                 "samples", "stats", "overhead", "excluded", "config", "toolchain"):
-        assert key in result
-    assert set(result["stats"]) == {"min", "median", "mode", "mean", "max", "stddev", "p99"}
-    assert (result["kernel"], result["target"], result["cpu"], result["f_cpu_hz"]) == \
+        assert key in written
+    assert set(written["stats"]) == {"min", "median", "mode", "mean", "max", "stddev", "p99"}
+    result = Result.from_json(written)  # what compare and report read back
+    assert (result.kernel, result.target, result.cpu, result.f_cpu_hz) == \
         ("freertos", "mps2-an385", "cortex-m3", 25_000_000)
-    assert len(result["samples"]) == result["count"] == 100 - result["excluded"]
-    assert result["toolchain"]["compiler"].startswith("arm-none-eabi-gcc")
+    assert len(result.samples) == result.count == 100 - result.excluded
+    assert result.toolchain["compiler"].startswith("arm-none-eabi-gcc")
 
 
 def test_simavr_interrupt_entry_costs_the_datasheet_four_cycles(make_job):
@@ -115,8 +118,8 @@ def test_simavr_interrupt_entry_costs_the_datasheet_four_cycles(make_job):
 
 def test_the_avr_firmware_fits_the_chip_and_says_how_much_it_uses(make_job):
     result = measure(make_job("resume", target="atmega328p"), samples=10)
-    firmware = result["firmware"]
+    firmware = result.firmware
     assert 0 < firmware["flash_bytes"] <= 32 * 1024 == firmware["flash_limit"]
     assert 0 < firmware["ram_bytes"] <= 2 * 1024 == firmware["ram_limit"]
-    assert result["ns_per_unit"] == 62.5
-    assert result["stats_ns"]["min"] == result["stats"]["min"] * 62.5
+    assert result.ns_per_unit == 62.5
+    assert result.stats_ns.min == result.stats.min * 62.5

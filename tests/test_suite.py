@@ -8,6 +8,7 @@ import pytest
 from switchscope import catalog, matrix, suite
 from switchscope.cli import main
 from switchscope.errors import SwitchscopeError
+from switchscope.result import Result
 
 
 def test_counts_and_ranges_parse():
@@ -40,7 +41,7 @@ def test_a_sweep_gives_one_distribution_per_point(capsys, tmp_path):
 def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
     outcomes, written, _ = suite.run([catalog.KERNELS["freertos"]], [catalog.TARGETS["atmega328p"]], 20,
                                      tmp_path, workers=2)
-    assert all(isinstance(outcome, dict) for _, outcome in outcomes), [o for _, o in outcomes if isinstance(o, str)]
+    assert all(isinstance(outcome, Result) for _, outcome in outcomes), [o for _, o in outcomes if isinstance(o, str)]
     runs = list((tmp_path / "runs").rglob("*.json"))
     assert len(runs) == len(outcomes)
     summary = (tmp_path / "summary.md").read_text()
@@ -54,7 +55,7 @@ def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
     assert (tmp_path / "plots" / "bertos-freertos-atmega328p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(list((tmp_path / "plots" / "histograms").rglob("*.png"))) == len(outcomes)
     # the cooperative and NOPRI cells really are other builds: the preemptive-PRI signal differs from them
-    cells = {p.group: o["stats"]["median"] for p, o in outcomes if p.job.scenario.name == "signal"}
+    cells = {p.group: o.stats.median for p, o in outcomes if p.job.scenario.name == "signal"}
     assert cells["bertos:Preemptive PRI"] != cells["bertos:Cooperative NOPRI"]
 
 

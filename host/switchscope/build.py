@@ -18,21 +18,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from switchscope import configs, kernel_source, paths
+from switchscope import configs, elf, kernel_source, native, paths
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.configs import Config
 from switchscope.errors import BuildFailed
+from switchscope.methods import METHODS, Method
 from switchscope.tools import require, rust_tool, version_line
-
-# What each method builds in: the probe is the default; the marker build adds
-# no instructions at all; "print" is the marker build with a trace line printed
-# inside the window (the intrusion report's example of a printing benchmark).
-METHOD_DEFINES = {
-    "probe": {},
-    "scope": {"SWITCHSCOPE_METHOD_SCOPE": "1"},
-    "marker": {"SWITCHSCOPE_METHOD_MARKER": "1"},
-    "print": {"SWITCHSCOPE_METHOD_MARKER": "1", "SWITCHSCOPE_PRINT_IN_WINDOW": "1"},
-}
 
 
 @dataclass(frozen=True)
@@ -45,16 +36,11 @@ class Firmware:
     kernel_source: str
     compiler: str
     cflags: tuple[str, ...]
+    optimisation: str  # what the code was optimised for: -O2, or a Rust profile's opt-level
     flash_bytes: int
     ram_bytes: int
     config: Config
     defines: dict[str, str] = field(default_factory=dict)
-
-
-def _kernel_sources(kernel: Kernel, target: Target) -> kernel_source.KernelSource:
-    if kernel.name == "freertos":
-        return kernel_source.freertos(target.freertos_port)
-    raise AssertionError(f"no source for kernel {kernel.name}")
 
 
 def _tree_digest(parts: list[Path]) -> str:
@@ -68,13 +54,10 @@ def _tree_digest(parts: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def _fitting_sizes(kernel: Kernel, target: Target, scenario: Scenario, elf: Path) -> tuple[int, int]:
-    """(flash, RAM) bytes of the firmware, from the Berkeley-format size of the
-    ELF; a BuildFailed if it does not fit the target."""
-    size_tool = require(target.gcc[: -len("gcc")] + "size", target.gcc_package)
-    out = subprocess.run([size_tool, str(elf)], capture_output=True, text=True, check=True).stdout
-    text, data, bss = (int(word) for word in out.splitlines()[1].split()[:3])
-    flash, ram = text + data, data + bss
+def _fitting_sizes(kernel: Kernel, target: Target, scenario: Scenario, firmware_elf: Path) -> tuple[int, int]:
+    """(flash, RAM) bytes of the firmware; a BuildFailed if it does not fit the target."""
+    found = elf.sizes(firmware_elf)
+    flash, ram = found.flash, found.ram
     if flash > target.flash_bytes or ram > target.ram_bytes:
         raise BuildFailed(
             f"{scenario.name} for {kernel.name} does not fit {target.name}: flash {flash} of {target.flash_bytes} "
@@ -85,10 +68,10 @@ def _fitting_sizes(kernel: Kernel, target: Target, scenario: Scenario, elf: Path
 
 
 def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: list[Path],
-             ldflags: tuple[str, ...], out_dir: Path, elf: Path, kernel: Kernel, target: Target,
+             ldflags: tuple[str, ...], out_dir: Path, output: Path, kernel: Kernel, target: Target,
              scenario: Scenario) -> None:
     command = [gcc, *cflags, *(f"-I{d}" for d in includes), *map(str, sources), *ldflags,
-               f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(elf) + ".tmp"]
+               f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(output) + ".tmp"]
     result = subprocess.run(command, capture_output=True, text=True)
     (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
     if result.returncode != 0:
@@ -99,22 +82,26 @@ def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: l
             f"building {scenario.name} for {kernel.name} on {target.name} failed:\n{result.stderr.strip()[-3000:]}",
             hint,
         )
-    Path(str(elf) + ".tmp").replace(elf)
+    Path(str(output) + ".tmp").replace(output)
 
 
-def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "probe",
+def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = METHODS["probe"],
           config: Config | None = None) -> Firmware:
-    """Build the firmware of one scenario for one method (a key of METHOD_DEFINES)
-    in one configuration (the default one if none is given)."""
+    """Build the firmware of one scenario for one method in one configuration
+    (the default one if none is given), and the host helper its simulator needs."""
     config = config or configs.resolve({}, kernel, target, scenario)
+    native.ensure(target.simulator)
     if kernel.language == "rust":
         return _build_rust(kernel, target, scenario, method, config)
-    defines = {**METHOD_DEFINES[method], **config.defines()}
+    if target.gcc is None or not target.has_c_board:
+        raise BuildFailed(f"{target.name} has no C board (firmware/boards/{target.name}/board.c) "
+                          f"and names no C compiler: {kernel.title} cannot be built for it")
+    defines = {**method.defines, **config.defines()}
     gcc = require(target.gcc, target.gcc_package)
     firmware = paths.firmware_dir()
-    board_dir = firmware / "boards" / target.name
-    port_dir = firmware / "kernels" / kernel.name
-    source = _kernel_sources(kernel, target)
+    board_dir = target.directory
+    port_dir = kernel.directory
+    source = kernel_source.sources(kernel, target)
     scenario_file = scenario.source or firmware / "scenarios" / f"{scenario.name}.c"
 
     sources = [
@@ -132,20 +119,20 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: str = "pro
     compiler = version_line(gcc)
     key = json.dumps([compiler, cflags, ldflags, source.version,
                       _tree_digest([firmware / "include", firmware / "common", board_dir, port_dir,
-                                              scenario_file])])
+                                    scenario_file])])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method}-{digest}"
-    elf = out_dir / "firmware.elf"
+    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method.name}-{digest}"
+    firmware_elf = out_dir / "firmware.elf"
     out_dir.mkdir(parents=True, exist_ok=True)
     with (out_dir / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # parallel runs of one firmware build it once
-        if not elf.is_file():
-            _compile(gcc, cflags, includes, sources, ldflags, out_dir, elf, kernel, target, scenario)
+        if not firmware_elf.is_file():
+            _compile(gcc, cflags, includes, sources, ldflags, out_dir, firmware_elf, kernel, target, scenario)
 
-    flash, ram = _fitting_sizes(kernel, target, scenario, elf)
-    return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
-                    kernel_source=source.version, compiler=compiler, cflags=cflags, flash_bytes=flash,
-                    ram_bytes=ram, config=config, defines=defines)
+    flash, ram = _fitting_sizes(kernel, target, scenario, firmware_elf)
+    return Firmware(elf=firmware_elf, kernel=kernel, target=target, scenario=scenario, method=method.name,
+                    kernel_source=source.version, compiler=compiler, cflags=cflags, optimisation=config["opt"],
+                    flash_bytes=flash, ram_bytes=ram, config=config, defines=defines)
 
 
 # The crates whose code runs in a Rust kernel's windows: their versions go with every result.
@@ -181,7 +168,13 @@ def _locked_versions(lock: Path, root: str) -> dict[str, str]:
     return found
 
 
-def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str, config: Config) -> Firmware:
+def _release_profile(workspace: Path) -> str:
+    """What the workspace's release profile optimises for, as results state it."""
+    profile = tomllib.loads((workspace / "Cargo.toml").read_text()).get("profile", {}).get("release", {})
+    return f"release profile (opt-level {profile.get('opt-level', 3)}" + (", LTO)" if profile.get("lto") else ")")
+
+
+def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: Method, config: Config) -> Firmware:
     """A Rust kernel's scenario: its crate in the cargo workspace firmware/rust,
     the scenario chosen by a cargo feature. Dependencies are pinned by the
     workspace's Cargo.lock."""
@@ -193,17 +186,18 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
     rustc = _rustc_version(workspace)
     # the AVR workspace builds the sources of firmware/rust: both trees count
     sources = _tree_digest([paths.firmware_dir() / "rust", paths.firmware_dir() / "rust-avr"])
-    key = json.dumps([rustc, target.rust_target, crate, scenario.name, method, sources])
+    features = [scenario.name, *([method.cargo_feature] if method.cargo_feature else [])]
+    key = json.dumps([rustc, target.rust_target, crate, features, sources])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
-    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method}-{digest}"
-    elf = out_dir / "firmware.elf"
+    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method.name}-{digest}"
+    firmware_elf = out_dir / "firmware.elf"
     cargo_dir = paths.build_dir() / f"cargo-{target.rust_workspace}"
     cargo_dir.mkdir(parents=True, exist_ok=True)
     with (cargo_dir / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # every feature set writes the same binary path
-        if not elf.is_file():
+        if not firmware_elf.is_file():
             command = [cargo, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
-                       "-p", crate, "--features", ",".join([scenario.name] + ([method] if method in ("marker", "scope") else [])),
+                       "-p", crate, "--features", ",".join(features),
                        "--target", target.rust_target,
                        "--target-dir", str(cargo_dir)]
             # cargo reads the workspace's .cargo/config.toml (the linker script) from its
@@ -221,11 +215,11 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: str,
                 raise BuildFailed(f"building {scenario.name} for {kernel.name} on {target.name} failed:\n"
                                   f"{result.stderr.strip()[-3000:]}", hint)
             binary = cargo_dir / target.rust_target / "release" / crate
-            shutil.copyfile(binary if binary.is_file() else binary.with_suffix(".elf"), elf)
-    flash, ram = _fitting_sizes(kernel, target, scenario, elf)
+            shutil.copyfile(binary if binary.is_file() else binary.with_suffix(".elf"), firmware_elf)
+    flash, ram = _fitting_sizes(kernel, target, scenario, firmware_elf)
     locked = _locked_versions(workspace / "Cargo.lock", crate)
     crates = ", ".join(f"{name} {locked[name]}" for name in RUST_CRATES_OF_NOTE if name in locked)
-    return Firmware(elf=elf, kernel=kernel, target=target, scenario=scenario, method=method,
+    return Firmware(elf=firmware_elf, kernel=kernel, target=target, scenario=scenario, method=method.name,
                     kernel_source=f"{crate} with {crates} (firmware/{target.rust_workspace}/Cargo.lock)",
-                    compiler=rustc, cflags=(),
+                    compiler=rustc, cflags=(), optimisation=_release_profile(workspace),
                     flash_bytes=flash, ram_bytes=ram, config=config, defines={})

@@ -1,16 +1,81 @@
 """What switchscope can measure: kernels, targets, scenarios and methods.
 
-Adding a kernel, a target or a scenario starts here; the firmware for each
-lives under firmware/ with the same name.
+Kernels and targets are data, read from the firmware tree:
+- a kernel is a folder with a kernel.toml: firmware/kernels/<name>/ for a C
+  kernel (beside its port of kernel.h), firmware/rust/kernels/<name>/ for a
+  Rust kernel (beside its crate). It says where the kernel's source comes
+  from, its port for each CPU, its options and the combinations it refuses;
+- a target is a board folder with a board.toml, firmware/boards/<name>/: its
+  CPU and clock, memories, compiler, simulator, stamp timer, scope pin and
+  UART. Its C board code, if it has any, sits beside it.
+Adding either is adding a folder; this module only reads them. Scenarios are
+the files of firmware/scenarios/, methods live in methods.py.
 """
 
 from __future__ import annotations
 
+import functools
+import tomllib
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from switchscope.errors import UnknownName
+from switchscope import paths
+from switchscope.errors import SwitchscopeError, UnknownName
+from switchscope.methods import METHODS, PRINT_IN_WINDOW, Method  # noqa: F401  (re-exported)
+
+SIMULATORS = ("qemu", "simavr")
+UNITS = ("instructions", "cycles")
+
+
+@dataclass(frozen=True)
+class Option:
+    """A choice that changes the firmware, with its values and default."""
+    name: str
+    summary: str
+    values: tuple[str, ...]
+    default: str
+    define: str | None = None  # the -D it sets: 1/0 for on/off, else the value itself
+    inverted: bool = False  # the define is 1 for "off"
+    numeric_range: tuple[int, int] | None = None  # values are the whole numbers of this range
+
+    def defines(self, value: str) -> dict[str, str]:
+        if self.define is None:
+            return {}
+        flags = {"on": "0", "off": "1"} if self.inverted else {"on": "1", "off": "0"}
+        return {self.define: flags.get(value, value)}
+
+    def describe_values(self) -> str:
+        if self.numeric_range:
+            return f"{self.numeric_range[0]} to {self.numeric_range[1]}"
+        return " | ".join(self.values)
+
+
+@dataclass(frozen=True)
+class Port:
+    cpu: str
+    directory: str  # inside the kernel's source tree
+    defaults: tuple[tuple[str, str], ...] = ()  # option values this port imposes as defaults
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A combination a kernel refuses: every (key, value) of `when` matches,
+    a key being an option, or cpu, target or scenario."""
+    when: tuple[tuple[str, str], ...]
+    why: str
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class CrateSource:
+    """A kernel's C source inside a crates.io package, pinned by a manifest and
+    its lock file beside the kernel.toml; cargo fetches it, nothing is copied."""
+    crate: str
+    manifest: Path
+    root: str  # the kernel's tree inside the crate
+    files: tuple[str, ...]  # relative to root; "{port}" is the port's directory
+    include_dirs: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -18,42 +83,58 @@ class Kernel:
     name: str
     title: str
     summary: str
-    language: str = "c"  # "c": firmware/kernels/<name> with the target's gcc; "rust": the cargo workspace firmware/rust
-    targets: tuple[str, ...] = ()  # where it is ported; empty: every target
-    methods: tuple[str, ...] = ()  # the methods its port supports; empty: all
+    language: str  # "c": its port beside kernel.toml, built with the target's gcc; "rust": its crate
+    directory: Path
+    targets: tuple[str, ...]  # where it runs
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why it has no meaning for this kernel)
+    options: tuple[Option, ...] = ()
+    ports: tuple[Port, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    source: CrateSource | None = None  # None: its sources are the C files of its folder
 
-    def not_measured(self, target: "Target", scenario: "Scenario", method: "Method") -> str | None:
+    def port(self, target: "Target") -> Port | None:
+        return next((port for port in self.ports if port.cpu == target.cpu), None)
+
+    def not_measured(self, target: "Target", scenario: "Scenario", method: Method) -> str | None:
         """Why this kernel cannot give a figure for the combination, or None."""
+        if target.name not in self.targets:
+            return f"{self.title} is not ported to {target.name} yet"
         for name, why in self.not_applicable:
             if name == scenario.name:
                 return why
-        if self.targets and target.name not in self.targets:
-            return f"{self.title} is not ported to {target.name} yet"
-        if self.methods and method.name not in self.methods:
-            return f"the {self.title} port supports {', '.join(self.methods)} only, not {method.name}"
-        return None
+        return method.unavailable(target, self.language)
 
 
 @dataclass(frozen=True)
 class Target:
     name: str
+    summary: str
     cpu: str
     f_cpu_hz: int
-    summary: str
-    gcc: str  # compiler executable; binutils share its prefix
-    gcc_package: str  # Debian packages that provide it
-    cflags: tuple[str, ...]
-    ldflags: tuple[str, ...]  # "{board}" stands for the board's firmware directory
-    simulator: str  # "qemu" or "simavr"
-    freertos_port: str  # directory under FreeRTOS-Kernel/portable
-    unit: str  # what the simulator counts: "instructions" or "cycles"
     flash_bytes: int
     ram_bytes: int
+    directory: Path
+    simulator: str  # "qemu" or "simavr"
+    unit: str  # what the simulator counts: "instructions" or "cycles"
+    stamp_timer: str
+    stamp_clock_hz: int
     max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
+    gcc: str | None = None  # C compiler; None: no C builds for this target
+    gcc_package: str = ""  # Debian packages that provide it
+    cflags: tuple[str, ...] = ()
+    ldflags: tuple[str, ...] = ()  # "{board}" stands for the board's folder
     rust_target: str | None = None  # the Rust target triple, for Rust kernels
     rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
+    exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
+    scope_pin: str | None = None
+    scope_high_edge: str | None = None  # QEMU: labels of the stores that drive the pin high / low
+    scope_low_edge: str | None = None
+    uart: str = ""
+
+    @property
+    def has_c_board(self) -> bool:
+        return (self.directory / "board.c").is_file()
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
         """Stamp-timer counts per measured unit. Under QEMU icount a timer at
@@ -80,6 +161,14 @@ class Target:
         """Nanoseconds per unit, where the unit is a true clock cycle."""
         return Fraction(10**9, self.f_cpu_hz) if self.unit == "cycles" else None
 
+    def expected_meta(self) -> dict[str, str]:
+        """What the firmware must say of its board in its stream."""
+        facts = {"board": self.name, "cpu": self.cpu, "f_cpu_hz": str(self.f_cpu_hz),
+                 "stamp_clock_hz": str(self.stamp_clock_hz)}
+        if self.scope_pin:
+            facts["scope_pin"] = self.scope_pin
+        return facts
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -88,93 +177,6 @@ class Scenario:
     check: bool = False  # a self-test of the ruler, not a switch; left out of "all"
     source: Path | None = None  # default: firmware/scenarios/<name>.c
 
-
-@dataclass(frozen=True)
-class Method:
-    name: str
-    summary: str
-
-
-KERNELS = {
-    k.name: k
-    for k in [
-        Kernel("freertos", "FreeRTOS", "FreeRTOS-Kernel V11.2.0 from the crates.io package freertos-next =0.12.0",
-               targets=("mps2-an385", "atmega328p")),
-        Kernel("rtic", "RTIC", "rtic 2.4.0 (Rust): tasks are interrupt handlers with static priorities",
-               language="rust", targets=("lm3s6965evb",), methods=(),
-               not_applicable=(("yield", "RTIC has no yield: tasks of one priority run until they await an event"),
-                               ("rotate", "RTIC priorities are fixed when the application is built"))),
-        Kernel("embassy", "Embassy", "embassy-executor 0.10.0 (Rust, async): thread-mode executor, and an interrupt "
-                                     "executor for the more urgent task", language="rust",
-               targets=("mps2-an385", "atmega328p"), methods=(),
-               not_applicable=(("resume", "an Embassy task cannot be suspended and resumed by another task"),
-                               ("rotate", "an Embassy task has no priority to change: its urgency is the executor "
-                                          "it runs in"))),
-        Kernel("lilos", "lilos", "lilos 1.3.0 (Rust, async): one cooperative executor, interrupts masked while "
-                                 "polling", language="rust", targets=("mps2-an385",), methods=(),
-               not_applicable=(("resume", "a lilos task cannot be suspended and resumed by another task"),
-                               ("rotate", "lilos tasks have no priorities to change"))),
-    ]
-}
-
-TARGETS = {
-    t.name: t
-    for t in [
-        Target(
-            name="mps2-an385",
-            cpu="cortex-m3",
-            f_cpu_hz=25_000_000,
-            summary="Arm MPS2 AN385, Cortex-M3 at 25 MHz, on QEMU with -icount: counts instructions",
-            gcc="arm-none-eabi-gcc",
-            gcc_package="gcc-arm-none-eabi libnewlib-arm-none-eabi",
-            cflags=("-mcpu=cortex-m3", "-mthumb"),
-            ldflags=("-nostartfiles", "-T", "{board}/link.ld", "--specs=nano.specs"),
-            simulator="qemu",
-            freertos_port="GCC/ARM_CM3",
-            unit="instructions",
-            flash_bytes=4 * 1024 * 1024,
-            ram_bytes=4 * 1024 * 1024,
-            icount_shift=8,
-            rust_target="thumbv7m-none-eabi",
-        ),
-        Target(
-            name="lm3s6965evb",
-            cpu="cortex-m3",
-            f_cpu_hz=12_500_000,
-            summary="TI Stellaris LM3S6965, Cortex-M3 at 12.5 MHz, on QEMU with -icount: counts instructions "
-                    "(for kernels that need its PAC, as RTIC)",
-            gcc="arm-none-eabi-gcc",
-            gcc_package="gcc-arm-none-eabi libnewlib-arm-none-eabi",
-            cflags=("-mcpu=cortex-m3", "-mthumb"),
-            ldflags=(),
-            simulator="qemu",
-            freertos_port="GCC/ARM_CM3",
-            unit="instructions",
-            flash_bytes=256 * 1024,
-            ram_bytes=64 * 1024,
-            icount_shift=8,  # 12.5 MHz x 256 ns: 3.2 timer counts per instruction, still exact
-            rust_target="thumbv7m-none-eabi",
-        ),
-        Target(
-            name="atmega328p",
-            cpu="atmega328p",
-            f_cpu_hz=16_000_000,
-            summary="ATmega328P at 16 MHz (Arduino Uno), on switchscope's simavr runner: counts cycles",
-            gcc="avr-gcc",
-            gcc_package="gcc-avr avr-libc",
-            cflags=("-mmcu=atmega328p", "-DF_CPU=16000000UL"),
-            ldflags=(),
-            simulator="simavr",
-            freertos_port="ThirdParty/GCC/ATmega",
-            unit="cycles",
-            flash_bytes=32 * 1024,
-            ram_bytes=2 * 1024,
-            max_tasks=4,
-            rust_target="avr-none",
-            rust_workspace="rust-avr",  # its own Cargo.lock: avr-device pins syn =2.0.110; a nightly (build-std)
-        ),
-    ]
-}
 
 SCENARIOS = {
     s.name: s
@@ -189,18 +191,178 @@ SCENARIOS = {
     ]
 }
 
-METHODS = {
-    m.name: m
-    for m in [
-        Method("probe", "on-target timer stamps around the switch, stamp cost calibrated and subtracted"),
-        Method("scope", "a pin pulse around the switch, timed by the simulator: tCS = tCD - tAB (embOS method)"),
-        Method("marker", "no code in the path: the simulator counts between two addresses of the firmware"),
-    ]
-}
 
-# Not a measurement method: the marker build with a trace line printed inside
-# the window, to show in the intrusion report what printing from tasks costs.
-PRINT_IN_WINDOW = Method("print", "the marker build, printing a trace line inside the window")
+# --- reading kernel.toml and board.toml --------------------------------------------------------
+
+class _Table:
+    """A TOML table that names its file and key in every error."""
+
+    def __init__(self, data: dict, path: Path, prefix: str = ""):
+        self.data, self.path, self.prefix = data, path, prefix
+
+    def _error(self, key: str, what: str) -> SwitchscopeError:
+        return SwitchscopeError(f"{self.path}: '{self.prefix}{key}' {what}",
+                                "see docs/porting.md for the fields of kernel.toml and board.toml")
+
+    def get(self, key: str, kind: type | tuple, default=None, required: bool = False):
+        if key not in self.data:
+            if required:
+                raise self._error(key, "is missing")
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+            raise self._error(key, f"must be a {names}, not {value!r}")
+        return value
+
+    def strings(self, key: str, required: bool = False) -> tuple[str, ...]:
+        found = self.get(key, list, [], required)
+        if not all(isinstance(item, str) for item in found):
+            raise self._error(key, "must be a list of strings")
+        return tuple(found)
+
+    def table(self, key: str) -> "_Table":
+        return _Table(self.get(key, dict, {}), self.path, f"{self.prefix}{key}.")
+
+
+def _read(path: Path) -> _Table:
+    try:
+        return _Table(tomllib.loads(path.read_text()), path)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise SwitchscopeError(f"{path}: cannot be read: {error}") from None
+
+
+def _option(name: str, table: _Table) -> Option:
+    span = table.get("range", list)
+    if span is not None:
+        if len(span) != 2 or not all(isinstance(n, int) for n in span):
+            raise table._error("range", "must be [lowest, highest]")
+        values = tuple(str(n) for n in range(span[0], span[1] + 1))
+    else:
+        values = table.strings("values", required=True)
+    option = Option(name, table.get("summary", str, required=True), values, table.get("default", str, required=True),
+                    table.get("define", str), table.get("inverted", bool, False), tuple(span) if span else None)
+    if option.default not in option.values:
+        raise table._error("default", f"is not one of the values ({option.describe_values()})")
+    return option
+
+
+def _board(path: Path) -> Target:
+    top = _read(path)
+    toolchain, simulator, stamp, scope = (top.table(key) for key in ("toolchain", "simulator", "stamp", "scope"))
+    target = Target(
+        name=top.get("name", str, required=True),
+        summary=top.get("summary", str, required=True),
+        cpu=top.get("cpu", str, required=True),
+        f_cpu_hz=top.get("f_cpu_hz", int, required=True),
+        flash_bytes=top.get("flash_bytes", int, required=True),
+        ram_bytes=top.get("ram_bytes", int, required=True),
+        max_tasks=top.get("max_tasks", int, 16),
+        directory=path.parent,
+        simulator=simulator.get("name", str, required=True),
+        unit=simulator.get("unit", str, required=True),
+        icount_shift=simulator.get("icount_shift", int, 0),
+        exit_register=simulator.get("exit_register", int),
+        stamp_timer=stamp.get("timer", str, required=True),
+        stamp_clock_hz=stamp.get("clock_hz", int, required=True),
+        gcc=toolchain.get("gcc", str),
+        gcc_package=toolchain.get("packages", str, ""),
+        cflags=toolchain.strings("cflags"),
+        ldflags=toolchain.strings("ldflags"),
+        rust_target=toolchain.get("rust_target", str),
+        rust_workspace=toolchain.get("rust_workspace", str, "rust"),
+        scope_pin=scope.get("pin", str),
+        scope_high_edge=scope.get("high_edge", str),
+        scope_low_edge=scope.get("low_edge", str),
+        uart=top.table("uart").get("device", str, ""),
+    )
+    if target.name != path.parent.name:
+        raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")
+    if target.simulator not in SIMULATORS:
+        raise simulator._error("name", f"must be one of {', '.join(SIMULATORS)}")
+    if target.unit not in UNITS:
+        raise simulator._error("unit", f"must be one of {', '.join(UNITS)}")
+    if target.simulator == "simavr" and target.exit_register is None:
+        raise simulator._error("exit_register", "is needed on simavr: the I/O register the firmware exits through")
+    if target.simulator == "qemu" and target.scope_pin and not (target.scope_high_edge and target.scope_low_edge):
+        raise scope._error("high_edge", "and low_edge are needed on QEMU: the labels of the pin's stores")
+    return target
+
+
+def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
+    top = _read(path)
+    name = top.get("name", str, required=True)
+    if name != path.parent.name:
+        raise top._error("name", f"is '{name}', but the kernel's folder is '{path.parent.name}'")
+    if top.get("language", str, language) != language:
+        raise top._error("language", f"must be '{language}' for a kernel in {path.parent.parent}")
+    options_table = top.table("options")
+    options = tuple(_option(key, options_table.table(key)) for key in options_table.data)
+    ports_table = top.table("ports")
+    ports = []
+    for cpu in ports_table.data:
+        port = ports_table.table(cpu)
+        defaults = port.get("defaults", dict, {})
+        ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items()))))
+    conflicts = []
+    for index, entry in enumerate(top.get("conflicts", list, [])):
+        conflict = _Table(entry, path, f"conflicts[{index}].")
+        conflicts.append(Conflict(tuple(sorted(conflict.get("when", dict, required=True).items())),
+                                  conflict.get("why", str, required=True), conflict.get("hint", str)))
+    source = None
+    if "source" in top.data:
+        table = top.table("source")
+        source = CrateSource(table.get("crate", str, required=True),
+                             path.parent / table.get("manifest", str, required=True),
+                             table.get("root", str, ""), table.strings("files", required=True),
+                             table.strings("include_dirs"))
+    not_applicable = top.table("not_applicable")
+    if language == "c":
+        # a C kernel runs on every board with C board code and a CPU it has a port for
+        cpus = {port.cpu for port in ports}
+        runs_on = tuple(t.name for t in targets.values() if t.has_c_board and t.cpu in cpus)
+    else:
+        runs_on = top.strings("targets", required=True)
+    for target in runs_on:
+        if target not in targets:
+            raise top._error("targets", f"names '{target}', which is no board (firmware/boards/*/board.toml)")
+    return Kernel(name=name, title=top.get("title", str, name), summary=top.get("summary", str, required=True),
+                  language=language, directory=path.parent, targets=runs_on,
+                  not_applicable=tuple((s, not_applicable.get(s, str)) for s in not_applicable.data),
+                  options=options, ports=tuple(ports), conflicts=tuple(conflicts), source=source)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    kernels: dict[str, Kernel]
+    targets: dict[str, Target]
+
+
+@functools.lru_cache(maxsize=8)
+def _load(firmware: Path) -> Catalog:
+    targets = {t.name: t for t in map(_board, sorted(firmware.glob("boards/*/board.toml")))}
+    kernels = {}
+    for language, pattern in (("c", "kernels/*/kernel.toml"), ("rust", "rust/kernels/*/kernel.toml")):
+        for path in sorted(firmware.glob(pattern)):
+            kernel = _kernel(path, language, targets)
+            if kernel.name in kernels:
+                raise SwitchscopeError(f"{path}: a kernel named '{kernel.name}' exists already")
+            kernels[kernel.name] = kernel
+    return Catalog(kernels, targets)
+
+
+def current() -> Catalog:
+    """The kernels and targets of the firmware tree in use (paths.firmware_dir())."""
+    return _load(paths.firmware_dir())
+
+
+def __getattr__(name: str):
+    # KERNELS and TARGETS are read from the firmware tree on first use
+    if name == "KERNELS":
+        return current().kernels
+    if name == "TARGETS":
+        return current().targets
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _select(kind: str, table: dict, requested: str) -> list:
@@ -213,11 +375,11 @@ def _select(kind: str, table: dict, requested: str) -> list:
 
 
 def select_kernels(name: str) -> list[Kernel]:
-    return _select("kernel", KERNELS, name)
+    return _select("kernel", current().kernels, name)
 
 
 def select_targets(name: str) -> list[Target]:
-    return _select("target", TARGETS, name)
+    return _select("target", current().targets, name)
 
 
 def select_scenarios(name: str) -> list[Scenario]:

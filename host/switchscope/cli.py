@@ -8,10 +8,12 @@ import time
 from pathlib import Path
 
 from switchscope import __version__, catalog, configs, intrusion, matrix, report, suite
-from switchscope.analyze import analyze
+from switchscope.capture import analyze
 from switchscope.errors import SwitchscopeError
-from switchscope.measure import Job, default_time_limit, measure
-from switchscope.user_elf import measure_elf
+from switchscope.measure import default_time_limit, measure
+from switchscope.measure_elf import measure_elf
+from switchscope.methods import METHODS
+from switchscope.plan import Plan, plan
 
 
 class StatusLine:
@@ -81,7 +83,7 @@ class ProgressBar:
 
 def command_list(_args) -> int:
     sections = [("kernels", catalog.KERNELS), ("targets", catalog.TARGETS),
-                ("scenarios", catalog.SCENARIOS), ("methods", catalog.METHODS)]
+                ("scenarios", catalog.SCENARIOS), ("methods", METHODS)]
     for title, table in sections:
         print(f"{title}:")
         width = max(len(name) for name in table)
@@ -89,40 +91,39 @@ def command_list(_args) -> int:
             note = " (not in 'all')" if getattr(item, "check", False) else ""
             print(f"  {name.ljust(width)}  {item.summary}{note}")
             if isinstance(item, catalog.Kernel):
-                limits = ([f"targets: {', '.join(item.targets)}"] if item.targets else []) + \
-                         ([f"methods: {', '.join(item.methods)}"] if item.methods else [])
-                if limits:
-                    print(f"  {''.ljust(width)}    {'; '.join(limits)}")
+                print(f"  {''.ljust(width)}    targets: {', '.join(item.targets) or 'none'}")
                 for scenario, why in item.not_applicable:
                     print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
     print("configuration options (--config NAME=VALUE):")
-    width = max(len(name) for name in configs.OPTIONS)
-    for name, option in configs.OPTIONS.items():
-        values = "4..32" if option.numeric else "|".join(option.values)
-        print(f"  {name.ljust(width)}  {option.summary} [{values}, default {option.default}]")
+    every_option = {}
+    for kernel in catalog.KERNELS.values():
+        for name, option in configs.options_of(kernel).items():
+            every_option.setdefault(name, (option, []))[1].append(kernel.name)
+    width = max(len(name) for name in every_option)
+    for name, (option, kernels) in every_option.items():
+        print(f"  {name.ljust(width)}  {option.summary} [{option.describe_values().replace(' | ', '|')}, "
+              f"default {option.default}] ({', '.join(kernels)})")
     return 0
+
+
+def _say_skipped(found: Plan) -> None:
+    for skipped in found.skipped:
+        print(f"n/a: {skipped}")
 
 
 def command_run(args) -> int:
     if args.samples < 1:
         raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
-    chosen = configs.parse(args.config)
     scenarios = catalog.select_scenarios(args.scenario)
-    if args.tasks is not None and args.scenario == "all":
+    if args.tasks is not None:
+        if args.scenario not in ("all", "rotate"):
+            raise SwitchscopeError("--tasks applies to the rotate scenario only")
         scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
-    jobs = [Job(k, t, s, m, configs.resolve(chosen, k, t, s, args.tasks), args.tasks)
-            for k in catalog.select_kernels(args.kernel)
-            for t in catalog.select_targets(args.target)
-            for m in catalog.select_methods(args.method)
-            for s in scenarios]
+    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target), scenarios,
+                 catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks])
+    jobs = found.jobs
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
-    not_applicable = []
-    for job in list(jobs):
-        why = job.kernel.not_measured(job.target, job.scenario, job.method)
-        if why:
-            jobs.remove(job)
-            not_applicable.append({"job": str(job), "reason": why})
     scope_jobs = [job for job in jobs if job.method.name == "scope"]
     status = StatusLine(enabled=not args.quiet)
     results, failures = [], []
@@ -147,43 +148,41 @@ def command_run(args) -> int:
         if comparison:
             print("\n" + comparison)
         for result in results:
-            for problem in result["stream_problems"]:
-                print(f"warning: {result['scenario']}: {problem}", file=sys.stderr)
-            if result["clamped"]:
-                print(f"warning: {result['scenario']}: {result['clamped']} samples were smaller than the probe "
+            for problem in result.stream_problems:
+                print(f"warning: {result.scenario}: {problem}", file=sys.stderr)
+            if result.clamped:
+                print(f"warning: {result.scenario}: {result.clamped} samples were smaller than the probe "
                       "overhead and were clamped to 0", file=sys.stderr)
-    for entry in not_applicable:
-        print(f"n/a: {entry['job']}: {entry['reason']}")
+    _say_skipped(found)
     if not args.quiet:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
     if args.json:
-        report.write_json(Path(args.json), results, failures, not_applicable)
+        report.write_json(Path(args.json), results, failures, [s.as_json() for s in found.skipped])
     return 1 if failures else 0
 
 
 def command_analyze(args) -> int:
     result = analyze(Path(args.capture), args.channel, args.clock)
     print(report.capture_table(result))
-    if result["clamped"]:
-        print(f"warning: {result['clamped']} patterns had tCD < tAB and were clamped to 0", file=sys.stderr)
+    if result.clamped:
+        print(f"warning: {result.clamped} patterns had tCD < tAB and were clamped to 0", file=sys.stderr)
     if args.json:
         report.write_json(Path(args.json), [result], [])
     return 0
 
 
 def command_sweep(args) -> int:
-    kernels, targets = catalog.select_kernels(args.kernel), catalog.select_targets(args.target)
-    scenarios, methods = catalog.select_scenarios(args.scenario), catalog.select_methods(args.method)
-    tasks = matrix.parse_counts(args.tasks, "--tasks") if args.tasks else None
+    tasks = matrix.parse_counts(args.tasks, "--tasks") if args.tasks else [None]
     samples = matrix.parse_counts(args.samples, "--samples")
-    points, not_applicable = matrix.sweep_points(kernels, targets, scenarios, methods, tasks, samples,
-                                                 matrix.config_variants(args.config))
-    for job, why in not_applicable:
-        print(f"n/a: {job}: {why}")
+    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                 catalog.select_scenarios(args.scenario), catalog.select_methods(args.method),
+                 matrix.config_variants(args.config), tasks)
+    points = [matrix.Point(job, count) for job in found.jobs for count in samples]
+    _say_skipped(found)
     bar = ProgressBar(enabled=not args.quiet, label="sweep")
     outcomes = matrix.run_points(points, args.jobs, bar.update)
     bar.clear()
-    results = [outcome for _, outcome in outcomes if isinstance(outcome, dict)]
+    results = [outcome for _, outcome in outcomes if not isinstance(outcome, str)]
     for point, outcome in outcomes:
         if isinstance(outcome, str):
             print(f"error: {point.job}: {outcome}", file=sys.stderr)
@@ -217,8 +216,8 @@ def command_measure(args) -> int:
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
     result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit)
     print(report.marker_table(result))
-    if result["count"] < args.count:
-        why = result["stopped"] or "the firmware ended"
+    if result.count < args.count:
+        why = result.details["stopped"] or "the firmware ended"
         print(f"warning: {result['count']} of {args.count} intervals: {why}", file=sys.stderr)
     if args.json:
         report.write_json(Path(args.json), [result], [])
@@ -230,23 +229,22 @@ def command_intrusion(args) -> int:
         raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
     status = StatusLine(enabled=not args.quiet)
     rows, failed = [], 0
-    for kernel in catalog.select_kernels(args.kernel):
-        for target in catalog.select_targets(args.target):
-            for scenario in catalog.select_scenarios(args.scenario):
-                why = next(filter(None, (kernel.not_measured(target, scenario, method)
-                                         for method in catalog.METHODS.values())), None)
-                if why:
-                    print(f"n/a: {kernel.name}/{target.name}/{scenario.name}: {why}")
-                    continue
-                status.begin(f"{kernel.name}/{target.name}", args.samples)
-                try:
-                    rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout,
-                                                 status.on_stage))
-                except SwitchscopeError as error:
-                    status.clear()
-                    print(f"error: {error}", file=sys.stderr)
-                    failed += 1
-                status.clear()
+    # a combination is reported only where every method can measure it (the printing build may be n/a)
+    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                 catalog.select_scenarios(args.scenario), list(METHODS.values()))
+    skipped = {(s.kernel, s.target, what.split("/")[0]) for s in found.skipped for what in s.what}
+    _say_skipped(found)
+    cases = dict.fromkeys((job.kernel, job.target, job.scenario) for job in found.jobs
+                          if (job.kernel.name, job.target.name, job.scenario.name) not in skipped)
+    for kernel, target, scenario in cases:
+        status.begin(f"{kernel.name}/{target.name}", args.samples)
+        try:
+            rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout, status.on_stage))
+        except SwitchscopeError as error:
+            status.clear()
+            print(f"error: {error}", file=sys.stderr)
+            failed += 1
+        status.clear()
     if rows:
         print(intrusion.table(rows))
     if args.json:

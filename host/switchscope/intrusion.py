@@ -10,21 +10,23 @@ inside the window, as a benchmark that prints from its tasks does.
 from __future__ import annotations
 
 from switchscope import catalog
-from switchscope.errors import FirmwareFailed
+from switchscope.errors import SwitchscopeError
 from switchscope.measure import Job, measure
+from switchscope.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.report import aligned, cell
+from switchscope.result import Result
 
 VARIANTS = ("marker", "probe", "scope", "print")
 
 
-def _median(result: dict) -> float:
-    return result["stats"]["median"]
+def _median(result: Result) -> float:
+    return result.stats.median
 
 
 def report(kernel: catalog.Kernel, target: catalog.Target, scenario: catalog.Scenario, samples: int,
            time_limit: float | None = None, on_stage=None) -> dict:
     """Measure one scenario with every variant and compare each to the marker."""
-    methods = {**catalog.METHODS, "print": catalog.PRINT_IN_WINDOW}
+    methods = {**METHODS, PRINT_IN_WINDOW.name: PRINT_IN_WINDOW}
     results = {}
     for variant in VARIANTS:
         if on_stage:
@@ -32,15 +34,15 @@ def report(kernel: catalog.Kernel, target: catalog.Target, scenario: catalog.Sce
         job = Job(kernel, target, scenario, methods[variant])
         try:
             results[variant] = measure(job, samples, time_limit)
-        except FirmwareFailed as error:
+        except SwitchscopeError as error:
             if variant != "print":
                 raise
             # A window made long enough to catch the tick can break a scenario outright
             # (equal-priority tasks are time-sliced by it): that is the finding.
-            results[variant] = {"error": error.message.split(":", 1)[-1].strip()}
+            results[variant] = error.message.split(":", 1)[-1].strip()
     truth = _median(results["marker"])
     probe, scope_result, printed = results["probe"], results["scope"], results["print"]
-    probe_raw = _median(probe) + probe["overhead"]
+    probe_raw = _median(probe) + probe.overhead
     row = {
         "kernel": kernel.name,
         "target": target.name,
@@ -48,20 +50,20 @@ def report(kernel: catalog.Kernel, target: catalog.Target, scenario: catalog.Sce
         "unit": target.unit,
         "samples": samples,
         "marker": truth,
-        "probe": {"raw": probe_raw, "adds": probe_raw - truth, "overhead": probe["overhead"],
+        "probe": {"raw": probe_raw, "adds": probe_raw - truth, "overhead": probe.overhead,
                   "corrected": _median(probe), "residual": _median(probe) - truth},
-        "scope": {"t_cd": _median(scope_result) + scope_result["overhead"],
-                  "adds": _median(scope_result) + scope_result["overhead"] - truth,
-                  "t_ab": scope_result["overhead"], "t_cs": _median(scope_result),
+        "scope": {"t_cd": _median(scope_result) + scope_result.overhead,
+                  "adds": _median(scope_result) + scope_result.overhead - truth,
+                  "t_ab": scope_result.overhead, "t_cs": _median(scope_result),
                   "residual": _median(scope_result) - truth},
-        "ns_per_unit": results["marker"].get("ns_per_unit"),
+        "ns_per_unit": results["marker"].ns_per_unit,
     }
-    if "error" in printed:
-        row["print"] = {"error": printed["error"]}
+    if isinstance(printed, str):  # why the printing build could not be measured
+        row["print"] = {"error": printed}
     else:
         row["print"] = {"raw": _median(printed), "adds": _median(printed) - truth,
                         "factor": _median(printed) / truth if truth else None,
-                        "ticks_in_window": printed["ticks_in_window"]}
+                        "ticks_in_window": printed.ticks_in_window}
     return row
 
 

@@ -1,6 +1,8 @@
-"""Where each kernel's source comes from. Kernels are never copied into the
-repository: FreeRTOS is the crates.io package freertos-next, pinned in
-firmware/kernels/freertos/source/Cargo.toml and Cargo.lock, fetched by cargo."""
+"""Where a kernel's C source comes from. Kernels are never copied into the
+repository: a kernel.toml names a crates.io package pinned by a manifest and
+its Cargo.lock beside it (FreeRTOS: freertos-next), which cargo fetches and
+locates. A kernel whose kernel.toml has no [source] is the C files of its
+folder, compiled with its port."""
 
 from __future__ import annotations
 
@@ -10,11 +12,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope import paths
+from switchscope.catalog import CrateSource, Kernel, Target
 from switchscope.errors import SwitchscopeError
 from switchscope.tools import rust_tool
-
-FREERTOS_CRATE = "freertos-next"
 
 
 @dataclass(frozen=True)
@@ -38,40 +38,44 @@ def _cargo_metadata(manifest: Path, offline: bool) -> subprocess.CompletedProces
 
 
 @functools.lru_cache(maxsize=None)
-def freertos_root() -> tuple[Path, str]:
-    """The FreeRTOS-Kernel directory of the pinned crate, and the crate version;
+def crate_root(source: CrateSource) -> tuple[Path, str]:
+    """The kernel's tree inside the pinned crate, and the crate's version;
     fetches the crate on first use."""
-    manifest = paths.firmware_dir() / "kernels" / "freertos" / "source" / "Cargo.toml"
+    manifest = source.manifest
     result = _cargo_metadata(manifest, offline=True)
     if result.returncode != 0:
         result = _cargo_metadata(manifest, offline=False)  # not fetched yet
     if result.returncode != 0:
         raise SwitchscopeError(
-            f"cargo could not locate the {FREERTOS_CRATE} crate:\n{result.stderr.strip()[-2000:]}",
+            f"cargo could not locate the {source.crate} crate:\n{result.stderr.strip()[-2000:]}",
             f"check that crates.io is reachable, then run: cargo fetch --locked --manifest-path {manifest}",
         )
     for package in json.loads(result.stdout)["packages"]:
-        if package["name"] == FREERTOS_CRATE:
-            root = Path(package["manifest_path"]).parent / "FreeRTOS-Kernel"
-            if not (root / "tasks.c").is_file():
+        if package["name"] == source.crate:
+            root = Path(package["manifest_path"]).parent / source.root
+            if not root.is_dir():
                 # metadata can name a crate that is locked but not yet downloaded
                 _cargo(["fetch", "--locked"], manifest)
-            if not (root / "tasks.c").is_file():
-                raise SwitchscopeError(f"{root} holds no FreeRTOS kernel",
+            if not root.is_dir():
+                raise SwitchscopeError(f"the {source.crate} crate has no {source.root}/ at {root}",
                                        f"run: cargo fetch --locked --manifest-path {manifest}")
             return root, package["version"]
-    raise SwitchscopeError(f"{manifest} does not depend on {FREERTOS_CRATE}")
+    raise SwitchscopeError(f"{manifest} does not depend on {source.crate}")
 
 
-def freertos(port: str) -> KernelSource:
-    root, crate_version = freertos_root()
-    port_dir = root / "portable" / port
-    sources = tuple(root / name for name in ("tasks.c", "queue.c", "list.c")) + (
-        port_dir / "port.c",
-        root / "portable" / "MemMang" / "heap_4.c",
-    )
-    return KernelSource(
-        version=f"{FREERTOS_CRATE} {crate_version}",
-        sources=sources,
-        include_dirs=(root / "include", port_dir),
-    )
+def sources(kernel: Kernel, target: Target) -> KernelSource:
+    """The kernel's own C files and include directories for the target's CPU."""
+    if kernel.source is None:
+        return KernelSource(version=f"{kernel.name} (firmware/kernels/{kernel.name})", sources=(), include_dirs=())
+    port = kernel.port(target)
+    if port is None:
+        raise SwitchscopeError(f"{kernel.title} has no port for {target.cpu} ({kernel.directory / 'kernel.toml'})")
+    root, crate_version = crate_root(kernel.source)
+    expand = lambda relative: root / relative.replace("{port}", port.directory)
+    files = tuple(map(expand, kernel.source.files))
+    missing = [str(path) for path in files if not path.is_file()]
+    if missing:
+        raise SwitchscopeError(f"{kernel.source.crate} {crate_version} lacks {', '.join(missing)}",
+                               f"check [source] and [ports] in {kernel.directory / 'kernel.toml'}")
+    return KernelSource(version=f"{kernel.source.crate} {crate_version}", sources=files,
+                        include_dirs=tuple(map(expand, kernel.source.include_dirs)))

@@ -10,9 +10,9 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Callable
 
-from switchscope import catalog, configs
 from switchscope.errors import SwitchscopeError
 from switchscope.measure import Job, measure
+from switchscope.result import Result
 
 
 @dataclass(frozen=True)
@@ -47,32 +47,16 @@ def config_variants(pairs: list[str]) -> list[dict[str, str]]:
     return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
 
 
-def sweep_points(kernels: list[catalog.Kernel], targets: list[catalog.Target], scenarios: list[catalog.Scenario],
-                 methods: list[catalog.Method], tasks: list[int] | None, samples: list[int],
-                 variants: list[dict[str, str]]) -> tuple[list[Point], list[tuple[str, str]]]:
-    """The points to measure, and the (job, reason) of the combinations a kernel cannot measure."""
-    points, not_applicable = [], []
-    for kernel, target, scenario, method, variant in itertools.product(kernels, targets, scenarios, methods, variants):
-        why = kernel.not_measured(target, scenario, method)
-        if why:
-            not_applicable.append((f"{kernel.name}/{target.name}/{scenario.name}/{method.name}", why))
-            continue
-        for n in (tasks if scenario.name == "rotate" and tasks else [None]):
-            config = configs.resolve(variant, kernel, target, scenario, n)
-            points += [Point(Job(kernel, target, scenario, method, config, n), count) for count in samples]
-    return points, not_applicable
-
-
-def _measure(point: Point) -> dict:
+def _measure(point: Point) -> Result:
     return measure(point.job, point.samples)
 
 
 def run_points(points: list[Point], workers: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> list[tuple[Point, dict | str]]:
+               progress: Callable[[int, int], None] | None = None) -> list[tuple[Point, Result | str]]:
     """Measure every point, `workers` at a time (default: every core); each
     outcome is the result, or the error's message. The order is the points'."""
     workers = workers or os.cpu_count() or 1
-    outcomes: dict[int, dict | str] = {}
+    outcomes: dict[int, Result | str] = {}
     with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = {pool.submit(_measure, point): index for index, point in enumerate(points)}
         for done, future in enumerate(as_completed(futures), start=1):

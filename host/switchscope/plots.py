@@ -12,6 +12,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from switchscope.result import Result  # noqa: E402
+
 FORMATS = ("png", "svg")
 
 
@@ -26,22 +28,18 @@ def _save(figure, path: Path) -> list[Path]:
     return written
 
 
-def _unit_label(result: dict) -> str:
-    return result["unit"]
-
-
-def histogram(result: dict, title: str, path: Path) -> list[Path]:
-    values = result["samples"]
-    stats = result["stats"]
+def histogram(result: Result, title: str, path: Path) -> list[Path]:
+    values = result.samples
+    stats = result.stats.as_dict()
     figure, axes = plt.subplots(figsize=(6.4, 3.6))
     low, high = min(values), max(values)
     bins = range(low, high + 2) if high - low < 200 else 100
     axes.hist(values, bins=bins, color="#3b6ea5", edgecolor="#24476d", align="left")
     for name, colour in (("median", "#c0392b"), ("p99", "#e67e22")):
         axes.axvline(stats[name], color=colour, linestyle="--", linewidth=1.2, label=f"{name} {stats[name]:g}")
-    axes.set_xlabel(f"switch time ({_unit_label(result)})")
+    axes.set_xlabel(f"switch time ({result.unit})")
     axes.set_ylabel("samples")
-    note = (f"n = {result['count']}, excluded {result['excluded']}; min {stats['min']:g}, max {stats['max']:g}, "
+    note = (f"n = {result.count}, excluded {result.excluded}; min {stats['min']:g}, max {stats['max']:g}, "
             f"stddev {stats['stddev']:.2f}")
     axes.set_title(f"{title}\n{note}", fontsize=9)
     axes.legend(fontsize=8, loc="upper left")
@@ -53,36 +51,36 @@ def histogram(result: dict, title: str, path: Path) -> list[Path]:
 def _series(axes, xs, results, label, colour):
     """Median with its min-max band, each median written on its point. The axis
     starts at zero: a spread of a few cycles must not look like a cliff."""
-    medians = [r["stats"]["median"] for r in results]
+    medians = [r.stats.median for r in results]
     axes.plot(xs, medians, marker="o", color=colour, label=f"{label} median")
-    axes.fill_between(xs, [r["stats"]["min"] for r in results], [r["stats"]["max"] for r in results],
+    axes.fill_between(xs, [r.stats.min for r in results], [r.stats.max for r in results],
                       color=colour, alpha=0.25, label=f"{label} min to max")
     for x, median in zip(xs, medians):
         axes.annotate(f"{median:g}", (x, median), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
-    axes.set_ylim(0, max(r["stats"]["max"] for r in results) * 1.2)
+    axes.set_ylim(0, max(r.stats.max for r in results) * 1.2)
 
 
-def versus_tasks(results: list[dict], title: str, path: Path) -> list[Path]:
+def versus_tasks(results: list[Result], title: str, path: Path) -> list[Path]:
     """Switch time against the number of rotating tasks."""
-    results = sorted(results, key=lambda r: r["tasks"])
+    results = sorted(results, key=lambda r: r.tasks)
     figure, axes = plt.subplots(figsize=(6.4, 3.8))
-    _series(axes, [r["tasks"] for r in results], results, "rotate", "#3b6ea5")
+    _series(axes, [r.tasks for r in results], results, "rotate", "#3b6ea5")
     axes.set_xlabel("number of tasks")
-    axes.set_ylabel(f"switch time ({_unit_label(results[0])})")
-    axes.set_xticks([r["tasks"] for r in results])
+    axes.set_ylabel(f"switch time ({results[0].unit})")
+    axes.set_xticks([r.tasks for r in results])
     axes.set_title(title, fontsize=10)
     axes.legend(fontsize=8)
     axes.grid(alpha=0.3)
     return _save(figure, path)
 
 
-def versus_switches(results: list[dict], title: str, path: Path) -> list[Path]:
+def versus_switches(results: list[Result], title: str, path: Path) -> list[Path]:
     """The Cortex-M3 study's curve: total time of n switches, and time per switch, against n."""
-    results = sorted(results, key=lambda r: r["count"] + r["excluded"])
-    counts = [r["count"] + r["excluded"] for r in results]
-    unit = _unit_label(results[0])
+    results = sorted(results, key=lambda r: r.count + r.excluded)
+    counts = [r.count + r.excluded for r in results]
+    unit = results[0].unit
     figure, (total, each) = plt.subplots(1, 2, figsize=(10, 3.8))
-    total.plot(counts, [sum(r["samples"]) for r in results], marker="o", color="#3b6ea5")
+    total.plot(counts, [sum(r.samples) for r in results], marker="o", color="#3b6ea5")
     total.set_xscale("log")
     total.set_yscale("log")
     total.set_xlabel("number of switches")

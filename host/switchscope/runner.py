@@ -17,20 +17,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from switchscope import native
+from switchscope import elf, native
 from switchscope.catalog import Target
-from switchscope.errors import FirmwareFailed, SwitchscopeError
+from switchscope.errors import FirmwareFailed
 from switchscope.tools import require, version_line
 from switchscope.wire import Stream, StreamDecoder
 
 Progress = Callable[[int], None]  # called with the number of samples received so far
 
 QEMU = "qemu-system-arm"
-SIMAVR_EXIT_REGISTER = 0x3E  # GPIOR0: where the AVR boards leave their exit code
 PARAMETERS_SYMBOL = "board_host_parameters"
 PARAMETERS_MAGIC = "ss:"
-SCOPE_EDGE_SYMBOLS = (("board_scope_high_edge", 1), ("board_scope_low_edge", 0))  # QEMU boards' LED stores
-SIMAVR_SCOPE_PIN = "B5"  # must match BOARD_SCOPE_PIN of the AVR boards
+SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # QEMU: the watches at the scope pin's two stores (Scope.watches)
 CYCLES_PER_SAMPLE_BUDGET = 2_000_000
 EVENTS_PER_SAMPLE_LIMIT = 8  # watch events a run may log per sample requested (a window needs 2 to 4)
 EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
@@ -64,7 +62,7 @@ class RunOutput:
     events_limited: bool = False  # the run was ended because the watch log reached its limit
 
 
-def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) -> list[str]:
+def qemu_command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]) -> list[str]:
     # Semihosting carries the parameters in and the exit code out; commas in a
     # QEMU option value are escaped by doubling.
     args = "".join(f",arg={p.replace(',', ',,')}" for p in parameters)
@@ -74,49 +72,19 @@ def qemu_command(qemu: str, target: Target, elf: Path, parameters: list[str]) ->
         # Virtual time advances 2**shift ns per instruction and never with the host clock:
         # the timers then count instructions, and every run is identical.
         "-icount", f"shift={target.icount_shift},sleep=off",
-        "-kernel", str(elf),
+        "-kernel", str(firmware_elf),
     ]
 
 
-def symbols(target: Target, elf: Path) -> dict[str, int]:
-    """Every symbol of the ELF with its address (data addresses without the
-    AVR's 0x800000 tag, code addresses without the Thumb bit)."""
-    nm = require(target.gcc[: -len("gcc")] + "nm", target.gcc_package)
-    result = subprocess.run([nm, str(elf)], capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SwitchscopeError(f"cannot read the symbols of {elf}: {result.stderr.strip()}")
-    found = {}
-    for line in result.stdout.splitlines():
-        fields = line.split()
-        if len(fields) == 3:
-            value = int(fields[0], 16)
-            found.setdefault(fields[2], value & 0x7FFFFF if target.simulator == "simavr" else value & ~1)
-    return found
-
-
-def section_words(target: Target, elf: Path, section: str) -> list[int]:
-    """The little-endian 32-bit words of an ELF section (empty if it has none)."""
-    readelf = require(target.gcc[: -len("gcc")] + "readelf", target.gcc_package)
-    out = subprocess.run([readelf, "-x", section, str(elf)], capture_output=True, text=True).stdout
-    data = bytearray()
-    for line in out.splitlines():
-        fields = line.split()
-        if fields and fields[0].startswith("0x"):
-            for word in fields[1:5]:
-                if all(c in "0123456789abcdef" for c in word) and len(word) % 2 == 0:
-                    data += bytes.fromhex(word)
-    return [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - 3, 4)]
-
-
-def simavr_command(runner: Path, target: Target, elf: Path, parameters: list[str], samples: int,
+def simavr_command(runner: Path, target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                    interrupt_entry_cycles: int) -> list[str]:
     command = [
-        str(runner), "--mcu", target.cpu, "--frequency", str(target.f_cpu_hz), "--firmware", str(elf),
+        str(runner), "--mcu", target.cpu, "--frequency", str(target.f_cpu_hz), "--firmware", str(firmware_elf),
         "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET),
-        "--exit-register", hex(SIMAVR_EXIT_REGISTER),
+        "--exit-register", hex(target.exit_register),
         "--interrupt-entry-cycles", str(interrupt_entry_cycles),
     ]
-    address = symbols(target, elf).get(PARAMETERS_SYMBOL)
+    address = elf.symbols(firmware_elf).get(PARAMETERS_SYMBOL)
     if address is not None:  # a switchscope firmware; a user's own has no parameters
         command += ["--parameters-at", hex(address), "--parameters", PARAMETERS_MAGIC + " ".join(parameters)]
     return command
@@ -161,16 +129,17 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
     return decoder.finish(), returncode, stderr.decode(errors="replace"), time.monotonic() - started
 
 
-def run(target: Target, elf: Path, parameters: list[str], samples: int, time_limit: float,
+def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int, time_limit: float,
         progress: Progress | None = None, watch_scope_pin: bool = False,
         watches: list[tuple[int, str]] = (), stop_after: int | None = None,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES) -> RunOutput:
-    """Run `elf` on the target's simulator until it exits, or until `time_limit` seconds pass.
+    """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
-    `watch_scope_pin`: also record every change of the board's scope pin.
     `watches`: (code address, name) pairs; every time execution reaches one the
     simulator records the name and the count (instructions executed before it,
-    or the cycle it starts at). `stop_after`: end the run once that many
+    or the cycle it starts at). `watch_scope_pin`: also record every change of
+    the board's scope pin (on QEMU from the watches named pin1 and pin0 at the
+    pin's two stores, which the scope method supplies). `stop_after`: end the run once that many
     intervals are complete, from a watch named "from" to one named "to".
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
@@ -181,22 +150,19 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
         event_log = Path(scratch) / "events.txt"
         if target.simulator == "qemu":
             qemu = require(QEMU, QEMU)
-            command = qemu_command(qemu, target, elf, parameters)
-            if watch_scope_pin:  # the pin is an LED register written at two known stores
-                found = symbols(target, elf)
-                watches += [(found[symbol], f"pin{level}") for symbol, level in SCOPE_EDGE_SYMBOLS]
+            command = qemu_command(qemu, target, firmware_elf, parameters)
             if watches:
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
                 arguments += f",limit={event_limit}"
                 if stop_after:
                     arguments += f",stop={stop_after}"
-                command += ["-plugin", f"{native.qemu_plugin()},out={event_log}{arguments}"]
+                command += ["-plugin", f"{native.built('qemu')},out={event_log}{arguments}"]
             simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
         else:
-            command = simavr_command(native.simavr_runner(), target, elf, parameters, samples,
+            command = simavr_command(native.built("simavr"), target, firmware_elf, parameters, samples,
                                      interrupt_entry_cycles)
             if watch_scope_pin:
-                command += ["--pin", SIMAVR_SCOPE_PIN, "--pin-log", str(pin_log)]
+                command += ["--pin", target.scope_pin, "--pin-log", str(pin_log)]
             if watches:
                 command += ["--watch-log", str(event_log)]
                 for address, name in watches:
@@ -210,8 +176,8 @@ def run(target: Target, elf: Path, parameters: list[str], samples: int, time_lim
         events, events_limited = _read_events(event_log) if event_log.is_file() else (None, False)
         edges = None
         if watch_scope_pin and target.simulator == "qemu" and events is not None:
-            edges = _edges([(e.time, int(e.name[3:])) for e in events if e.name in ("pin0", "pin1")])
-            events = [e for e in events if e.name not in ("pin0", "pin1")] or None
+            edges = _edges([(e.time, SCOPE_EDGE_EVENTS[e.name]) for e in events if e.name in SCOPE_EDGE_EVENTS])
+            events = [e for e in events if e.name not in SCOPE_EDGE_EVENTS] or None
         elif watch_scope_pin and pin_log.is_file():
             edges = _edges([(int(f[0]), int(f[2])) for f in (line.split() for line in pin_log.read_text().splitlines())])
 

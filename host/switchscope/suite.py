@@ -20,8 +20,9 @@ from pathlib import Path
 
 from switchscope import __version__, catalog, configs, matrix
 from switchscope.matrix import Point
-from switchscope.measure import Job
+from switchscope.plan import plan
 from switchscope.report import aligned, cell
+from switchscope.result import Result
 
 BERTOS_SCENARIOS = ("resume", "signal", "yield", "isr")
 BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
@@ -34,38 +35,24 @@ SWITCHES_TASKS = 4
 
 
 def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples: int) -> list[Point]:
-    probe = catalog.METHODS["probe"]
-    rotate = catalog.SCENARIOS["rotate"]
+    probe = [catalog.METHODS["probe"]]
+    bertos = [catalog.SCENARIOS[name] for name in BERTOS_SCENARIOS]
+    rotate = [catalog.SCENARIOS["rotate"]]
     found = []
-
-    def measurable(kernel, target, scenario, options) -> bool:
-        # a kernel without these options, or without a meaning for the scenario, has no cell here
-        return kernel.not_measured(target, scenario, probe) is None and configs.applies(options, kernel)
-
     for target in targets:  # every kernel side by side, in its default configuration
-        for kernel in kernels:
-            for name in BERTOS_SCENARIOS:
-                scenario = catalog.SCENARIOS[name]
-                if measurable(kernel, target, scenario, {}):
-                    config = configs.resolve({}, kernel, target, scenario)
-                    found.append(Point(Job(kernel, target, scenario, probe, config), samples, "kernels"))
+        found += [Point(job, samples, "kernels") for job in plan(kernels, [target], bertos, probe).jobs]
     for kernel in kernels:
         for target in targets:
-            for name in BERTOS_SCENARIOS:
-                scenario = catalog.SCENARIOS[name]
-                for column, options in BERTOS_COLUMNS:
-                    if measurable(kernel, target, scenario, options):
-                        config = configs.resolve(options, kernel, target, scenario)
-                        found.append(Point(Job(kernel, target, scenario, probe, config), samples, f"bertos:{column}"))
-            if not measurable(kernel, target, rotate, {}):
-                continue
-            for tasks in range(2, min(MAX_ROTATE_TASKS, target.max_tasks) + 1):
-                config = configs.resolve({}, kernel, target, rotate, tasks)
-                found.append(Point(Job(kernel, target, rotate, probe, config, tasks), samples, "tasks"))
-            tasks = min(SWITCHES_TASKS, target.max_tasks)
-            for count in SWITCH_COUNTS:
-                config = configs.resolve({}, kernel, target, rotate, tasks)
-                found.append(Point(Job(kernel, target, rotate, probe, config, tasks), count, "switches"))
+            # a kernel without the BeRTOS options has no such table: plan() leaves it out
+            for column, options in BERTOS_COLUMNS:
+                found += [Point(job, samples, f"bertos:{column}")
+                          for job in plan([kernel], [target], bertos, probe, [options], strict_options=False).jobs]
+            tasks = list(range(2, min(MAX_ROTATE_TASKS, target.max_tasks) + 1))
+            found += [Point(job, samples, "tasks") for job in plan([kernel], [target], rotate, probe, tasks=tasks).jobs]
+            switches_tasks = min(SWITCHES_TASKS, target.max_tasks)
+            found += [Point(job, count, "switches")
+                      for job in plan([kernel], [target], rotate, probe, tasks=[switches_tasks]).jobs
+                      for count in SWITCH_COUNTS]
     return found
 
 
@@ -79,36 +66,38 @@ def _run_name(point: Point) -> str:
 
 
 def _value(result: dict) -> str:
-    median = cell(result["stats"]["median"])
-    if "stats_ns" in result:
-        return f"{median} ({result['stats_ns']['median'] / 1000:.2f} µs)"
+    median = cell(result.stats.median)
+    if result.ns_per_unit is not None:
+        return f"{median} ({result.stats_ns.median / 1000:.2f} µs)"
     return median
 
 
-def _bertos(kernel: str, target: str, outcomes: list[tuple[Point, dict | str]]):
+def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Result | str]]):
     """Rows (scenario, 4 cells) and the notes that state every cell's configuration."""
     by_cell = {(p.job.scenario.name, p.group.split(":", 1)[1]): o for p, o in outcomes
-               if p.group.startswith("bertos:") and p.job.kernel.name == kernel and p.job.target.name == target}
+               if p.group.startswith("bertos:") and p.job.kernel == kernel and p.job.target.name == target}
     rows = []
     for name in BERTOS_SCENARIOS:
         row = [name]
         for column, _ in BERTOS_COLUMNS:
             outcome = by_cell.get((name, column))
-            row.append(_value(outcome) if isinstance(outcome, dict) else "failed")
+            row.append(_value(outcome) if isinstance(outcome, Result) else "failed")
         rows.append(row)
-    results = [o for o in by_cell.values() if isinstance(o, dict)]
+    results = [o for o in by_cell.values() if isinstance(o, Result)]
     notes = []
     if results:
-        unit = results[0]["unit"]
-        common = {k: v for k, v in results[0]["options"].items()
-                  if k not in ("preemption", "priorities") and all(r["options"].get(k) == v for r in results)}
-        meta = results[0]["config"]
+        first = results[0]
+        options = {o.name: o for o in kernel.options}
+        common = {k: v for k, v in first.options.items()
+                  if k not in ("preemption", "priorities") and all(r.options.get(k) == v for r in results)}
+        tick = first.config.get("configTICK_RATE_HZ")
+        preemption = options["preemption"].define
         notes = [
-            f"median of each distribution, in {unit}" + (" (and microseconds)" if "stats_ns" in results[0] else "")
-            + f"; FreeRTOS {results[0]['kernel_version']}, probe method, tick {meta.get('configTICK_RATE_HZ')} Hz",
-            "Cooperative: configUSE_PREEMPTION=0; Preemptive: configUSE_PREEMPTION=1",
-            "NOPRI: every task at priority 1; PRI: low task 1, high task 2. Where the call does not switch by itself "
-            "(cooperative, or NOPRI) the window also holds the taskYIELD that completes the switch",
+            f"median of each distribution, in {first.unit}" + (" (and microseconds)" if first.ns_per_unit else "")
+            + f"; {kernel.title} {first.kernel_version}, probe method" + (f", tick {tick} Hz" if tick else ""),
+            f"Cooperative: preemption=off ({preemption}=0); Preemptive: preemption=on ({preemption}=1)",
+            "NOPRI: every task at one priority (priorities=off); PRI: low task 1, high task 2. Where the call does "
+            "not switch by itself (cooperative, or NOPRI) the window also holds the yield that completes the switch",
             "every cell: " + ", ".join(f"{k}={v}" for k, v in sorted(common.items())),
         ]
     return rows, notes
@@ -119,17 +108,17 @@ def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
             *("| " + " | ".join(row) + " |" for row in rows)]
 
 
-def write(out: Path, outcomes: list[tuple[Point, dict | str]], samples: int, wall_seconds: float,
+def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
           workers: int) -> list[Path]:
     from switchscope import plots  # matplotlib loads only when a suite is written
 
     written = []
     results_dir, plots_dir = out / "runs", out / "plots"
     for point, outcome in outcomes:
-        if isinstance(outcome, dict):
+        if isinstance(outcome, Result):
             path = results_dir / point.job.kernel.name / point.job.target.name / f"{_run_name(point)}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"results": [outcome]}, indent=1) + "\n")
+            path.write_text(json.dumps({"results": [outcome.to_json()]}, indent=1) + "\n")
             written.append(path)
 
     lines = [
@@ -143,58 +132,59 @@ def write(out: Path, outcomes: list[tuple[Point, dict | str]], samples: int, wal
     if failures:
         lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
 
-    side_by_side = [(p, o) for p, o in outcomes if p.group == "kernels" and isinstance(o, dict)]
+    side_by_side = [(p, o) for p, o in outcomes if p.group == "kernels" and isinstance(o, Result)]
     for target in dict.fromkeys(p.job.target.name for p, _ in side_by_side):
         here = [(p, o) for p, o in side_by_side if p.job.target.name == target]
         kernels_here = list(dict.fromkeys(p.job.kernel.name for p, _ in here))
         cells = {(p.job.kernel.name, p.job.scenario.name): _value(o) for p, o in here}
         lines += [f"## Kernels side by side on {target} (default configurations, probe, medians, "
-                  f"{here[0][1]['unit']})", "",
+                  f"{here[0][1].unit})", "",
                   *_markdown_table(["scenario", *kernels_here],
                                    [[name, *(cells.get((k, name), "n/a") for k in kernels_here)]
                                     for name in BERTOS_SCENARIOS]), ""]
 
-    pairs = dict.fromkeys((p.job.kernel.name, p.job.target.name) for p, _ in outcomes if p.group != "kernels")
-    for kernel, target in pairs:
-        mine = [(p, o) for p, o in outcomes if p.job.kernel.name == kernel and p.job.target.name == target]
+    pairs = dict.fromkeys((p.job.kernel, p.job.target.name) for p, _ in outcomes if p.group != "kernels")
+    for kernel_entry, target in pairs:
+        kernel = kernel_entry.name
+        mine = [(p, o) for p, o in outcomes if p.job.kernel == kernel_entry and p.job.target.name == target]
         lines += [f"## {kernel} on {target}", ""]
 
-        rows, notes = _bertos(kernel, target, mine)
+        rows, notes = _bertos(kernel_entry, target, mine)
         columns = [c for c, _ in BERTOS_COLUMNS]
         lines += ["### Configurations (BeRTOS layout)", "", *_markdown_table(["scenario", *columns], rows), ""]
         lines += [f"- {note}" for note in notes] + [""]
         written += plots.table(rows, columns, f"{kernel} on {target}: switch time by configuration", notes,
                                plots_dir / f"bertos-{kernel}-{target}")
 
-        by_tasks = [o for p, o in mine if p.group == "tasks" and isinstance(o, dict)]
+        by_tasks = [o for p, o in mine if p.group == "tasks" and isinstance(o, Result)]
         if by_tasks:
             lines += ["### Time against the number of tasks (rotate)", "",
                       *_markdown_table(["tasks", "median", "min", "max", "excluded"],
-                                       [[str(r["tasks"]), _value(r), cell(r["stats"]["min"]), cell(r["stats"]["max"]),
-                                         str(r["excluded"])] for r in sorted(by_tasks, key=lambda r: r["tasks"])]), ""]
+                                       [[str(r.tasks), _value(r), cell(r.stats.min), cell(r.stats.max),
+                                         str(r.excluded)] for r in sorted(by_tasks, key=lambda r: r.tasks)]), ""]
             written += plots.versus_tasks(by_tasks, f"{kernel} on {target}: rotate, time per switch",
                                           plots_dir / f"tasks-{kernel}-{target}")
 
-        by_switches = [o for p, o in mine if p.group == "switches" and isinstance(o, dict)]
+        by_switches = [o for p, o in mine if p.group == "switches" and isinstance(o, Result)]
         if by_switches:
-            lines += [f"### Time against the number of switches (rotate, {by_switches[0]['tasks']} tasks)", "",
+            lines += [f"### Time against the number of switches (rotate, {by_switches[0].tasks} tasks)", "",
                       *_markdown_table(["switches", "total", "median per switch", "mean", "max"],
-                                       [[str(r["count"] + r["excluded"]), cell(sum(r["samples"])), _value(r),
-                                         f"{r['stats']['mean']:.2f}", cell(r["stats"]["max"])]
-                                        for r in sorted(by_switches, key=lambda r: r["count"])]), ""]
+                                       [[str(r.count + r.excluded), cell(sum(r.samples)), _value(r),
+                                         f"{r.stats.mean:.2f}", cell(r.stats.max)]
+                                        for r in sorted(by_switches, key=lambda r: r.count)]), ""]
             written += plots.versus_switches(by_switches, f"{kernel} on {target}: rotate, "
-                                             f"{by_switches[0]['tasks']} tasks",
+                                             f"{by_switches[0].tasks} tasks",
                                              plots_dir / f"switches-{kernel}-{target}")
 
         for point, outcome in mine:
-            if isinstance(outcome, dict):
+            if isinstance(outcome, Result):
                 written += plots.histogram(outcome, f"{point.job} ({point.samples} samples)",
                                            plots_dir / "histograms" / kernel / target / _run_name(point))
 
     lines += ["## Every run", "", "```", *aligned(
         [["run", "samples", "median", "min", "max", "unit"]]
-        + [[str(p.job), str(p.samples), cell(o["stats"]["median"]), cell(o["stats"]["min"]), cell(o["stats"]["max"]),
-            o["unit"]] for p, o in outcomes if isinstance(o, dict)]), "```", ""]
+        + [[str(p.job), str(p.samples), cell(o.stats.median), cell(o.stats.min), cell(o.stats.max),
+            o.unit] for p, o in outcomes if isinstance(o, Result)]), "```", ""]
     summary = out / "summary.md"
     summary.write_text("\n".join(lines))
     return [summary, *written]

@@ -8,14 +8,15 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
-from switchscope import __version__, analysis, captures, scope
-from switchscope.captures import CaptureError
+from switchscope import capture_files, scope, stats
+from switchscope.capture_files import CaptureError
+from switchscope.result import Result
 
 MIN_SAMPLES_PER_PULSE = 2  # a pulse one sample wide could be anything from 0 to 2 sample periods
 
 
-def analyze(path: Path, channel: str, clock_hz: float | None = None) -> dict:
-    found = captures.read(path, channel)
+def analyze(path: Path, channel: str, clock_hz: float | None = None) -> Result:
+    found = capture_files.read(path, channel)
     try:
         patterns = scope.measurements(found.edges, aligned=False)
     except scope.ScopeError as error:
@@ -34,7 +35,7 @@ def analyze(path: Path, channel: str, clock_hz: float | None = None) -> dict:
         unit, per_second = "cycles", Fraction(clock_hz)
     else:
         unit, per_second = "ns", Fraction(10**9)
-    to_unit = lambda seconds: analysis.counts_to_units(seconds * per_second, Fraction(1)) if clock_hz \
+    to_unit = lambda seconds: stats.counts_to_units(seconds * per_second, Fraction(1)) if clock_hz \
         else float(seconds * per_second)
 
     t_ab = [to_unit(m.t_ab) for m in patterns]
@@ -46,26 +47,18 @@ def analyze(path: Path, channel: str, clock_hz: float | None = None) -> dict:
             value, clamped = 0, clamped + 1
         values.append(value)
 
-    result = {
-        "source": str(path),
-        "capture": found.source,
-        "channel": channel,
-        "scenario": channel,
-        "method": "scope",
-        "unit": unit,
-        "clock_hz": clock_hz,
-        "resolution_ns": float(found.resolution * 10**9),
-        "count": len(values),
-        "stats": analysis.statistics(values),
-        "first": values[0],
-        "overhead": Counter(t_ab).most_common(1)[0][0],
-        "t_ab": analysis.statistics(t_ab),
-        "t_cd": analysis.statistics(t_cd),
-        "excluded": 0,
-        "clamped": clamped,
-        "samples": values,
-        "switchscope_version": __version__,
-    }
-    if clock_hz:
-        result["stats_ns"] = {key: value * 1e9 / clock_hz for key, value in result["stats"].items()}
-    return result
+    return Result(
+        kind="capture",
+        scenario=channel,
+        method="scope",
+        unit=unit,
+        samples=values,
+        overhead=Counter(t_ab).most_common(1)[0][0],
+        first=values[0],
+        clamped=clamped,
+        source=str(path),
+        f_cpu_hz=clock_hz,
+        details={"capture": found.source, "channel": channel, "clock_hz": clock_hz,
+                 "resolution_ns": float(found.resolution * 10**9),
+                 "t_ab": stats.statistics(t_ab), "t_cd": stats.statistics(t_cd)},
+    )

@@ -1,0 +1,96 @@
+"""Reading firmware ELF files: symbols, section contents and sizes, with
+pyelftools. One reader for every architecture and for C and Rust firmware
+alike: nothing depends on which binutils are installed."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+
+from switchscope.errors import SwitchscopeError
+
+EM_AVR = "EM_AVR"
+AVR_DATA_TAG = 0x800000  # avr-gcc places data addresses at 0x800000 + the RAM address
+
+
+@dataclass(frozen=True)
+class Sizes:
+    flash: int  # code, constants and the initial values of data: what is programmed
+    ram: int  # static data: initialised and zeroed (stacks come on top)
+
+
+def _open(path: Path):
+    try:
+        stream = path.open("rb")
+    except OSError as error:
+        raise SwitchscopeError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        return ELFFile(stream)
+    except (ELFError, ValueError) as error:
+        stream.close()
+        raise SwitchscopeError(f"{path} is not an ELF file ({error})",
+                               "give the firmware as built, an .elf, not a .hex or .bin") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _symbols(path: Path, mtime: float) -> dict[str, int]:
+    elf = _open(path)
+    try:
+        avr = elf["e_machine"] == EM_AVR
+        found: dict[str, int] = {}
+        for section in elf.iter_sections():
+            if section["sh_type"] not in ("SHT_SYMTAB", "SHT_DYNSYM"):
+                continue
+            for symbol in section.iter_symbols():
+                if not symbol.name or symbol["st_shndx"] == "SHN_UNDEF":
+                    continue
+                value = symbol["st_value"]
+                # addresses as the simulators see them: AVR data without its tag, Thumb code without bit 0
+                found.setdefault(symbol.name, value & (AVR_DATA_TAG - 1) if avr else value & ~1)
+        return found
+    finally:
+        elf.stream.close()
+
+
+def symbols(path: Path) -> dict[str, int]:
+    """Every defined symbol of the ELF with its address (data addresses without
+    the AVR's 0x800000 tag, code addresses without the Thumb bit)."""
+    return _symbols(path, path.stat().st_mtime if path.exists() else 0.0)
+
+
+def section_words(path: Path, name: str) -> list[int]:
+    """The little-endian 32-bit words of a section (empty if the ELF has none)."""
+    elf = _open(path)
+    try:
+        section = elf.get_section_by_name(name)
+        data = section.data() if section is not None else b""
+        return [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - 3, 4)]
+    finally:
+        elf.stream.close()
+
+
+def sizes(path: Path) -> Sizes:
+    """Flash and static RAM, as `size` counts them: allocated sections that
+    are executable or read-only (text) or carry initial values (data) go to
+    flash; data and zeroed sections (bss) to RAM."""
+    elf = _open(path)
+    try:
+        text = data = bss = 0
+        for section in elf.iter_sections():
+            flags = section["sh_flags"]
+            if not flags & SH_FLAGS.SHF_ALLOC or section["sh_size"] == 0:
+                continue
+            if section["sh_type"] == "SHT_NOBITS":
+                bss += section["sh_size"]
+            elif flags & SH_FLAGS.SHF_WRITE:
+                data += section["sh_size"]
+            else:
+                text += section["sh_size"]
+        return Sizes(flash=text + data, ram=data + bss)
+    finally:
+        elf.stream.close()

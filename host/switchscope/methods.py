@@ -1,0 +1,187 @@
+"""The measurement methods. Each is one object that says what it builds into
+the firmware, what it needs of a target, what the simulator watches for it,
+how a run becomes one reading per sample, and how its tables describe it.
+A new method is a subclass here and an entry in METHODS."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from switchscope import elf, scope, stats
+from switchscope.errors import FirmwareFailed
+from switchscope.wire import Stream
+
+if TYPE_CHECKING:
+    from switchscope.catalog import Target
+    from switchscope.runner import RunOutput
+
+
+@dataclass
+class Reading:
+    """What a method makes of one run: a raw value per sample (in the target's
+    unit), the cost of the method to subtract from each, and what it records."""
+    raw: list[int]
+    overheads: list[int]
+    overhead: int  # the one figure reported as the method's cost
+    calibration: list[int]
+    extra: dict = field(default_factory=dict)  # method-specific facts for the result (timer, scope)
+
+
+def warmup_windows(stream: Stream) -> int:
+    """Windows the firmware opened before its first sample (rotate's warm-up)."""
+    return int(stream.meta.get("warmup_windows", "0"))
+
+
+def meta_int(stream: Stream, key: str, what: str) -> int:
+    try:
+        return int(stream.meta[key])
+    except (KeyError, ValueError):
+        raise FirmwareFailed(f"{what}: the firmware did not report a valid {key} ({stream.meta.get(key)!r})") from None
+
+
+class Method:
+    name: str = ""
+    summary: str = ""
+    defines: dict[str, str] = {}  # what a C build adds (-D)
+    cargo_feature: str | None = None  # what a Rust build adds; None: nothing
+    rust: bool = True  # whether Rust kernels can be built for it
+    watches_scope_pin: bool = False  # the simulator records the scope pin's changes
+    excludes_ticks: bool = True  # a window the kernel tick fell into is left out
+
+    def unavailable(self, target: "Target", language: str) -> str | None:
+        """Why this method cannot measure on the target, or None."""
+        if language == "rust" and not self.rust:
+            return f"the {self.name} build exists for C kernels only"
+        return None
+
+    def watches(self, target: "Target", firmware_elf: Path, what: str) -> list[tuple[int, str]]:
+        """The (address, name) pairs the simulator reports each time execution reaches one."""
+        return []
+
+    def reading(self, stream: Stream, output: "RunOutput", target: "Target", what: str) -> Reading:
+        raise NotImplementedError
+
+    def note(self, overhead, unit: str, pin: str | None) -> str:
+        """The line of a table's heading that says what was subtracted."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"Method({self.name})"
+
+
+class Probe(Method):
+    name = "probe"
+    summary = "on-target timer stamps around the switch, stamp cost calibrated and subtracted"
+
+    def reading(self, stream, output, target, what):
+        modulus = meta_int(stream, "stamp_modulus", what)
+        clock_hz = meta_int(stream, "stamp_clock_hz", what)
+        counts_down = stream.meta.get("stamp_direction") == "down"
+        per_unit = target.counts_per_unit(clock_hz)
+
+        def units(start: int, end: int) -> int:
+            try:
+                return stats.counts_to_units(stats.elapsed_counts(start, end, modulus, counts_down), per_unit)
+            except ValueError as error:
+                raise FirmwareFailed(f"{what}: corrupt stamp in the stream: {error}") from None
+
+        calibration = [units(start, end) for start, end in stream.calibration]
+        if not calibration:
+            raise FirmwareFailed(f"{what}: the firmware sent no calibration of the probe")
+        raw = [units(sample.start, sample.end) for sample in stream.samples]
+        overhead = stats.overhead(calibration)
+        timer = {"modulus": modulus, "direction": "down" if counts_down else "up",
+                 "clock_hz": clock_hz, "counts_per_unit": str(per_unit)}
+        return Reading(raw, [overhead] * len(raw), overhead, calibration, {"timer": timer})
+
+    def note(self, overhead, unit, pin):
+        return f"probe overhead {overhead} {unit} subtracted"
+
+
+class Scope(Method):
+    name = "scope"
+    summary = "a pin pulse around the switch, timed by the simulator: tCS = tCD - tAB (embOS method)"
+    defines = {"SWITCHSCOPE_METHOD_SCOPE": "1"}
+    cargo_feature = "scope"
+    watches_scope_pin = True
+
+    def unavailable(self, target, language):
+        if not target.scope_pin:
+            return f"{target.name} names no scope pin (board.toml, [scope] pin)"
+        return super().unavailable(target, language)
+
+    def watches(self, target, firmware_elf, what):
+        if target.simulator != "qemu":
+            return []  # simavr's runner logs the pin itself
+        found = elf.symbols(firmware_elf)
+        try:  # the pin is a register written at two labelled stores
+            return [(found[target.scope_high_edge], "pin1"), (found[target.scope_low_edge], "pin0")]
+        except KeyError as missing:
+            raise FirmwareFailed(f"{what}: the firmware has no scope-edge label {missing}") from None
+
+    def reading(self, stream, output, target, what):
+        if output.edges is None:
+            raise FirmwareFailed(f"{what}: the simulator recorded no scope pin changes")
+        try:
+            found = scope.measurements([(e.time, e.level) for e in output.edges])[warmup_windows(stream):]
+        except scope.ScopeError as error:
+            raise FirmwareFailed(f"{what}: {error}") from None
+        if len(found) != len(stream.samples):
+            raise FirmwareFailed(f"{what}: the scope pin shows {len(found)} measurements for "
+                                 f"{len(stream.samples)} samples in the stream")
+        t_cd = [int(m.t_cd) for m in found]
+        t_ab = [int(m.t_ab) for m in found]
+        return Reading(t_cd, t_ab, Counter(t_ab).most_common(1)[0][0], sorted(set(t_ab)),
+                       {"scope": {"pin": stream.meta.get("scope_pin"), "edges": len(output.edges)}})
+
+    def note(self, overhead, unit, pin):
+        return f"pin {pin}: bare pulse tAB = {overhead} {unit} subtracted"
+
+
+class Marker(Method):
+    name = "marker"
+    summary = "no code in the path: the simulator counts between two addresses of the firmware"
+    defines = {"SWITCHSCOPE_METHOD_MARKER": "1"}
+    cargo_feature = "marker"
+
+    def watches(self, target, firmware_elf, what):
+        """The addresses of the firmware's markers, from the ELF sections
+        .debug_switchscope_open and .debug_switchscope_close (the C and the Rust
+        probe headers put them there), opening ones first: an empty window has
+        both on one instruction, and must read open, then close."""
+        watches = [(address, name) for name in ("open", "close")
+                   for address in elf.section_words(firmware_elf, f".debug_switchscope_{name}")]
+        if not any(name == "open" for _, name in watches) or not any(name == "close" for _, name in watches):
+            raise FirmwareFailed(f"{what}: the firmware lists no markers "
+                                 "(sections .debug_switchscope_open and .debug_switchscope_close)")
+        return watches
+
+    def reading(self, stream, output, target, what):
+        found, unpaired = stats.intervals([(e.time, e.name) for e in output.events or []], "open", "close")
+        found = found[warmup_windows(stream):]
+        if len(found) != len(stream.samples) or unpaired:
+            raise FirmwareFailed(f"{what}: the markers give {len(found)} windows ({unpaired} openings without a "
+                                 f"closing) for {len(stream.samples)} samples in the stream")
+        return Reading(found, [0] * len(found), 0, [])
+
+    def note(self, overhead, unit, pin):
+        return "counted by the simulator between two addresses: nothing to subtract"
+
+
+class PrintInWindow(Marker):
+    """Not a measurement method: the marker build with a trace line printed
+    inside the window, to show in the intrusion report what printing from
+    tasks costs. Catching ticks is part of that cost, so none is left out."""
+    name = "print"
+    summary = "the marker build, printing a trace line inside the window"
+    defines = {"SWITCHSCOPE_METHOD_MARKER": "1", "SWITCHSCOPE_PRINT_IN_WINDOW": "1"}
+    cargo_feature = None
+    rust = False
+    excludes_ticks = False
+
+
+METHODS = {method.name: method for method in (Probe(), Scope(), Marker())}
+PRINT_IN_WINDOW = PrintInWindow()
