@@ -15,6 +15,8 @@ from switchscope.measure import Job, measure
 from switchscope.measure_elf import measure_elf
 from switchscope.result import Result
 
+pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
+
 BLOCKS = [0, 1, 2, 3, 10, 100, 1000]
 
 

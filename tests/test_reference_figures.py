@@ -64,6 +64,7 @@ def test_compiler_key_keeps_what_tells_compilers_apart():
     assert compiler_key(RUST_AVR) == RUST_AVR
 
 
+@pytest.mark.firmware
 @pytest.mark.smoke
 @pytest.mark.parametrize("kernel,target,scenario", CASES)
 def test_the_figures_of_this_toolchain_are_the_reference_ones(kernel, target, scenario):

@@ -16,6 +16,7 @@ def rotate_job(target, tasks, **options):
     return Job(FREERTOS, catalog.TARGETS[target], ROTATE, catalog.METHODS["probe"], chosen, tasks)
 
 
+@pytest.mark.firmware
 @pytest.mark.parametrize("tasks", [2, 3, 5, 8])
 def test_every_task_runs_in_the_expected_order(tasks):
     result = measure(rotate_job("mps2-an385", tasks), samples=3 * tasks + 1)
@@ -27,6 +28,7 @@ def test_every_task_runs_in_the_expected_order(tasks):
 
 @pytest.mark.parametrize("options", [{}, {"preemption": "off"}, {"priorities": "off", "time_slicing": "off"},
                                      {"preemption": "off", "priorities": "off"}])
+@pytest.mark.firmware
 def test_the_rotation_order_holds_in_every_scheduling_mode(options):
     result = measure(rotate_job("atmega328p", 3, **options), samples=12)
     assert result.pairs == [[k % 3, (k + 1) % 3] for k in range(12)
@@ -34,6 +36,7 @@ def test_the_rotation_order_holds_in_every_scheduling_mode(options):
     assert result.options["preemption"] == options.get("preemption", "on")
 
 
+@pytest.mark.firmware
 def test_a_configuration_is_built_run_and_recorded():
     job = Job(FREERTOS, catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["signal"], catalog.METHODS["probe"],
               configs.resolve({"preemption": "off", "priorities": "off", "opt": "-Os"}, FREERTOS,

@@ -26,6 +26,7 @@ RUST_PORTS = [(kernel, target) for kernel, entry in catalog.KERNELS.items() if e
               for target in entry.targets]
 
 
+@pytest.mark.firmware
 @pytest.mark.parametrize("method", [pytest.param("probe", marks=pytest.mark.smoke), "scope", "marker"])
 @pytest.mark.parametrize("kernel,target", RUST_PORTS)
 def test_the_rust_ruler_reads_exactly_n(kernel, target, method):
@@ -40,6 +41,7 @@ def test_the_rust_ruler_reads_exactly_n(kernel, target, method):
     assert result.overhead == expected
 
 
+@pytest.mark.firmware
 @pytest.mark.parametrize("kernel,target,scenario", RUST_CASES)
 def test_the_rust_scope_agrees_with_the_marker_within_two(kernel, target, scenario):
     # the scope's subroutine calls and the marker's labels leave the code between them alike;
@@ -51,6 +53,7 @@ def test_the_rust_scope_agrees_with_the_marker_within_two(kernel, target, scenar
     assert abs(scope.stats.median - marker.stats.median) <= 2
 
 
+@pytest.mark.firmware
 @pytest.mark.parametrize("kernel,target,scenario", RUST_CASES)
 def test_the_rust_marker_measures_every_scenario(kernel, target, scenario):
     result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario],
@@ -59,6 +62,7 @@ def test_the_rust_marker_measures_every_scenario(kernel, target, scenario):
     assert 1 <= result.stats.min <= result.stats.max < 1000
 
 
+@pytest.mark.firmware
 @pytest.mark.parametrize("kernel,target,scenario", RUST_CASES)
 def test_rust_scenarios_give_the_same_samples_on_every_run(kernel, target, scenario):
     firmware = build(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario])
@@ -71,6 +75,7 @@ def test_rust_scenarios_give_the_same_samples_on_every_run(kernel, target, scena
     assert first.stream.meta["scenario"] == scenario
 
 
+@pytest.mark.firmware
 @pytest.mark.parametrize("kernel,target,scenario", RUST_CASES)
 def test_rust_switches_measure_plausibly(kernel, target, scenario):
     result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE),
@@ -86,6 +91,7 @@ def test_every_rust_port_has_its_three_scenarios():
     assert all(sum(case[:2] == port for case in RUST_CASES) == 3 for port in RUST_PORTS)
 
 
+@pytest.mark.firmware
 def test_scenarios_without_meaning_for_a_kernel_say_why(tmp_path, capsys):
     out = tmp_path / "run.json"
     assert main(["run", "--kernel", "all", "--target", "mps2-an385", "--samples", "20", "--json", str(out),

@@ -14,6 +14,8 @@ from switchscope.capture_files import CaptureError
 from switchscope.cli import main
 from switchscope.measure import Job, measure
 
+pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
+
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
 # one VCD time step per sigrok sample: 625 x 100 ps = one cycle at 16 MHz, 256 x 1 ns = one instruction
 SIGROK_DOWNSAMPLE = {"atmega328p": 625, "mps2-an385": 256}

@@ -12,6 +12,8 @@ from switchscope.measure import measure
 from switchscope.result import Result
 from switchscope.runner import run
 
+pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
+
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
 TARGETS = list(catalog.KERNELS["freertos"].targets)
 

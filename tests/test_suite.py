@@ -27,6 +27,7 @@ def test_config_variants_are_every_combination():
     assert matrix.config_variants([]) == [{}]
 
 
+@pytest.mark.firmware
 def test_a_sweep_gives_one_distribution_per_point(capsys, tmp_path):
     out = tmp_path / "sweep.json"
     assert main(["sweep", "--target", "atmega328p", "--tasks", "2-3", "--samples", "20,40",
@@ -38,6 +39,7 @@ def test_a_sweep_gives_one_distribution_per_point(capsys, tmp_path):
     assert "preemption=off" in capsys.readouterr().out
 
 
+@pytest.mark.firmware
 def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
     outcomes, written, _ = suite.run([catalog.KERNELS["freertos"]], [catalog.TARGETS["atmega328p"]], 20,
                                      tmp_path, workers=2)
@@ -59,6 +61,7 @@ def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
     assert cells["bertos:Preemptive PRI"] != cells["bertos:Cooperative NOPRI"]
 
 
+@pytest.mark.firmware
 def test_an_unchanged_firmware_is_not_rebuilt():
     from switchscope.build import build
     kernel, target, scenario = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]

@@ -194,6 +194,9 @@ SCENARIOS = {
 
 # --- reading kernel.toml and board.toml --------------------------------------------------------
 
+_KIND_NAMES = {str: "a string", int: "a whole number", bool: "true or false", list: "a list", dict: "a table"}
+
+
 class _Table:
     """A TOML table that names its file and key in every error."""
 
@@ -211,8 +214,7 @@ class _Table:
             return default
         value = self.data[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-            raise self._error(key, f"must be a {names}, not {value!r}")
+            raise self._error(key, f"must be {_KIND_NAMES[kind]}, not {value!r}")
         return value
 
     def strings(self, key: str, required: bool = False) -> tuple[str, ...]:
