@@ -17,7 +17,8 @@ declare -A RUSTUP_INIT_SHA256=(
     [aarch64-unknown-linux-gnu]=e3853c5a252fca15252d07cb23a1bdd9377a8c6f3efa01531109281ae47f841c
 )
 QEMU_LEAST_VERSION=1:10.0  # the plugin speaks plugin API version 4
-RUST_TOOLCHAIN_FILES=(firmware/kernels/freertos/source firmware/rust firmware/rust-avr)  # each has rust-toolchain.toml
+# every folder with a rust-toolchain.toml: the Rust workspaces, and the crates kernels' C sources come from
+mapfile -t RUST_TOOLCHAIN_FILES < <(find firmware -name rust-toolchain.toml -not -path "*/target/*" -printf '%h\n' | sort)
 
 current_step="starting"
 step() { current_step="$1"; printf '\n==> %s\n' "$1"; }

@@ -7,78 +7,13 @@ import sys
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, configs, intrusion, matrix, report, suite
+from switchscope import __version__, catalog, configs, display, intrusion, matrix, report, suite
 from switchscope.capture import analyze
 from switchscope.errors import SwitchscopeError
 from switchscope.measure import default_time_limit, measure
 from switchscope.measure_elf import measure_elf
 from switchscope.methods import METHODS
 from switchscope.plan import Plan, plan
-
-
-class StatusLine:
-    """A one-line progress display on stderr, shown only on a terminal and only
-    for steps that take more than a second."""
-
-    DELAY_S = 1.0
-
-    def __init__(self, enabled: bool):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.label = ""
-        self.stage = ""
-        self.started = time.monotonic()
-        self.shown = False
-
-    def begin(self, label: str, total: int) -> None:
-        self.label, self.total, self.started = label, total, time.monotonic()
-
-    def on_stage(self, stage: str) -> None:
-        self.stage = stage
-        self._draw(0)
-
-    def progress(self, received: int) -> None:
-        self._draw(received)
-
-    def _draw(self, received: int) -> None:
-        if not self.enabled or time.monotonic() - self.started < self.DELAY_S:
-            return
-        if self.stage == "running":
-            filled = int(24 * received / max(self.total, 1))
-            text = f"{self.label}: [{'#' * filled}{'.' * (24 - filled)}] {received}/{self.total} samples"
-        else:
-            text = f"{self.label}: {self.stage}..."
-        sys.stderr.write("\r\033[K" + text)
-        sys.stderr.flush()
-        self.shown = True
-
-    def clear(self) -> None:
-        if self.shown:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
-            self.shown = False
-
-
-class ProgressBar:
-    """A progress bar on stderr for many measurements, shown on a terminal only."""
-
-    def __init__(self, enabled: bool, label: str):
-        self.enabled = enabled and sys.stderr.isatty()
-        self.label = label
-        self.started = time.monotonic()
-
-    def update(self, done: int, total: int) -> None:
-        if not self.enabled:
-            return
-        filled = int(30 * done / max(total, 1))
-        elapsed = time.monotonic() - self.started
-        sys.stderr.write(f"\r\033[K{self.label}: [{'#' * filled}{'.' * (30 - filled)}] {done}/{total} "
-                         f"measurements, {elapsed:.0f} s")
-        sys.stderr.flush()
-
-    def clear(self) -> None:
-        if self.enabled:
-            sys.stderr.write("\r\033[K")
-            sys.stderr.flush()
 
 
 def command_list(_args) -> int:
@@ -125,23 +60,21 @@ def command_run(args) -> int:
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
     scope_jobs = [job for job in jobs if job.method.name == "scope"]
-    status = StatusLine(enabled=not args.quiet)
     results, failures = [], []
     started = time.monotonic()
-    for job in jobs:
-        status.begin(str(job), args.samples)
-        vcd = None
-        if args.vcd and job.method.name == "scope":
-            vcd = Path(args.vcd)
-            if len(scope_jobs) > 1:  # one file per job: trace.vcd -> trace-atmega328p-resume.vcd
-                vcd = vcd.with_name(f"{vcd.stem}-{job.target.name}-{job.scenario.name}{vcd.suffix}")
-        try:
-            results.append(measure(job, args.samples, args.timeout, status.progress, status.on_stage, vcd))
-        except SwitchscopeError as error:
-            status.clear()
-            print(f"error: {error}", file=sys.stderr)
-            failures.append({"job": str(job), "error": error.message})
-        status.clear()
+    with display.Activity(args.quiet, "samples") as activity:
+        for job in jobs:
+            activity.begin(str(job), args.samples)
+            vcd = None
+            if args.vcd and job.method.name == "scope":
+                vcd = Path(args.vcd)
+                if len(scope_jobs) > 1:  # one file per job: trace.vcd -> trace-atmega328p-resume.vcd
+                    vcd = vcd.with_name(f"{vcd.stem}-{job.target.name}-{job.scenario.name}{vcd.suffix}")
+            try:
+                results.append(measure(job, args.samples, args.timeout, activity.advance_to, activity.on_stage, vcd))
+            except SwitchscopeError as error:
+                activity.say(f"error: {error}")
+                failures.append({"job": str(job), "error": error.message})
     if results:
         print(report.table(results))
         comparison = report.method_comparison(results)
@@ -179,9 +112,9 @@ def command_sweep(args) -> int:
                  matrix.config_variants(args.config), tasks)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
     _say_skipped(found)
-    bar = ProgressBar(enabled=not args.quiet, label="sweep")
-    outcomes = matrix.run_points(points, args.jobs, bar.update)
-    bar.clear()
+    with display.Activity(args.quiet, "measurements") as activity:
+        activity.begin("sweep", len(points))
+        outcomes = matrix.run_points(points, args.jobs, activity.batch)
     results = [outcome for _, outcome in outcomes if not isinstance(outcome, str)]
     for point, outcome in outcomes:
         if isinstance(outcome, str):
@@ -197,10 +130,10 @@ def command_sweep(args) -> int:
 def command_suite(args) -> int:
     if args.samples < 1:
         raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
-    bar = ProgressBar(enabled=not args.quiet, label="suite")
-    outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
-                                        args.samples, Path(args.out), args.jobs, bar.update)
-    bar.clear()
+    with display.Activity(args.quiet, "measurements") as activity:
+        activity.label = "suite"
+        outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                                            args.samples, Path(args.out), args.jobs, activity.batch)
     failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
     for point, outcome in failed:
         print(f"error: {point.job}: {outcome}", file=sys.stderr)
@@ -227,7 +160,6 @@ def command_measure(args) -> int:
 def command_intrusion(args) -> int:
     if args.samples < 1:
         raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
-    status = StatusLine(enabled=not args.quiet)
     rows, failed = [], 0
     # a combination is reported only where every method can measure it (the printing build may be n/a)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
@@ -236,15 +168,14 @@ def command_intrusion(args) -> int:
     _say_skipped(found)
     cases = dict.fromkeys((job.kernel, job.target, job.scenario) for job in found.jobs
                           if (job.kernel.name, job.target.name, job.scenario.name) not in skipped)
-    for kernel, target, scenario in cases:
-        status.begin(f"{kernel.name}/{target.name}", args.samples)
-        try:
-            rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout, status.on_stage))
-        except SwitchscopeError as error:
-            status.clear()
-            print(f"error: {error}", file=sys.stderr)
-            failed += 1
-        status.clear()
+    with display.Activity(args.quiet, "measurements") as activity:
+        for kernel, target, scenario in cases:
+            activity.begin(f"{kernel.name}/{target.name}", 4)
+            try:
+                rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout, activity.on_stage))
+            except SwitchscopeError as error:
+                activity.say(f"error: {error}")
+                failed += 1
     if rows:
         print(intrusion.table(rows))
     if args.json:

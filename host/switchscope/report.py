@@ -6,6 +6,7 @@ import json
 from itertools import groupby
 from pathlib import Path
 
+from switchscope import display
 from switchscope.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.result import Result
 
@@ -43,9 +44,8 @@ def heading(result: Result) -> str:
 
 
 def aligned(rows: list[list[str]]) -> list[str]:
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return ["  " + "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-            for row in rows]
+    """A table as text lines: rows[0] is the header."""
+    return display.table(rows)
 
 
 def _row_us(result: Result) -> list[str]:
