@@ -35,9 +35,11 @@ def test_no_command_prints_help(capsys):
     assert "usage: switchscope" in capsys.readouterr().out
 
 
-def test_sample_count_must_be_positive(capsys):
-    assert main(["run", "--samples", "0"]) == 2
-    assert "--samples must be at least 1" in capsys.readouterr().err
+@pytest.mark.parametrize("count", ["0", "4294967296"])
+def test_sample_count_must_fit_the_firmware(capsys, count):
+    # the firmware counts samples in 32 bits: a larger count would be cut on its way there
+    assert main(["run", "--samples", count]) == 2
+    assert f"--samples takes 1 to 4294967295, got {count}" in capsys.readouterr().err
 
 
 def _path_with(tmp_path, *tools):

@@ -158,3 +158,14 @@ def test_a_rust_kernel_naming_an_unknown_board_is_refused(bare_tree):
     """)
     with pytest.raises(SwitchscopeError, match="names 'nowhere', which is no board"):
         catalog.select_kernels("all")
+
+
+def test_a_firmware_that_measures_another_sample_count_is_refused():
+    # what the firmware echoes is checked against what was asked for: a count cut on its way
+    # (to 32 bits, say) would otherwise give a figure from the wrong number of samples
+    from switchscope.measure import _check_identity
+    from switchscope.wire import Stream
+    stream = Stream(meta={"kernel": "freertos", "scenario": "yield", "samples": "1"})
+    job = Job(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"], PROBE)
+    with pytest.raises(FirmwareFailed, match="4294967297 samples were asked for; the firmware says it measures 1"):
+        _check_identity(stream, job, 4294967297)

@@ -10,7 +10,7 @@ from pathlib import Path
 from switchscope import __version__, catalog, configs, display, intrusion, matrix, report, suite
 from switchscope.capture import analyze
 from switchscope.errors import SwitchscopeError
-from switchscope.measure import default_time_limit, measure
+from switchscope.measure import MAX_SAMPLES, default_time_limit, measure
 from switchscope.measure_elf import measure_elf
 from switchscope.methods import METHODS
 from switchscope.plan import Plan, plan
@@ -47,8 +47,8 @@ def _say_skipped(found: Plan) -> None:
 
 
 def command_run(args) -> int:
-    if args.samples < 1:
-        raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {args.samples}")
     scenarios = catalog.select_scenarios(args.scenario)
     if args.tasks is not None:
         if args.scenario not in ("all", "rotate"):

@@ -48,9 +48,16 @@ def default_time_limit(samples: int) -> float:
     return BASE_TIME_LIMIT_S + samples * TIME_LIMIT_PER_SAMPLE_S
 
 
-def _check_identity(stream: Stream, job: Job) -> None:
-    """The firmware must be what was asked for, on the board its board.toml describes."""
+MAX_SAMPLES = 2**32 - 1  # the firmware counts samples in 32 bits
+
+
+def _check_identity(stream: Stream, job: Job, samples: int) -> None:
+    """The firmware must be what was asked for, on the board its board.toml
+    describes, measuring as many samples as were asked for."""
     meta = stream.meta
+    if meta.get("samples") != str(samples) or len(stream.samples) != samples:
+        raise FirmwareFailed(f"{job}: {samples} samples were asked for; the firmware says it measures "
+                             f"{meta.get('samples')} and sent {len(stream.samples)}")
     if meta.get("scenario") != job.scenario.name or meta.get("kernel") != job.kernel.name:
         raise FirmwareFailed(f"{job}: the firmware says it is {meta.get('kernel')}/{meta.get('scenario')}")
     if meta.get("method", "probe") != job.method.name:
@@ -62,9 +69,9 @@ def _check_identity(stream: Stream, job: Job) -> None:
                 "the board's C or Rust code and its board.toml must state the same facts: correct one of them")
 
 
-def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput) -> Result:
-    """The Result of a completed run."""
-    _check_identity(stream, job)
+def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, samples: int) -> Result:
+    """The Result of a completed run of `samples` samples."""
+    _check_identity(stream, job, samples)
     unclosed = [sample.seq for sample in stream.samples if sample.not_closed]
     if unclosed:
         raise FirmwareFailed(
@@ -132,6 +139,8 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     why = job.kernel.not_measured(job.target, job.scenario, job.method)
     if why:
         raise SwitchscopeError(f"{job}: not applicable: {why}")
+    if not 1 <= samples <= MAX_SAMPLES:
+        raise SwitchscopeError(f"{job}: {samples} samples: the firmware takes 1 to {MAX_SAMPLES}")
     if on_stage:
         on_stage("building")
     firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
@@ -143,7 +152,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
                             watch_scope_pin=job.method.watches_scope_pin,
                             watches=job.method.watches(job.target, firmware.elf, str(job)))
     check_completed(output, str(job))
-    result = analyse(output.stream, firmware, job, output)
+    result = analyse(output.stream, firmware, job, output, samples)
     if vcd is not None and output.edges is not None:
         timescale, ticks = job.target.vcd_scale()
         scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result.scope["pin"] or "pin",
