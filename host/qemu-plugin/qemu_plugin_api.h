@@ -1,7 +1,8 @@
 /*
  * The part of QEMU's TCG plugin API (version 4, as in QEMU 10.0) that
- * switchscope's plugin uses. Debian ships no qemu-plugin.h, so the
- * declarations are written out here from the documented API.
+ * switchscope's plugin uses, and the few glib types it passes. Debian ships no
+ * qemu-plugin.h, so the declarations are written out here from the
+ * documented API.
  */
 #ifndef SWITCHSCOPE_QEMU_PLUGIN_API_H
 #define SWITCHSCOPE_QEMU_PLUGIN_API_H
@@ -35,12 +36,30 @@ typedef struct qemu_info_t {
 struct qemu_plugin_tb;
 struct qemu_plugin_insn;
 struct qemu_plugin_scoreboard;
+struct qemu_plugin_register;
 
 /* one uint64_t per vCPU inside a scoreboard: what inline operations act on */
 typedef struct {
     struct qemu_plugin_scoreboard *score;
     size_t offset;
 } qemu_plugin_u64;
+
+typedef struct {
+    struct qemu_plugin_register *handle;
+    const char *name;
+    const char *feature;
+} qemu_plugin_reg_descriptor;
+
+/* glib's arrays, as QEMU hands them over */
+typedef struct {
+    char *data;
+    unsigned int len;
+} GArray;
+typedef struct {
+    uint8_t *data;
+    unsigned int len;
+} GByteArray;
+GByteArray *g_byte_array_new(void);
 
 enum qemu_plugin_cb_flags {
     QEMU_PLUGIN_CB_NO_REGS,
@@ -54,20 +73,32 @@ enum qemu_plugin_op {
 };
 
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
+typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
 typedef void (*qemu_plugin_vcpu_tb_trans_cb_t)(qemu_plugin_id_t id, struct qemu_plugin_tb *tb);
 
+void qemu_plugin_register_vcpu_init_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_simple_cb_t cb);
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
+void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin_vcpu_udata_cb_t cb,
+                                          enum qemu_plugin_cb_flags flags, void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags, void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(struct qemu_plugin_insn *insn, enum qemu_plugin_op op,
                                                          qemu_plugin_u64 entry, uint64_t imm);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb, size_t idx);
 uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+size_t qemu_plugin_insn_data(const struct qemu_plugin_insn *insn, void *dest, size_t len);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb, void *userdata);
 
 struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size);
 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
+void qemu_plugin_u64_add(qemu_plugin_u64 entry, unsigned int vcpu_index, uint64_t added);
+
+GArray *qemu_plugin_get_registers(void);
+int qemu_plugin_read_register(struct qemu_plugin_register *handle, GByteArray *buf);
+bool qemu_plugin_read_memory_vaddr(uint64_t addr, GByteArray *data, size_t len);
 
 #endif

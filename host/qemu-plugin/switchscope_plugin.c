@@ -1,20 +1,26 @@
 /*
- * switchscope's QEMU plugin: counts every executed instruction and writes a
- * line "<count> <name>" each time execution reaches one of the watched
- * addresses. The count is of the instructions executed before the watched one.
+ * switchscope's QEMU plugin: counts every executed instruction and, through
+ * the timing model of the core (cortex_m_timing.c), its cycles; writes a line
+ * "<count> <name>" each time execution reaches one of the watched addresses.
+ * The count is of the instructions, or cycles, before the watched one.
  *
- *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to[,stop=1000]
+ *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to
+ *           [,unit=cycles,core=cortex-m3,handler=0x400,...][,stop=1000][,limit=N]
  *
- * With stop=COUNT the plugin ends QEMU once COUNT intervals are complete: a
- * watch named "to" reached after one named "from" (for firmware that never
- * ends by itself). With limit=COUNT it ends QEMU after that many events in
- * all, so a watch reached in a tight loop cannot fill the disk; the log then
- * ends with "<count> limit". Watches at one address are reported in the order given.
+ * unit=cycles logs modelled cycles (core=cortex-m3 or cortex-m4); every
+ * exception handler's address must then be given (handler=), since QEMU 10.0
+ * reports no exception entry to plugins: an entry is a block that starts at
+ * a handler without having been branched to. With stop=COUNT the plugin ends
+ * QEMU once COUNT intervals are complete: a watch named "to" reached after
+ * one named "from" (for firmware that never ends by itself). With limit=COUNT
+ * it ends QEMU after that many events in all, so a watch reached in a tight
+ * loop cannot fill the disk; the log then ends with "<count> limit". Watches
+ * at one address are reported in the order given.
  *
- * The counter is an inline add before every instruction rather than one per
+ * The counters are inline adds before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
  * instruction, it does so without those adds, so nothing is counted twice.
- * It lives in a scoreboard (one entry per vCPU; M-profile machines have one).
+ * They live in a scoreboard (one entry per vCPU; M-profile machines have one).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,64 +28,244 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cortex_m_timing.h"
 #include "qemu_plugin_api.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = SWITCHSCOPE_QEMU_PLUGIN_API_VERSION;
 
+GByteArray *g_byte_array_set_size(GByteArray *array, unsigned int length);
+
 #define MAX_WATCHES 64
+#define MAX_HANDLERS 256
+#define MAX_NESTING 16
+#define EXC_RETURN_BASE 0xFFFFFFF0u
 
 struct watch {
     uint64_t address;
     char name[24];
 };
 
-static qemu_plugin_u64 executed;
+struct counters {
+    uint64_t instructions;
+    uint64_t cycles;
+};
+
+/* What the model needs to know of a block when the next one starts. */
+struct block {
+    uint64_t start, end;           /* end: the address after its last instruction */
+    enum insn_flow last_flow;      /* how its last instruction leaves it */
+    uint64_t last_target;
+};
+
 static struct watch watches[MAX_WATCHES];
 static int watch_count;
+static uint64_t handlers[MAX_HANDLERS];
+static int handler_count;
 static FILE *events;
 static uint64_t stop_count, stop_seen, event_limit, events_written;
 static int interval_open;
+static int count_cycles;
+static enum core_model core = CORE_CORTEX_M3;
+
+static struct qemu_plugin_scoreboard *board;
+static qemu_plugin_u64 instructions, cycles;
+static qemu_plugin_u64 logged; /* the counter the log reports */
+
+static struct qemu_plugin_register *registers[16];
+static GByteArray *register_buffer;
+
+/* the flow between blocks (one vCPU) */
+static const struct block *previous_block;
+static int exception_returning;
+static const struct block *interrupted[MAX_NESTING]; /* the block each nested exception interrupted */
+static int nesting;
+
+static void finish(const char *word, uint64_t count)
+{
+    fprintf(events, "%" PRIu64 " %s\n", count, word);
+    fclose(events);
+    _exit(0); /* nothing of QEMU's needs saving: the run is complete */
+}
 
 static void on_watched(unsigned int vcpu_index, void *userdata)
 {
     const struct watch *watch = userdata;
-    /* the inline add for this instruction has already run */
-    uint64_t before = qemu_plugin_u64_get(executed, vcpu_index) - 1;
+    /* registered before the instruction's own adds: the count is of what ran before it */
+    uint64_t before = qemu_plugin_u64_get(logged, vcpu_index);
     fprintf(events, "%" PRIu64 " %s\n", before, watch->name);
-    if (event_limit && ++events_written == event_limit) {
-        fprintf(events, "%" PRIu64 " limit\n", before);
-        fclose(events);
-        _exit(0);
-    }
+    if (event_limit && ++events_written == event_limit)
+        finish("limit", before);
     if (!strcmp(watch->name, "from"))
         interval_open = 1;
-    if (stop_count && interval_open && !strcmp(watch->name, "to") && (interval_open = 0, ++stop_seen == stop_count)) {
-        fprintf(events, "%" PRIu64 " end\n", before);
-        fclose(events);
-        _exit(0); /* nothing of QEMU's needs saving: the run is complete */
+    if (stop_count && interval_open && !strcmp(watch->name, "to") && (interval_open = 0, ++stop_seen == stop_count))
+        finish("end", before);
+}
+
+static uint32_t read_register(unsigned number)
+{
+    if (number > 15 || !registers[number])
+        return 0;
+    g_byte_array_set_size(register_buffer, 0);
+    if (qemu_plugin_read_register(registers[number], register_buffer) < 4)
+        return 0;
+    uint32_t value;
+    memcpy(&value, register_buffer->data, 4);
+    return value;
+}
+
+static uint32_t read_word(uint32_t address)
+{
+    g_byte_array_set_size(register_buffer, 0);
+    uint32_t value = 0;
+    if (qemu_plugin_read_memory_vaddr(address, register_buffer, 4) && register_buffer->len >= 4)
+        memcpy(&value, register_buffer->data, 4);
+    return value;
+}
+
+/* DIV and the long multiplies: their cycles depend on their operands. */
+static void on_operands(unsigned int vcpu_index, void *userdata)
+{
+    const struct insn_timing *timing = userdata;
+    uint32_t rn = read_register(timing->rn), rm = read_register(timing->rm);
+    qemu_plugin_u64_add(cycles, vcpu_index, cortex_m_operand_cycles(core, timing->operands, rn, rm));
+}
+
+/* A branch to a register or a loaded value: an EXC_RETURN value there returns from an exception. */
+static void on_indirect(unsigned int vcpu_index, void *userdata)
+{
+    (void)vcpu_index;
+    const struct insn_timing *timing = userdata;
+    uint32_t target;
+    if (timing->indirect_register != 0xFF)
+        target = read_register(timing->indirect_register);
+    else if (timing->pops_pc_from_sp)
+        target = read_word(read_register(13) + 4u * (timing->pops_pc_from_sp - 1u));
+    else
+        return;
+    if (target >= EXC_RETURN_BASE)
+        exception_returning = 1;
+}
+
+static int is_handler(uint64_t address)
+{
+    for (int i = 0; i < handler_count; i++)
+        if (handlers[i] == address)
+            return 1;
+    return 0;
+}
+
+/* Whether `block` went on to `address` by its own flow (fall-through or branch). */
+static int flows_to(const struct block *block, uint64_t address)
+{
+    if (!block)
+        return 0;
+    if (address == block->end || (address >= block->start && address < block->end))
+        return 1; /* fall-through, or a block restarted inside after an I/O access */
+    return (block->last_flow == FLOW_DIRECT || block->last_flow == FLOW_CONDITIONAL) && block->last_target == address;
+}
+
+/* A conditional branch that ended `block` was taken if execution went on elsewhere. */
+static void settle_branch(unsigned int vcpu_index, const struct block *block, uint64_t next)
+{
+    if (block && block->last_flow == FLOW_CONDITIONAL && next != block->end && next == block->last_target)
+        qemu_plugin_u64_add(cycles, vcpu_index, TIMING_REFILL_IMMEDIATE);
+}
+
+/* Every block start: exception entry, return, tail-chaining, and taken conditional branches. */
+static void on_block(unsigned int vcpu_index, void *userdata)
+{
+    const struct block *block = userdata;
+    const struct block *previous = previous_block;
+    previous_block = block;
+    if (exception_returning) {
+        exception_returning = 0;
+        if (is_handler(block->start)) { /* a pending exception taken at the return */
+            qemu_plugin_u64_add(cycles, vcpu_index, TIMING_TAIL_CHAIN);
+            return;
+        }
+        qemu_plugin_u64_add(cycles, vcpu_index, TIMING_EXCEPTION_EXIT);
+        if (nesting > 0)
+            settle_branch(vcpu_index, interrupted[--nesting], block->start);
+        return;
     }
+    if (is_handler(block->start) && !flows_to(previous, block->start)) {
+        qemu_plugin_u64_add(cycles, vcpu_index, TIMING_EXCEPTION_ENTRY);
+        if (nesting < MAX_NESTING)
+            interrupted[nesting++] = previous; /* its branch is settled where execution resumes */
+        return;
+    }
+    settle_branch(vcpu_index, previous, block->start);
 }
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t count = qemu_plugin_tb_n_insns(tb);
+    struct block *block = count_cycles ? calloc(1, sizeof *block) : NULL;
+    struct insn_timing previous = {0}, timing = {0};
     for (size_t i = 0; i < count; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
-        qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, executed, 1);
         uint64_t address = qemu_plugin_insn_vaddr(insn);
         for (int w = 0; w < watch_count; w++)
             if (watches[w].address == address)
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
+        qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, instructions, 1);
+        if (!count_cycles)
+            continue;
+        uint16_t halfwords[2] = {0, 0};
+        qemu_plugin_insn_data(insn, halfwords, qemu_plugin_insn_size(insn) < 4 ? 2 : 4);
+        cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
+        qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
+        if (timing.operands != OPERANDS_NONE || timing.flow == FLOW_INDIRECT) {
+            struct insn_timing *kept = malloc(sizeof *kept); /* lives as long as the translation */
+            *kept = timing;
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, timing.operands != OPERANDS_NONE ? on_operands : on_indirect,
+                                                   QEMU_PLUGIN_CB_R_REGS, kept);
+        }
+        previous = timing;
+        block->end = address + qemu_plugin_insn_size(insn);
+        block->last_flow = timing.flow;
+        block->last_target = timing.target;
     }
+    if (count_cycles) {
+        block->start = qemu_plugin_tb_vaddr(tb);
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, block);
+    }
+}
+
+static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
+{
+    (void)id;
+    (void)vcpu_index;
+    static const char *const names[16][2] = {
+        {"r0", ""}, {"r1", ""}, {"r2", ""}, {"r3", ""}, {"r4", ""}, {"r5", ""}, {"r6", ""}, {"r7", ""},
+        {"r8", ""}, {"r9", ""}, {"r10", ""}, {"r11", ""}, {"r12", ""}, {"sp", "r13"}, {"lr", "r14"}, {"pc", "r15"},
+    };
+    GArray *found = qemu_plugin_get_registers();
+    const qemu_plugin_reg_descriptor *descriptors = (const qemu_plugin_reg_descriptor *)found->data;
+    for (unsigned i = 0; i < found->len; i++)
+        for (int r = 0; r < 16; r++)
+            if (!registers[r] && (!strcmp(descriptors[i].name, names[r][0]) || !strcmp(descriptors[i].name, names[r][1])))
+                registers[r] = descriptors[i].handle;
+    register_buffer = g_byte_array_new();
 }
 
 static void on_qemu_exit(qemu_plugin_id_t id, void *userdata)
 {
     (void)id;
     (void)userdata;
-    fprintf(events, "%" PRIu64 " end\n", qemu_plugin_u64_get(executed, 0));
+    fprintf(events, "%" PRIu64 " end\n", qemu_plugin_u64_get(logged, 0));
     fclose(events);
+}
+
+static int parse_address_name(const char *text, uint64_t *address, char *name, size_t room)
+{
+    char *colon = NULL;
+    *address = strtoull(text, &colon, 0);
+    if (!colon || *colon != ':' || strlen(colon + 1) >= room)
+        return -1;
+    strcpy(name, colon + 1);
+    return 0;
 }
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int argc, char **argv)
@@ -87,23 +273,28 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     (void)info;
     const char *out = NULL;
     for (int i = 0; i < argc; i++) {
-        if (!strncmp(argv[i], "out=", 4)) {
-            out = argv[i] + 4;
-        } else if (!strncmp(argv[i], "stop=", 5)) {
-            stop_count = strtoull(argv[i] + 5, NULL, 0);
-        } else if (!strncmp(argv[i], "limit=", 6)) {
-            event_limit = strtoull(argv[i] + 6, NULL, 0);
-        } else if (!strncmp(argv[i], "watch=", 6) && watch_count < MAX_WATCHES) {
-            char *colon = NULL;
-            watches[watch_count].address = strtoull(argv[i] + 6, &colon, 0);
-            if (!colon || *colon != ':' || strlen(colon + 1) >= sizeof watches[0].name) {
-                fprintf(stderr, "switchscope plugin: watch=ADDRESS:NAME expected, got %s\n", argv[i]);
+        const char *arg = argv[i];
+        if (!strncmp(arg, "out=", 4)) {
+            out = arg + 4;
+        } else if (!strncmp(arg, "stop=", 5)) {
+            stop_count = strtoull(arg + 5, NULL, 0);
+        } else if (!strncmp(arg, "limit=", 6)) {
+            event_limit = strtoull(arg + 6, NULL, 0);
+        } else if (!strcmp(arg, "unit=cycles") || !strcmp(arg, "unit=instructions")) {
+            count_cycles = !strcmp(arg, "unit=cycles");
+        } else if (!strcmp(arg, "core=cortex-m3") || !strcmp(arg, "core=cortex-m4")) {
+            core = !strcmp(arg, "core=cortex-m4") ? CORE_CORTEX_M4 : CORE_CORTEX_M3;
+        } else if (!strncmp(arg, "handler=", 8) && handler_count < MAX_HANDLERS) {
+            handlers[handler_count++] = strtoull(arg + 8, NULL, 0) & ~1ull;
+        } else if (!strncmp(arg, "watch=", 6) && watch_count < MAX_WATCHES) {
+            if (parse_address_name(arg + 6, &watches[watch_count].address, watches[watch_count].name,
+                                   sizeof watches[0].name)) {
+                fprintf(stderr, "switchscope plugin: watch=ADDRESS:NAME expected, got %s\n", arg);
                 return -1;
             }
-            strcpy(watches[watch_count].name, colon + 1);
             watch_count++;
         } else {
-            fprintf(stderr, "switchscope plugin: unknown argument %s\n", argv[i]);
+            fprintf(stderr, "switchscope plugin: unknown argument %s\n", arg);
             return -1;
         }
     }
@@ -113,7 +304,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
         return -1;
     }
     setvbuf(events, NULL, _IOFBF, 1 << 20);
-    executed = (qemu_plugin_u64){qemu_plugin_scoreboard_new(sizeof(uint64_t)), 0};
+    board = qemu_plugin_scoreboard_new(sizeof(struct counters));
+    instructions = (qemu_plugin_u64){board, offsetof(struct counters, instructions)};
+    cycles = (qemu_plugin_u64){board, offsetof(struct counters, cycles)};
+    logged = count_cycles ? cycles : instructions;
+    if (count_cycles)
+        qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
     return 0;

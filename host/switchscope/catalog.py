@@ -26,6 +26,7 @@ from switchscope.methods import METHODS, PRINT_IN_WINDOW, Method  # noqa: F401  
 
 SIMULATORS = ("qemu", "simavr")
 UNITS = ("instructions", "cycles")
+TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
 
 
 @dataclass(frozen=True)
@@ -95,14 +96,15 @@ class Kernel:
     def port(self, target: "Target") -> Port | None:
         return next((port for port in self.ports if port.cpu == target.cpu), None)
 
-    def not_measured(self, target: "Target", scenario: "Scenario", method: Method) -> str | None:
+    def not_measured(self, target: "Target", scenario: "Scenario", method: Method,
+                     unit: str | None = None) -> str | None:
         """Why this kernel cannot give a figure for the combination, or None."""
         if target.name not in self.targets:
             return f"{self.title} is not ported to {target.name} yet"
         for name, why in self.not_applicable:
             if name == scenario.name:
                 return why
-        return method.unavailable(target, self.language)
+        return method.unavailable(target, self.language, unit or target.unit)
 
 
 @dataclass(frozen=True)
@@ -126,11 +128,26 @@ class Target:
     rust_target: str | None = None  # the Rust target triple, for Rust kernels
     rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
+    timing_model: str | None = None  # QEMU: the core whose cycles the plugin models, for --unit cycles
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
     scope_pin: str | None = None
     scope_high_edge: str | None = None  # QEMU: labels of the stores that drive the pin high / low
     scope_low_edge: str | None = None
     uart: str = ""
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        """What a measurement on this target can count: the simulator's own
+        unit, and cycles where a timing model turns instructions into them."""
+        return (self.unit, "cycles") if self.timing_model and self.unit != "cycles" else (self.unit,)
+
+    def resolve_unit(self, unit: str | None) -> str:
+        if unit is None:
+            return self.unit
+        if unit not in self.units:
+            raise SwitchscopeError(f"{self.name} measures in {' or '.join(self.units)}, not {unit}",
+                                   "cycles need a timing model ([simulator] timing_model in board.toml)")
+        return unit
 
     @property
     def has_c_board(self) -> bool:
@@ -144,11 +161,11 @@ class Target:
             return Fraction(stamp_clock_hz * 2**self.icount_shift, 10**9)
         return Fraction(stamp_clock_hz, self.f_cpu_hz)
 
-    def vcd_scale(self) -> tuple[str, int]:
+    def vcd_scale(self, unit: str | None = None) -> tuple[str, int]:
         """A VCD timescale that resolves one unit exactly, and its steps per unit:
-        virtual time (2**shift ns per instruction) under QEMU, the clock period
-        (62.5 ns = 625 x 100 ps at 16 MHz) on a cycle-counting simulator."""
-        if self.simulator == "qemu":
+        virtual time (2**shift ns per instruction) for QEMU's instructions, the
+        clock period (40 ns at 25 MHz; 62.5 ns = 625 x 100 ps at 16 MHz) for cycles."""
+        if (unit or self.unit) == "instructions":
             return "1 ns", 2**self.icount_shift
         period_ps = Fraction(10**12, self.f_cpu_hz)
         for step_ps, name in ((100, "100 ps"), (10, "10 ps"), (1, "1 ps")):
@@ -156,10 +173,9 @@ class Target:
                 return name, int(period_ps / step_ps)
         raise ValueError(f"no VCD timescale resolves one cycle at {self.f_cpu_hz} Hz")
 
-    @property
-    def ns_per_unit(self) -> Fraction | None:
-        """Nanoseconds per unit, where the unit is a true clock cycle."""
-        return Fraction(10**9, self.f_cpu_hz) if self.unit == "cycles" else None
+    def ns_per_unit(self, unit: str | None = None) -> Fraction | None:
+        """Nanoseconds per unit, where the unit is a clock cycle."""
+        return Fraction(10**9, self.f_cpu_hz) if (unit or self.unit) == "cycles" else None
 
     def expected_meta(self) -> dict[str, str]:
         """What the firmware must say of its board in its stream."""
@@ -264,6 +280,7 @@ def _board(path: Path) -> Target:
         simulator=simulator.get("name", str, required=True),
         unit=simulator.get("unit", str, required=True),
         icount_shift=simulator.get("icount_shift", int, 0),
+        timing_model=simulator.get("timing_model", str),
         exit_register=simulator.get("exit_register", int),
         stamp_timer=stamp.get("timer", str, required=True),
         stamp_clock_hz=stamp.get("clock_hz", int, required=True),
@@ -284,6 +301,8 @@ def _board(path: Path) -> Target:
         raise simulator._error("name", f"must be one of {', '.join(SIMULATORS)}")
     if target.unit not in UNITS:
         raise simulator._error("unit", f"must be one of {', '.join(UNITS)}")
+    if target.timing_model is not None and target.timing_model not in TIMING_MODELS:
+        raise simulator._error("timing_model", f"must be one of {', '.join(TIMING_MODELS)}")
     if target.simulator == "simavr" and target.exit_register is None:
         raise simulator._error("exit_register", "is needed on simavr: the I/O register the firmware exits through")
     if target.simulator == "qemu" and target.scope_pin and not (target.scope_high_edge and target.scope_low_edge):

@@ -55,7 +55,7 @@ def command_run(args) -> int:
             raise SwitchscopeError("--tasks applies to the rotate scenario only")
         scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target), scenarios,
-                 catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks])
+                 catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks], unit=args.unit)
     jobs = found.jobs
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
@@ -147,7 +147,7 @@ def command_measure(args) -> int:
         raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
     (target,) = catalog.select_targets(args.target)
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
-    result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit)
+    result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
     print(report.marker_table(result))
     if result.count < args.count:
         why = result.details["stopped"] or "the firmware ended"
@@ -206,6 +206,9 @@ def parser() -> argparse.ArgumentParser:
                                           "board and print the distribution of switch times.")
     _add_selection(run, "freertos", "mps2-an385", "all", "probe")
     run.add_argument("--samples", type=int, default=10000, help="samples per scenario (default: 10000)")
+    run.add_argument("--unit", choices=catalog.UNITS,
+                     help="what to count: the target's own unit by default (instructions on QEMU, cycles on "
+                          "simavr); cycles on QEMU count through the core's timing model (marker and scope)")
     run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
                           "trace=on, ... (switchscope list shows them all)")
@@ -258,6 +261,9 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--from", dest="start", required=True, metavar="SYMBOL_OR_ADDR", help="where an interval starts")
     elf.add_argument("--to", dest="stop", required=True, metavar="SYMBOL_OR_ADDR", help="where it ends")
     elf.add_argument("--count", type=int, default=1000, help="intervals to measure (default: 1000)")
+    elf.add_argument("--unit", choices=catalog.UNITS,
+                     help="instructions or cycles (on QEMU, through the core's timing model); default: the "
+                          "target's own unit")
     elf.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on the run")
     elf.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)

@@ -94,3 +94,29 @@ def sizes(path: Path) -> Sizes:
         return Sizes(flash=text + data, ram=data + bss)
     finally:
         elf.stream.close()
+
+
+def exception_handlers(path: Path) -> list[int]:
+    """The handler addresses of a Cortex-M vector table at address 0 (Thumb bit
+    cleared), without the reset entry: the `.vector_table`/`.vectors` section
+    there, or the data object at 0 (a C startup's array in .text)."""
+    elf = _open(path)
+    try:
+        size = 0
+        for section in elf.iter_sections():
+            if section.name in (".vector_table", ".vectors", ".isr_vector") and section["sh_addr"] == 0:
+                size = section["sh_size"]
+        symbols = elf.get_section_by_name(".symtab")
+        if not size and symbols is not None:
+            size = max((s["st_size"] for s in symbols.iter_symbols()
+                        if s["st_value"] == 0 and s["st_info"]["type"] == "STT_OBJECT"), default=0)
+        size = size or 16 * 4  # the architecture's own sixteen entries
+        table = b""
+        for segment in elf.iter_segments():
+            if segment["p_type"] == "PT_LOAD" and segment["p_vaddr"] == 0:
+                table = segment.data()[:size]
+        words = [int.from_bytes(table[i:i + 4], "little") for i in range(0, len(table) - 3, 4)]
+        # entry 0 is the initial stack pointer, entry 1 reset: neither is entered as an exception
+        return sorted({word & ~1 for word in words[2:] if word & 1})
+    finally:
+        elf.stream.close()

@@ -29,6 +29,11 @@ class Job:
     method: Method
     config: Config | None = None  # None: the default configuration
     tasks: int | None = None  # rotate only: how many tasks
+    unit: str | None = None  # None: the target's own unit (board.toml); "cycles" on QEMU: the timing model
+
+    @property
+    def counted_in(self) -> str:
+        return self.target.resolve_unit(self.unit)
 
     def resolved_config(self) -> Config:
         return self.config or configs.resolve({}, self.kernel, self.target, self.scenario, self.tasks)
@@ -37,6 +42,8 @@ class Job:
         name = f"{self.kernel.name}/{self.target.name}/{self.scenario.name}/{self.method.name}"
         if self.tasks:
             name += f"/{self.tasks} tasks"
+        if self.unit and self.unit != self.target.unit:
+            name += f" (in {self.unit})"
         if self.config:
             defaults = configs.resolve({}, self.kernel, self.target, self.scenario, self.tasks)
             if self.config != defaults:
@@ -98,11 +105,13 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}
     config["optimisation"] = firmware.optimisation
     rotate = job.scenario.name == "rotate"
+    unit = job.counted_in
     return Result(
         kind="scenario",
         scenario=job.scenario.name,
         method=job.method.name,
-        unit=target.unit,
+        unit=unit,
+        timing_model=target.timing_model if unit != target.unit else None,
         samples=values,
         overhead=reading.overhead,
         first=stats.corrected(reading.raw[0], reading.overheads[0])[0],
@@ -136,7 +145,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
             progress: Progress | None = None, on_stage=None, vcd: Path | None = None) -> Result:
     """Build, run and analyse one job; raises a SwitchscopeError subclass on failure.
     With the scope method, `vcd` receives the pin's trace."""
-    why = job.kernel.not_measured(job.target, job.scenario, job.method)
+    why = job.kernel.not_measured(job.target, job.scenario, job.method, job.counted_in)
     if why:
         raise SwitchscopeError(f"{job}: not applicable: {why}")
     if not 1 <= samples <= MAX_SAMPLES:
@@ -150,12 +159,12 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     parameters = [f"samples={samples}"] + ([f"tasks={job.tasks}"] if job.tasks else [])
     output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
                             watch_scope_pin=job.method.watches_scope_pin,
-                            watches=job.method.watches(job.target, firmware.elf, str(job)))
+                            watches=job.method.watches(job.target, firmware.elf, str(job)), unit=job.counted_in)
     check_completed(output, str(job))
     result = analyse(output.stream, firmware, job, output, samples)
     if vcd is not None and output.edges is not None:
-        timescale, ticks = job.target.vcd_scale()
+        timescale, ticks = job.target.vcd_scale(result.unit)
         scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result.scope["pin"] or "pin",
-                        timescale, ticks, f"switchscope {job}: scope pin, 1 {job.target.unit} = {ticks} x {timescale}")
+                        timescale, ticks, f"switchscope {job}: scope pin, 1 {result.unit} = {ticks} x {timescale}")
         result.scope["vcd"] = str(vcd)
     return result

@@ -31,14 +31,15 @@ def resolve(point: str, found: dict[str, int], path: Path) -> int:
 
 
 def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count: int,
-                time_limit: float) -> Result:
+                time_limit: float, unit: str | None = None) -> Result:
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
     found = elf.symbols(firmware_elf)
     start_address, stop_address = resolve(start, found, firmware_elf), resolve(stop, found, firmware_elf)
+    unit = target.resolve_unit(unit)
     native.ensure(target.simulator)
     output = run(target, firmware_elf, [], count, time_limit,
-                 watches=[(start_address, "from"), (stop_address, "to")], stop_after=count)
+                 watches=[(start_address, "from"), (stop_address, "to")], stop_after=count, unit=unit)
     events = output.events or []
     intervals, unpaired = stats.intervals([(e.time, e.name) for e in events], "from", "to")
     reached = {name: sum(e.name == name for e in events) for name in ("from", "to")}
@@ -58,7 +59,8 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
         kind="interval",
         scenario=f"{start}..{stop}",
         method="marker",
-        unit=target.unit,
+        unit=unit,
+        timing_model=target.timing_model if unit != target.unit else None,
         samples=intervals,
         overhead=0,
         first=intervals[0],

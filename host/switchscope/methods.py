@@ -51,8 +51,8 @@ class Method:
     watches_scope_pin: bool = False  # the simulator records the scope pin's changes
     excludes_ticks: bool = True  # a window the kernel tick fell into is left out
 
-    def unavailable(self, target: "Target", language: str) -> str | None:
-        """Why this method cannot measure on the target, or None."""
+    def unavailable(self, target: "Target", language: str, unit: str) -> str | None:
+        """Why this method cannot measure on the target in the unit, or None."""
         if language == "rust" and not self.rust:
             return f"the {self.name} build exists for C kernels only"
         return None
@@ -75,6 +75,12 @@ class Method:
 class Probe(Method):
     name = "probe"
     summary = "on-target timer stamps around the switch, stamp cost calibrated and subtracted"
+
+    def unavailable(self, target, language, unit):
+        if unit != target.unit:
+            return (f"the probe reads {target.stamp_timer}, which under {target.simulator} counts {target.unit}: "
+                    f"no {unit} (use the marker or scope method for {unit})")
+        return super().unavailable(target, language, unit)
 
     def reading(self, stream, output, target, what):
         modulus = meta_int(stream, "stamp_modulus", what)
@@ -108,10 +114,10 @@ class Scope(Method):
     cargo_feature = "scope"
     watches_scope_pin = True
 
-    def unavailable(self, target, language):
+    def unavailable(self, target, language, unit):
         if not target.scope_pin:
             return f"{target.name} names no scope pin (board.toml, [scope] pin)"
-        return super().unavailable(target, language)
+        return super().unavailable(target, language, unit)
 
     def watches(self, target, firmware_elf, what):
         if target.simulator != "qemu":

@@ -22,7 +22,7 @@ SIMAVR_HEADER = Path("/usr/include/simavr/sim_avr.h")
 class NativeTool:
     name: str  # the binary's file name in build/tools
     folder: str  # its sources, under host/
-    source: str  # the file compiled
+    sources: tuple[str, ...]  # the files compiled
     flags: tuple[str, ...]
 
     @property
@@ -37,8 +37,9 @@ class NativeTool:
 
 
 TOOLS = {
-    "simavr": NativeTool("switchscope-simavr", "simavr-runner", "switchscope_simavr.c", ("-lsimavr", "-lelf")),
-    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin", "switchscope_plugin.c", ("-shared", "-fPIC")),
+    "simavr": NativeTool("switchscope-simavr", "simavr-runner", ("switchscope_simavr.c",), ("-lsimavr", "-lelf")),
+    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin", ("switchscope_plugin.c", "cortex_m_timing.c"),
+                       ("-shared", "-fPIC", "-fvisibility=hidden")),
 }
 
 
@@ -59,12 +60,12 @@ def ensure(simulator: str) -> Path:
         if tool.is_current():  # another command built it while this one waited
             return tool.output
         partial = tool.output.with_name(f".{tool.name}.{os.getpid()}.tmp")
-        source = paths.checkout() / "host" / tool.folder / tool.source
-        result = subprocess.run([cc, "-O2", "-Wall", "-o", str(partial), str(source), *tool.flags],
-                                capture_output=True, text=True)
+        folder = paths.checkout() / "host" / tool.folder
+        result = subprocess.run([cc, "-O2", "-Wall", "-o", str(partial), *(str(folder / s) for s in tool.sources),
+                                 *tool.flags], capture_output=True, text=True)
         if result.returncode != 0:
             partial.unlink(missing_ok=True)
-            raise SwitchscopeError(f"building {tool.name} from {source} failed:\n{result.stderr.strip()[-2000:]}")
+            raise SwitchscopeError(f"building {tool.name} in {folder} failed:\n{result.stderr.strip()[-2000:]}")
         partial.replace(tool.output)
     return tool.output
 

@@ -47,17 +47,20 @@ def why_not(kernel: Kernel, target: Target, scenario: Scenario, method: Method,
 
 def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario], methods: list[Method],
          variants: list[dict[str, str]] = ({},), tasks: list[int | None] = (None,),
-         strict_options: bool | None = None) -> Plan:
+         strict_options: bool | None = None, unit: str | None = None) -> Plan:
     """Every measurable combination as a Job with its configuration resolved.
     `variants` are the option choices to measure (each one a configuration);
     `tasks` the task counts of rotate (other scenarios take none). An option a
     kernel does not have skips that kernel, or is an error with
-    `strict_options` (by default: when one kernel was selected)."""
+    `strict_options` (by default: when one kernel was selected). `unit`: what to
+    count (None: each target's own unit); a target that cannot count it is an error."""
     strict = len(kernels) == 1 if strict_options is None else strict_options
     found = Plan()
     reasons: dict[tuple[str, str, str], list[str]] = {}
+    for target in targets:
+        target.resolve_unit(unit)  # refuses a unit the target cannot count, naming the ones it can
     for kernel, target, scenario, method, variant in itertools.product(kernels, targets, scenarios, methods, variants):
-        why = kernel.not_measured(target, scenario, method)
+        why = kernel.not_measured(target, scenario, method, unit)
         if why is None and not strict:
             why = why_not(kernel, target, scenario, method, variant)
         if why:
@@ -68,6 +71,6 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
             continue
         for count in (tasks if scenario.name == "rotate" else [None]):
             config = configs.resolve(variant, kernel, target, scenario, count)
-            found.jobs.append(Job(kernel, target, scenario, method, config, count))
+            found.jobs.append(Job(kernel, target, scenario, method, config, count, unit))
     found.skipped = [Skipped(kernel, target, why, tuple(what)) for (kernel, target, why), what in reasons.items()]
     return found

@@ -53,6 +53,7 @@ class Result:
     overhead: float  # the method's cost, subtracted from each sample
     first: float  # the first sample, kept or not
     excluded_samples: list = field(default_factory=list)  # {"seq", "value", "reason"} of each sample left out
+    timing_model: str | None = None  # cycles on QEMU: the core model that turned instructions into cycles
     clamped: int = 0  # samples smaller than the overhead, set to 0
     kernel: str | None = None
     kernel_version: str | None = None

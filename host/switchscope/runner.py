@@ -132,14 +132,15 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
 def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int, time_limit: float,
         progress: Progress | None = None, watch_scope_pin: bool = False,
         watches: list[tuple[int, str]] = (), stop_after: int | None = None,
-        interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES) -> RunOutput:
+        interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None) -> RunOutput:
     """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
     `watches`: (code address, name) pairs; every time execution reaches one the
     simulator records the name and the count (instructions executed before it,
     or the cycle it starts at). `watch_scope_pin`: also record every change of
     the board's scope pin (on QEMU from the watches named pin1 and pin0 at the
-    pin's two stores, which the scope method supplies). `stop_after`: end the run once that many
+    pin's two stores, which the scope method supplies). `unit`: what the watches
+    count; "cycles" on QEMU counts through the plugin's timing model. `stop_after`: end the run once that many
     intervals are complete, from a watch named "from" to one named "to".
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
@@ -156,8 +157,13 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                 arguments += f",limit={event_limit}"
                 if stop_after:
                     arguments += f",stop={stop_after}"
+                if (unit or target.unit) == "cycles":
+                    arguments += f",unit=cycles,core={target.timing_model}"
+                    arguments += "".join(f",handler={hex(a)}" for a in elf.exception_handlers(firmware_elf))
                 command += ["-plugin", f"{native.built('qemu')},out={event_log}{arguments}"]
             simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
+            if (unit or target.unit) == "cycles":
+                options += f"; cycles from the {target.timing_model} timing model (switchscope plugin)"
         else:
             command = simavr_command(native.built("simavr"), target, firmware_elf, parameters, samples,
                                      interrupt_entry_cycles)

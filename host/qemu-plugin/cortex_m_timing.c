@@ -1,0 +1,262 @@
+/*
+ * The Cortex-M3/M4 timing model: a decoder of the Thumb instruction set
+ * (ARMv7-M) that sorts each instruction into the timing classes of the ARM
+ * Cortex-M3 Technical Reference Manual (DDI 0337, "Instruction set summary"
+ * and "Load/store timings"), zero wait states. Where the TRM gives a range
+ * the rule chosen is written next to it; docs/measurement.md lists them all.
+ */
+#include "cortex_m_timing.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define PC 15
+#define LR 14
+#define SP 13
+#define NO_REGISTER 0xFF
+
+static unsigned popcount16(unsigned value)
+{
+    unsigned count = 0;
+    for (; value; value &= value - 1)
+        count++;
+    return count;
+}
+
+static int32_t sign_extend(uint32_t value, unsigned bits)
+{
+    uint32_t sign = 1u << (bits - 1);
+    return (int32_t)((value ^ sign) - sign);
+}
+
+/* A single load or store: LDR is 2 cycles, STR with an immediate offset 1,
+ * STR with a register offset 2; an LDR or STR right after a pipelinable LDR
+ * whose destination it does not use for its address costs one less. */
+static void single_transfer(struct insn_timing *t, const struct insn_timing *previous, int load, unsigned rt,
+                            unsigned rn, unsigned rm, int register_offset, int writeback)
+{
+    t->is_memory = !writeback;
+    t->address_mask = (uint16_t)((1u << rn) | (rm != NO_REGISTER ? 1u << rm : 0));
+    if (load) {
+        t->cycles = 2;
+        t->is_load = !writeback; /* a load with a base update does not pipeline */
+        t->load_destination = (uint8_t)rt;
+        if (rt == PC) { /* LDR pc: a blocking load, then the reload */
+            t->cycles = 2 + TIMING_REFILL_BLOCKING;
+            t->flow = FLOW_INDIRECT;
+            t->is_load = t->is_memory = 0;
+            if (rn == SP && writeback)
+                t->pops_pc_from_sp = 1;
+            return;
+        }
+    } else {
+        t->cycles = register_offset ? 2 : 1;
+    }
+    if (t->is_memory && previous && previous->is_load &&
+        !(t->address_mask & (1u << previous->load_destination)) && t->cycles > 1)
+        t->cycles -= 1;
+}
+
+static void multiple_transfer(struct insn_timing *t, int load, unsigned registers, unsigned rn)
+{
+    t->cycles = 1 + popcount16(registers);
+    if (load && (registers & (1u << PC))) {
+        t->cycles += TIMING_REFILL_REGISTER;
+        t->flow = FLOW_INDIRECT;
+        if (rn == SP)
+            t->pops_pc_from_sp = (uint8_t)popcount16(registers); /* pc is the last word popped */
+    }
+}
+
+static void branch_to(struct insn_timing *t, uint32_t target, int conditional)
+{
+    t->target = target;
+    t->flow = conditional ? FLOW_CONDITIONAL : FLOW_DIRECT;
+    t->cycles = conditional ? 1 : 1 + TIMING_REFILL_IMMEDIATE;
+}
+
+static void branch_through(struct insn_timing *t, unsigned reg)
+{
+    t->flow = FLOW_INDIRECT;
+    t->indirect_register = (uint8_t)reg;
+    t->cycles = 1 + TIMING_REFILL_REGISTER;
+}
+
+static unsigned thumb16(uint32_t address, uint16_t hw, const struct insn_timing *previous, struct insn_timing *t)
+{
+    t->cycles = 1; /* data processing, moves, compares, MUL, extends, REV, CPS, hints, IT */
+    switch (hw >> 11) {
+    case 0x09: /* LDR rt, [pc, #imm] */
+        single_transfer(t, previous, 1, (hw >> 8) & 7, PC, NO_REGISTER, 0, 0);
+        break;
+    case 0x0A: case 0x0B: { /* load/store, register offset */
+        unsigned op = (hw >> 9) & 7;
+        single_transfer(t, previous, op >= 3, hw & 7, (hw >> 3) & 7, (hw >> 6) & 7, 1, 0);
+        break;
+    }
+    case 0x0C: case 0x0D: case 0x0E: case 0x0F: case 0x10: case 0x11: /* LDR/STR(B,H) immediate */
+        single_transfer(t, previous, (hw >> 11) & 1, hw & 7, (hw >> 3) & 7, NO_REGISTER, 0, 0);
+        break;
+    case 0x12: case 0x13: /* LDR/STR rt, [sp, #imm] */
+        single_transfer(t, previous, (hw >> 11) & 1, (hw >> 8) & 7, SP, NO_REGISTER, 0, 0);
+        break;
+    case 0x18: case 0x19: /* STM / LDM */
+        multiple_transfer(t, (hw >> 11) & 1, hw & 0xFF, (hw >> 8) & 7);
+        break;
+    case 0x1A: case 0x1B: { /* B<cond>, UDF, SVC */
+        unsigned cond = (hw >> 8) & 0xF;
+        if (cond < 0xE)
+            branch_to(t, address + 4 + (uint32_t)(sign_extend(hw & 0xFF, 8) * 2), 1);
+        break; /* SVC: its exception entry is charged when the handler starts */
+    }
+    case 0x1C: /* B */
+        branch_to(t, address + 4 + (uint32_t)(sign_extend(hw & 0x7FF, 11) * 2), 0);
+        break;
+    default:
+        if ((hw & 0xFC00) == 0x4400) { /* special data processing, BX, BLX */
+            unsigned op = (hw >> 8) & 3, rd = (hw & 7) | ((hw >> 4) & 8), rm = (hw >> 3) & 0xF;
+            if (op == 3)
+                branch_through(t, rm);
+            else if (op != 1 && rd == PC) /* ADD pc / MOV pc */
+                branch_through(t, rm);
+        } else if ((hw & 0xF500) == 0xB100) { /* CBZ, CBNZ */
+            unsigned offset = ((hw >> 3) & 0x1F) << 1 | ((hw >> 9) & 1) << 6;
+            branch_to(t, address + 4 + offset, 1);
+        } else if ((hw & 0xFE00) == 0xB400) { /* PUSH */
+            multiple_transfer(t, 0, (hw & 0xFF) | ((hw >> 8) & 1) << LR, SP);
+        } else if ((hw & 0xFE00) == 0xBC00) { /* POP */
+            multiple_transfer(t, 1, (hw & 0xFF) | ((hw >> 8) & 1) << PC, SP);
+        }
+        break;
+    }
+    return 2;
+}
+
+static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, uint16_t hw2,
+                        const struct insn_timing *previous, struct insn_timing *t)
+{
+    unsigned op1 = (hw1 >> 11) & 3, rn = hw1 & 0xF;
+    t->cycles = 1; /* data processing (immediate, register, shifted register), bit fields, MOVW/MOVT, CLZ */
+    if (op1 == 1) {
+        if ((hw1 & 0x0640) == 0x0000) { /* LDM, STM, PUSH.W, POP.W */
+            multiple_transfer(t, (hw1 >> 4) & 1, hw2, rn);
+        } else if ((hw1 & 0x0640) == 0x0040) { /* dual, exclusive, table branch */
+            unsigned op = (hw1 >> 7) & 3, load = (hw1 >> 4) & 1;
+            if (op == 1 && load && (hw1 & 0x0020) == 0 && (hw2 & 0x00E0) == 0) { /* TBB, TBH */
+                t->cycles = 2 + 1 + TIMING_REFILL_BLOCKING;
+                t->flow = FLOW_INDIRECT;
+            } else if (op == 0 || (op == 1 && (hw1 & 0x0020) == 0)) { /* LDREX, STREX: as an LDR */
+                single_transfer(t, previous, 1, (hw2 >> 12) & 0xF, rn, NO_REGISTER, 0, 0);
+            } else { /* LDRD, STRD: 1 + 2 words, never pipelined */
+                t->cycles = 3;
+            }
+        }
+        return 4;
+    }
+    if (op1 == 2) {
+        if (!(hw2 & 0x8000))
+            return 4; /* data processing with an immediate */
+        unsigned op2 = (hw2 >> 12) & 7;
+        if ((op2 & 5) == 0) { /* B<cond>.W, or the miscellaneous control instructions */
+            if (((hw1 >> 7) & 7) != 7) {
+                uint32_t imm = (hw2 & 0x7FF) << 1 | (hw1 & 0x3F) << 12 | ((hw2 >> 13) & 1) << 18 |
+                               ((hw2 >> 11) & 1) << 19 | ((hw1 >> 10) & 1) << 20;
+                branch_to(t, address + 4 + (uint32_t)sign_extend(imm, 21), 1);
+            } else if ((hw1 & 0x07E0) == 0x0380 || (hw1 & 0x07E0) == 0x03E0) { /* MSR, MRS */
+                t->cycles = 2;
+            } else if ((hw1 & 0x07F0) == 0x03B0 && ((hw2 >> 4) & 0xF) == 6) { /* ISB: its refill */
+                t->cycles = 1 + TIMING_REFILL_IMMEDIATE;
+            }
+            return 4; /* DSB, DMB: the minimum, B = 0; hints: 1 */
+        }
+        /* B.W and BL: S:I1:I2:imm10:imm11 */
+        unsigned s = (hw1 >> 10) & 1, i1 = !(((hw2 >> 13) & 1) ^ s), i2 = !(((hw2 >> 11) & 1) ^ s);
+        uint32_t imm = (hw2 & 0x7FF) << 1 | (hw1 & 0x3FF) << 12 | i2 << 22 | i1 << 23 | s << 24;
+        branch_to(t, address + 4 + (uint32_t)sign_extend(imm, 25), 0);
+        return 4;
+    }
+    /* op1 == 3 */
+    unsigned op2 = (hw1 >> 4) & 0x7F;
+    if ((op2 & 0x71) == 0x00 || (op2 & 0x67) == 0x01 || (op2 & 0x67) == 0x03 || (op2 & 0x67) == 0x05) {
+        /* single load or store: register offset when hw2[11:6] == 0 (and not the immediate forms) */
+        int load = op2 & 1, rt = (hw2 >> 12) & 0xF, word = (op2 & 0x67) == 0x05;
+        int imm12 = (op2 >> 3) & 1; /* T3 forms: [Rn, #imm12] */
+        int register_offset = !imm12 && rn != PC && (hw2 & 0x0FC0) == 0;
+        int writeback = !imm12 && rn != PC && (hw2 & 0x0900) == 0x0900;
+        if (load && rt == PC && !word) /* PLD: a hint, timed as the load it starts */
+            rt = 0;
+        single_transfer(t, previous, load, rt, rn, register_offset ? (hw2 & 0xF) : NO_REGISTER, register_offset,
+                        rt == PC ? writeback && (hw2 & 0x00FF) == 4 : writeback);
+    } else if ((op2 & 0x78) == 0x30) { /* multiply and multiply-accumulate */
+        unsigned op = op2 & 7, op3 = (hw2 >> 4) & 0xF, ra = (hw2 >> 12) & 0xF;
+        if (op == 0 && op3 == 0 && ra != PC)
+            t->cycles = core == CORE_CORTEX_M3 ? 2 : 1; /* MLA */
+        else if (op == 0 && op3 == 1)
+            t->cycles = core == CORE_CORTEX_M3 ? 2 : 1; /* MLS */
+        /* MUL and the M4's DSP multiplies: 1 */
+    } else if ((op2 & 0x78) == 0x38) { /* long multiplies, divides */
+        unsigned op = op2 & 7;
+        t->rn = (uint8_t)rn;
+        t->rm = (uint8_t)(hw2 & 0xF);
+        if (op == 1 || op == 3) {
+            t->operands = op == 1 ? OPERANDS_SIGNED_DIVIDE : OPERANDS_UNSIGNED_DIVIDE;
+        } else if (core == CORE_CORTEX_M4) {
+            t->cycles = 1; /* the M4's long multiplies and accumulates are single-cycle */
+        } else if (op == 0 || op == 2) {
+            t->operands = OPERANDS_LONG_MULTIPLY;
+        } else {
+            t->operands = OPERANDS_LONG_MULTIPLY_ACCUMULATE;
+        }
+    }
+    return 4;
+}
+
+unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, uint16_t hw2,
+                         const struct insn_timing *previous, struct insn_timing *out)
+{
+    memset(out, 0, sizeof *out);
+    out->indirect_register = NO_REGISTER;
+    if ((hw1 >> 11) >= 0x1D)
+        return thumb32(core, address, hw1, hw2, previous, out);
+    return thumb16(address, hw1, previous, out);
+}
+
+static unsigned leading_zeros(uint32_t value)
+{
+    return value ? (unsigned)__builtin_clz(value) : 32;
+}
+
+/* Significant bits of a multiply operand: early termination by operand size. */
+static int is_wide(uint32_t value)
+{
+    int32_t signed_value = (int32_t)value;
+    return value > 0xFFFF && !(signed_value < 0 && signed_value >= -0x8000);
+}
+
+uint32_t cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm)
+{
+    (void)core;
+    switch (kind) {
+    case OPERANDS_SIGNED_DIVIDE: /* as unsigned, on the magnitudes */
+        rn = (int32_t)rn < 0 ? -rn : rn;
+        rm = (int32_t)rm < 0 ? -rm : rm;
+        /* fall through */
+    case OPERANDS_UNSIGNED_DIVIDE: {
+        /* 2 to 12 cycles by early termination (TRM). The rule used here: 2 when the
+         * quotient is 0 (dividend below divisor, or a zero divisor), else 2 plus one
+         * cycle per 3 quotient bits, at most 12. Quotient bits: the difference of the
+         * operands' leading zeros, plus one. Magnitudes for SDIV as for UDIV. */
+        if (rm == 0 || rn < rm)
+            return 2;
+        unsigned quotient_bits = leading_zeros(rm) - leading_zeros(rn) + 1;
+        uint32_t cycles = 2 + (quotient_bits + 2) / 3;
+        return cycles > 12 ? 12 : cycles;
+    }
+    case OPERANDS_LONG_MULTIPLY: /* 3 to 5: 3, plus one per operand wider than 16 bits */
+        return 3 + (uint32_t)is_wide(rn) + (uint32_t)is_wide(rm);
+    case OPERANDS_LONG_MULTIPLY_ACCUMULATE: /* 4 to 7: 4, 5 with one wide operand, 7 with two */
+        return is_wide(rn) && is_wide(rm) ? 7 : 4 + (uint32_t)(is_wide(rn) || is_wide(rm));
+    default:
+        return 0;
+    }
+}

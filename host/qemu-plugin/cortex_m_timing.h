@@ -1,0 +1,65 @@
+/*
+ * switchscope's timing model of the Cortex-M3 and Cortex-M4 cores (zero wait
+ * states, as QEMU's memories): what each Thumb instruction costs in cycles,
+ * decided once when QEMU translates it. docs/measurement.md lists every rule
+ * with its source and the test that measures it.
+ */
+#ifndef SWITCHSCOPE_CORTEX_M_TIMING_H
+#define SWITCHSCOPE_CORTEX_M_TIMING_H
+
+#include <stdint.h>
+
+enum core_model { CORE_CORTEX_M3, CORE_CORTEX_M4 };
+
+/* What the plugin must do at run time beyond adding the static cost. */
+enum insn_flow {
+    FLOW_NONE,          /* falls through */
+    FLOW_DIRECT,        /* always branches to `target` (B, BL): cost already includes the refill */
+    FLOW_CONDITIONAL,   /* B<cond>, CBZ, CBNZ: taken adds the refill, known when the next block starts */
+    FLOW_INDIRECT,      /* branches to a register or loaded value (BX, BLX, POP {pc}, LDR pc, ...) */
+};
+
+/* Operand-dependent instructions, timed when they execute from their registers. */
+enum insn_operands {
+    OPERANDS_NONE,
+    OPERANDS_UNSIGNED_DIVIDE,
+    OPERANDS_SIGNED_DIVIDE,
+    OPERANDS_LONG_MULTIPLY,
+    OPERANDS_LONG_MULTIPLY_ACCUMULATE,
+};
+
+/* The cycle costs the model charges, named as in the ARM Cortex-M3 TRM. */
+#define TIMING_REFILL_IMMEDIATE 1  /* P for a branch to an immediate target */
+#define TIMING_REFILL_REGISTER 2   /* P for a branch to a register or loaded target */
+#define TIMING_REFILL_BLOCKING 3   /* the reload after LDR pc and TBB/TBH */
+#define TIMING_EXCEPTION_ENTRY 12  /* stacking in parallel with the vector fetch */
+#define TIMING_EXCEPTION_EXIT 10   /* unstacking */
+#define TIMING_TAIL_CHAIN 6        /* a pending exception taken at a return, without unstacking */
+
+struct insn_timing {
+    uint32_t cycles;            /* charged every time it executes (for conditional branches: not taken) */
+    enum insn_flow flow;
+    uint32_t target;            /* FLOW_DIRECT, FLOW_CONDITIONAL: the branch target */
+    enum insn_operands operands;
+    uint8_t rn, rm;             /* OPERANDS_*: the source registers */
+    uint8_t indirect_register;  /* FLOW_INDIRECT through a register (BX, BLX, MOV pc): its number; else 0xFF */
+    uint8_t pops_pc_from_sp;    /* POP {..., pc} / LDR pc, [sp], #4: words below the loaded pc, + 1 */
+    /* for the pipelining of neighbouring loads and stores */
+    uint8_t is_load;            /* a single LDR that can pipeline with what follows */
+    uint8_t is_memory;          /* a single LDR or STR that can pipeline after an LDR */
+    uint8_t load_destination;   /* is_load: the register loaded */
+    uint16_t address_mask;      /* is_memory: the registers its address is computed from */
+};
+
+/*
+ * The timing of the instruction at `address` whose first halfword is `hw1`
+ * (and second `hw2` for a 32-bit one); `previous` is the instruction before
+ * it in the same block, or NULL. Returns the instruction's size in bytes.
+ */
+unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, uint16_t hw2,
+                         const struct insn_timing *previous, struct insn_timing *out);
+
+/* Cycles of an operand-dependent instruction, from its source operands. */
+uint32_t cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm);
+
+#endif
