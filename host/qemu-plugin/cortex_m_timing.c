@@ -198,10 +198,11 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
         unsigned op = op2 & 7;
         t->rn = (uint8_t)rn;
         t->rm = (uint8_t)(hw2 & 0xF);
+        t->cycles = 0; /* all of it is charged when it executes, from its operands */
         if (op == 1 || op == 3) {
             t->operands = op == 1 ? OPERANDS_SIGNED_DIVIDE : OPERANDS_UNSIGNED_DIVIDE;
         } else if (core == CORE_CORTEX_M4) {
-            t->cycles = 1; /* the M4's long multiplies and accumulates are single-cycle */
+            t->cycles = 1; /* the M4's long multiplies and accumulates are single-cycle, whatever the operands */
         } else if (op == 0 || op == 2) {
             t->operands = OPERANDS_LONG_MULTIPLY;
         } else {
