@@ -1,8 +1,9 @@
 /*
  * switchscope's QEMU plugin: counts every executed instruction and, through
  * the timing model of the core (cortex_m_timing.c), its cycles; writes a line
- * "<count> <name>" each time execution reaches one of the watched addresses.
- * The count is of the instructions, or cycles, before the watched one.
+ * "<count> <name>" each time execution reaches one of the watched addresses
+ * ("<cycles> <name> <instructions>" with unit=cycles). The count is of the
+ * instructions, or cycles, before the watched one.
  *
  *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to
  *           [,unit=cycles,core=cortex-m3,handler=0x400,...][,stop=1000][,limit=N]
@@ -10,7 +11,9 @@
  * unit=cycles logs modelled cycles (core=cortex-m3 or cortex-m4); every
  * exception handler's address must then be given (handler=), since QEMU 10.0
  * reports no exception entry to plugins: an entry is a block that starts at
- * a handler without having been branched to. With stop=COUNT the plugin ends
+ * a handler without having been branched to. With stamp=ADDRESS (the probe's
+ * timer register) every load of it whose address was formed by MOVW/MOVT in
+ * the same block, as the probe's fixed sequence does, is logged as "stamp". With stop=COUNT the plugin ends
  * QEMU once COUNT intervals are complete: a watch named "to" reached after
  * one named "from" (for firmware that never ends by itself). With limit=COUNT
  * it ends QEMU after that many events in all, so a watch reached in a tight
@@ -65,6 +68,8 @@ static FILE *events;
 static uint64_t stop_count, stop_seen, event_limit, events_written;
 static int interval_open;
 static int count_cycles;
+static uint64_t stamp_register; /* 0: none */
+static struct watch stamp_watch = {0, "stamp"};
 static enum core_model core = CORE_CORTEX_M3;
 
 static struct qemu_plugin_scoreboard *board;
@@ -92,7 +97,11 @@ static void on_watched(unsigned int vcpu_index, void *userdata)
     const struct watch *watch = userdata;
     /* registered before the instruction's own adds: the count is of what ran before it */
     uint64_t before = qemu_plugin_u64_get(logged, vcpu_index);
-    fprintf(events, "%" PRIu64 " %s\n", before, watch->name);
+    if (count_cycles)
+        fprintf(events, "%" PRIu64 " %s %" PRIu64 "\n", before, watch->name,
+                qemu_plugin_u64_get(instructions, vcpu_index));
+    else
+        fprintf(events, "%" PRIu64 " %s\n", before, watch->name);
     if (event_limit && ++events_written == event_limit)
         finish("limit", before);
     if (!strcmp(watch->name, "from"))
@@ -197,23 +206,73 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     settle_branch(vcpu_index, previous, block->start);
 }
 
+/* MOVW or MOVT: the register it writes and the half it sets. */
+static int move_wide(uint16_t hw1, uint16_t hw2, unsigned *rd, uint32_t *imm16, int *top)
+{
+    if ((hw1 & 0xFB70) != 0xF240 && (hw1 & 0xFB70) != 0xF2C0)
+        return 0;
+    *rd = (hw2 >> 8) & 0xF;
+    *imm16 = (hw1 & 0xF) << 12 | ((hw1 >> 10) & 1) << 11 | ((hw2 >> 12) & 7) << 8 | (hw2 & 0xFF);
+    *top = (hw1 & 0x0080) != 0;
+    return 1;
+}
+
+/* The values MOVW and MOVT put into registers within a block, to recognise a
+ * load of the stamp timer: returns 1 when this instruction is such a load.
+ * When the block starts between the MOVW/MOVT pair and the load (QEMU ends
+ * blocks at 1 KB boundaries), the two instructions before it are read back. */
+static int loads_stamp_register(uint64_t address, uint16_t hw1, uint16_t hw2, uint32_t known[16], uint16_t *valid)
+{
+    unsigned rd, rn;
+    uint32_t imm16;
+    int top;
+    if (move_wide(hw1, hw2, &rd, &imm16, &top)) {
+        known[rd] = top ? (known[rd] & 0xFFFF) | imm16 << 16 : imm16;
+        *valid = top ? *valid : (uint16_t)(*valid | 1u << rd);
+        return 0;
+    }
+    if ((hw1 & 0xFFC0) == 0x6800) /* LDR rt, [rn, #0] */
+        rn = (hw1 >> 3) & 7;
+    else if ((hw1 & 0xFFF0) == 0xF8D0 && (hw2 & 0x0FFF) == 0) /* LDR.W rt, [rn, #0] */
+        rn = hw1 & 0xF;
+    else
+        return 0;
+    if (*valid >> rn & 1)
+        return known[rn] == stamp_register;
+    g_byte_array_set_size(register_buffer, 0);
+    if (address < 8 || !qemu_plugin_read_memory_vaddr(address - 8, register_buffer, 8) || register_buffer->len < 8)
+        return 0;
+    uint16_t before[4];
+    memcpy(before, register_buffer->data, 8);
+    uint32_t low, high;
+    unsigned rd_low, rd_high;
+    int top_low, top_high;
+    return move_wide(before[0], before[1], &rd_low, &low, &top_low) && !top_low && rd_low == rn &&
+           move_wide(before[2], before[3], &rd_high, &high, &top_high) && top_high && rd_high == rn &&
+           (high << 16 | low) == stamp_register;
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
     size_t count = qemu_plugin_tb_n_insns(tb);
     struct block *block = count_cycles ? calloc(1, sizeof *block) : NULL;
     struct insn_timing previous = {0}, timing = {0};
+    uint32_t known[16];
+    uint16_t valid = 0;
     for (size_t i = 0; i < count; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t address = qemu_plugin_insn_vaddr(insn);
+        uint16_t halfwords[2] = {0, 0};
+        qemu_plugin_insn_data(insn, halfwords, qemu_plugin_insn_size(insn) < 4 ? 2 : 4);
         for (int w = 0; w < watch_count; w++)
             if (watches[w].address == address)
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
+        if (stamp_register && loads_stamp_register(address, halfwords[0], halfwords[1], known, &valid))
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &stamp_watch);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, instructions, 1);
         if (!count_cycles)
             continue;
-        uint16_t halfwords[2] = {0, 0};
-        qemu_plugin_insn_data(insn, halfwords, qemu_plugin_insn_size(insn) < 4 ? 2 : 4);
         cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
         if (timing.operands != OPERANDS_NONE || timing.flow == FLOW_INDIRECT) {
@@ -284,6 +343,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             count_cycles = !strcmp(arg, "unit=cycles");
         } else if (!strcmp(arg, "core=cortex-m3") || !strcmp(arg, "core=cortex-m4")) {
             core = !strcmp(arg, "core=cortex-m4") ? CORE_CORTEX_M4 : CORE_CORTEX_M3;
+        } else if (!strncmp(arg, "stamp=", 6)) {
+            stamp_register = strtoull(arg + 6, NULL, 0);
         } else if (!strncmp(arg, "handler=", 8) && handler_count < MAX_HANDLERS) {
             handlers[handler_count++] = strtoull(arg + 8, NULL, 0) & ~1ull;
         } else if (!strncmp(arg, "watch=", 6) && watch_count < MAX_WATCHES) {

@@ -120,6 +120,7 @@ class Target:
     unit: str  # what the simulator counts: "instructions" or "cycles"
     stamp_timer: str
     stamp_clock_hz: int
+    stamp_address: int | None = None  # the register the probe reads: where cycles stamp it on QEMU
     max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
     gcc: str | None = None  # C compiler; None: no C builds for this target
     gcc_package: str = ""  # Debian packages that provide it
@@ -284,6 +285,7 @@ def _board(path: Path) -> Target:
         exit_register=simulator.get("exit_register", int),
         stamp_timer=stamp.get("timer", str, required=True),
         stamp_clock_hz=stamp.get("clock_hz", int, required=True),
+        stamp_address=stamp.get("address", int),
         gcc=toolchain.get("gcc", str),
         gcc_package=toolchain.get("packages", str, ""),
         cflags=toolchain.strings("cflags"),

@@ -87,7 +87,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
             "says it does", "this is a bug in the scenario or its mapping onto the kernel")
 
     target = job.target
-    reading = job.method.reading(stream, output, target, str(job))
+    reading = job.method.reading(stream, output, target, str(job), job.counted_in)
     values, tags, excluded, clamped, ticks = [], [], [], 0, 0
     for sample, raw_value, sample_overhead in zip(stream.samples, reading.raw, reading.overheads):
         value, was_clamped = stats.corrected(raw_value, sample_overhead)
@@ -159,7 +159,8 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     parameters = [f"samples={samples}"] + ([f"tasks={job.tasks}"] if job.tasks else [])
     output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
                             watch_scope_pin=job.method.watches_scope_pin,
-                            watches=job.method.watches(job.target, firmware.elf, str(job)), unit=job.counted_in)
+                            watches=job.method.watches(job.target, firmware.elf, str(job), job.counted_in),
+                            unit=job.counted_in, stamps=job.method.stamps_in_cycles)
     check_completed(output, str(job))
     result = analyse(output.stream, firmware, job, output, samples)
     if vcd is not None and output.edges is not None:

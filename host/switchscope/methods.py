@@ -49,6 +49,7 @@ class Method:
     cargo_feature: str | None = None  # what a Rust build adds; None: nothing
     rust: bool = True  # whether Rust kernels can be built for it
     watches_scope_pin: bool = False  # the simulator records the scope pin's changes
+    stamps_in_cycles: bool = False  # counting cycles on QEMU: the simulator logs every read of the stamp timer
     excludes_ticks: bool = True  # a window the kernel tick fell into is left out
 
     def unavailable(self, target: "Target", language: str, unit: str) -> str | None:
@@ -57,11 +58,11 @@ class Method:
             return f"the {self.name} build exists for C kernels only"
         return None
 
-    def watches(self, target: "Target", firmware_elf: Path, what: str) -> list[tuple[int, str]]:
+    def watches(self, target: "Target", firmware_elf: Path, what: str, unit: str) -> list[tuple[int, str]]:
         """The (address, name) pairs the simulator reports each time execution reaches one."""
         return []
 
-    def reading(self, stream: Stream, output: "RunOutput", target: "Target", what: str) -> Reading:
+    def reading(self, stream: Stream, output: "RunOutput", target: "Target", what: str, unit: str) -> Reading:
         raise NotImplementedError
 
     def note(self, overhead, unit: str, pin: str | None) -> str:
@@ -76,13 +77,53 @@ class Probe(Method):
     name = "probe"
     summary = "on-target timer stamps around the switch, stamp cost calibrated and subtracted"
 
+    stamps_in_cycles = True  # counting cycles on QEMU, the simulator stamps each read of the timer
+
     def unavailable(self, target, language, unit):
-        if unit != target.unit:
-            return (f"the probe reads {target.stamp_timer}, which under {target.simulator} counts {target.unit}: "
-                    f"no {unit} (use the marker or scope method for {unit})")
+        if unit != target.unit and not (target.timing_model and target.stamp_address):
+            return f"the probe reads {target.stamp_timer}, which under {target.simulator} counts {target.unit}"
         return super().unavailable(target, language, unit)
 
-    def reading(self, stream, output, target, what):
+    def reading(self, stream, output, target, what, unit):
+        timer_reading = self._timer_reading(stream, target, what)
+        if unit == target.unit:
+            return timer_reading
+        return self._cycle_reading(stream, output, timer_reading, what)
+
+    @staticmethod
+    def _cycle_reading(stream, output, timer_reading: Reading, what: str) -> Reading:
+        """The same windows in modelled cycles. The simulator logs its cycle and
+        instruction counts at every read of the stamp timer; each window the
+        firmware sent (calibration pairs, then one per sample) is the next pair
+        of reads whose instruction span equals what the firmware's own stamps
+        say, so a read outside the windows (a window opened again before it
+        closed) is passed over, never paired."""
+        stamps = [e for e in output.events or [] if e.name == "stamp"]
+        position = 0
+
+        def spans(expected: list[int]) -> list[int]:
+            nonlocal position
+            found = []
+            for index, instructions in enumerate(expected):
+                pair = next(((i, j) for i in range(position, min(position + 4, len(stamps)))
+                             for j in range(i + 1, min(i + 4, len(stamps)))
+                             if stamps[j].instructions - stamps[i].instructions == instructions), None)
+                if pair is None:
+                    raise FirmwareFailed(f"{what}: window {index} of {len(expected)}: no two reads of the stamp "
+                                         f"timer {instructions} instructions apart where the simulator saw them "
+                                         f"({len(stamps)} reads in all)", "this is a bug: report it with the firmware")
+                found.append(stamps[pair[1]].time - stamps[pair[0]].time)
+                position = pair[1] + 1
+            return found
+
+        calibration = spans(timer_reading.calibration)
+        position += 2 * warmup_windows(stream)  # rotate's warm-up windows: stamped, never sent
+        raw = spans(timer_reading.raw)
+        overhead = stats.overhead(calibration)
+        timer = {**timer_reading.extra["timer"], "stamped_in": "cycles, by the simulator at each read of the timer"}
+        return Reading(raw, [overhead] * len(raw), overhead, calibration, {"timer": timer})
+
+    def _timer_reading(self, stream, target, what) -> Reading:
         modulus = meta_int(stream, "stamp_modulus", what)
         clock_hz = meta_int(stream, "stamp_clock_hz", what)
         counts_down = stream.meta.get("stamp_direction") == "down"
@@ -119,7 +160,7 @@ class Scope(Method):
             return f"{target.name} names no scope pin (board.toml, [scope] pin)"
         return super().unavailable(target, language, unit)
 
-    def watches(self, target, firmware_elf, what):
+    def watches(self, target, firmware_elf, what, unit):
         if target.simulator != "qemu":
             return []  # simavr's runner logs the pin itself
         found = elf.symbols(firmware_elf)
@@ -128,7 +169,7 @@ class Scope(Method):
         except KeyError as missing:
             raise FirmwareFailed(f"{what}: the firmware has no scope-edge label {missing}") from None
 
-    def reading(self, stream, output, target, what):
+    def reading(self, stream, output, target, what, unit):
         if output.edges is None:
             raise FirmwareFailed(f"{what}: the simulator recorded no scope pin changes")
         try:
@@ -153,7 +194,7 @@ class Marker(Method):
     defines = {"SWITCHSCOPE_METHOD_MARKER": "1"}
     cargo_feature = "marker"
 
-    def watches(self, target, firmware_elf, what):
+    def watches(self, target, firmware_elf, what, unit):
         """The addresses of the firmware's markers, from the ELF sections
         .debug_switchscope_open and .debug_switchscope_close (the C and the Rust
         probe headers put them there), opening ones first: an empty window has
@@ -165,7 +206,7 @@ class Marker(Method):
                                  "(sections .debug_switchscope_open and .debug_switchscope_close)")
         return watches
 
-    def reading(self, stream, output, target, what):
+    def reading(self, stream, output, target, what, unit):
         found, unpaired = stats.intervals([(e.time, e.name) for e in output.events or []], "open", "close")
         found = found[warmup_windows(stream):]
         if len(found) != len(stream.samples) or unpaired:

@@ -23,7 +23,8 @@ class Skipped:
     what: tuple[str, ...]  # scenario/method of each
 
     def __str__(self) -> str:
-        return f"{self.kernel}/{self.target} ({', '.join(self.what)}): {self.reason}"
+        what = ", ".join(self.what) if len(self.what) <= 4 else f"{len(self.what)} scenario/method combinations"
+        return f"{self.kernel}/{self.target} ({what}): {self.reason}"
 
     def as_json(self) -> dict:
         return {"kernel": self.kernel, "target": self.target, "combinations": list(self.what), "reason": self.reason}

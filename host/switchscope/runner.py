@@ -43,8 +43,9 @@ class Edge:
 
 @dataclass(frozen=True)
 class Event:
-    time: int  # in the target's unit since the start: instructions before, or the cycle at which, it ran
+    time: int  # in the run's unit since the start: instructions before, or the cycle at which, it ran
     name: str
+    instructions: int | None = None  # counting cycles on QEMU: the instructions before it too
 
 
 @dataclass
@@ -132,7 +133,8 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
 def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int, time_limit: float,
         progress: Progress | None = None, watch_scope_pin: bool = False,
         watches: list[tuple[int, str]] = (), stop_after: int | None = None,
-        interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None) -> RunOutput:
+        interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None,
+        stamps: bool = False) -> RunOutput:
     """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
     `watches`: (code address, name) pairs; every time execution reaches one the
@@ -140,8 +142,10 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     or the cycle it starts at). `watch_scope_pin`: also record every change of
     the board's scope pin (on QEMU from the watches named pin1 and pin0 at the
     pin's two stores, which the scope method supplies). `unit`: what the watches
-    count; "cycles" on QEMU counts through the plugin's timing model. `stop_after`: end the run once that many
-    intervals are complete, from a watch named "from" to one named "to".
+    count; "cycles" on QEMU counts through the plugin's timing model. `stamps`:
+    with cycles on QEMU, also log every read of the stamp timer as "stamp".
+    `stop_after`: end the run once that many intervals are complete, from a
+    watch named "from" to one named "to".
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
@@ -152,17 +156,20 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         if target.simulator == "qemu":
             qemu = require(QEMU, QEMU)
             command = qemu_command(qemu, target, firmware_elf, parameters)
-            if watches:
+            cycles = (unit or target.unit) == "cycles"
+            if watches or (cycles and stamps):
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
                 arguments += f",limit={event_limit}"
                 if stop_after:
                     arguments += f",stop={stop_after}"
-                if (unit or target.unit) == "cycles":
+                if cycles:
                     arguments += f",unit=cycles,core={target.timing_model}"
                     arguments += "".join(f",handler={hex(a)}" for a in elf.exception_handlers(firmware_elf))
+                    if stamps:
+                        arguments += f",stamp={hex(target.stamp_address)}"
                 command += ["-plugin", f"{native.built('qemu')},out={event_log}{arguments}"]
             simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
-            if (unit or target.unit) == "cycles":
+            if cycles:
                 options += f"; cycles from the {target.timing_model} timing model (switchscope plugin)"
         else:
             command = simavr_command(native.built("simavr"), target, firmware_elf, parameters, samples,
@@ -203,11 +210,12 @@ def _read_events(log: Path) -> tuple[list[Event], bool]:
     run ("<count> end", or nothing)."""
     events, limited = [], False
     for line in log.read_text().splitlines():
-        time, _, name = line.partition(" ")
+        fields = line.split(" ")
+        name = fields[1] if len(fields) > 1 else ""
         if name == "limit":
             limited = True
         elif name and name != "end":
-            events.append(Event(int(time), name))
+            events.append(Event(int(fields[0]), name, int(fields[2]) if len(fields) > 2 else None))
     return events, limited
 
 
