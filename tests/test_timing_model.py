@@ -243,3 +243,18 @@ def test_cycles_are_identical_run_to_run(rulers):
     first, second = (measure_elf(rulers, catalog.TARGETS["mps2-an385"], "alu_from", "tail_chain_to", count=20,
                                  time_limit=30, unit="cycles") for _ in range(2))
     assert first.samples == second.samples and len(set(first.samples)) == 1
+
+
+FREERTOS_SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.check and name != "rotate"]
+
+
+@pytest.mark.parametrize("scenario", FREERTOS_SWITCHES)
+def test_freertos_in_cycles_probe_and_scope_agree_and_runs_are_identical(scenario):
+    from switchscope.measure import Job, measure
+    kernel, target = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"]
+    job = lambda method: Job(kernel, target, catalog.SCENARIOS[scenario], catalog.METHODS[method], unit="cycles")
+    probe, again, scope, marker = (measure(job(m), samples=100) for m in ("probe", "probe", "scope", "marker"))
+    assert probe.unit == scope.unit == marker.unit == "cycles" and probe.timing_model == "cortex-m3"
+    assert probe.samples == again.samples  # deterministic in cycles too
+    assert probe.samples == scope.samples == marker.samples
+    assert probe.ns_per_unit == 40.0 and probe.stats_ns.median == probe.stats.median * 40
