@@ -4,9 +4,10 @@ A figure is a property of the firmware, so of its compiler: Debian 13's
 arm-none-eabi-gcc 14.2 builds a FreeRTOS whose `signal` is one instruction
 shorter than Debian 12's gcc 12.2 builds. Each table row names the compiler
 (as the result records it, reduced to its name and version) and the values
-every kept sample of a 200-sample probe run takes. A toolchain with no row is
-skipped, saying so: the other tests (rulers exact, methods agree, runs
-identical) hold on every toolchain.
+every kept sample of a 200-sample probe run takes, in each unit the target
+counts (instructions, and cycles through the timing model, on QEMU). A
+toolchain with no row is skipped, saying so: the other tests (rulers exact,
+methods agree, runs identical) hold on every toolchain.
 """
 
 import re
@@ -21,31 +22,41 @@ GCC_5_AVR, GCC_14_AVR = "avr-gcc 5.4.0", "avr-gcc 14.2.0"
 RUST_CORTEX_M = "rustc 1.95.0 (59807616e 2026-04-14)"  # firmware/rust/rust-toolchain.toml
 RUST_AVR = "rustc 1.101.0-nightly (92b5b8c87 2026-10-29)"  # firmware/rust-avr/rust-toolchain.toml
 
-# (kernel, target, compiler) -> {scenario: the set of values its samples take}, probe method,
-# default configuration; instructions on QEMU, cycles on simavr
+# (kernel, target, compiler, unit) -> {scenario: the set of values its samples take}, probe method,
+# default configuration; cycles on QEMU through the timing model of the board's core
 REFERENCE = {
-    ("freertos", "mps2-an385", GCC_12_ARM):
+    ("freertos", "mps2-an385", GCC_12_ARM, "instructions"):
         {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {174}},
-    ("freertos", "mps2-an385", GCC_14_ARM):
+    ("freertos", "mps2-an385", GCC_12_ARM, "cycles"):
+        {"resume": {268}, "signal": {368}, "yield": {126}, "isr": {365}, "rotate": {307, 308}},
+    ("freertos", "mps2-an385", GCC_14_ARM, "instructions"):
         {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {198}, "rotate": {173}},
-    ("freertos", "atmega328p", GCC_5_AVR):
+    ("freertos", "mps2-an386", GCC_12_ARM, "instructions"):
+        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {197}, "rotate": {173}},
+    ("freertos", "mps2-an386", GCC_12_ARM, "cycles"):
+        {"resume": {264}, "signal": {365}, "yield": {126}, "isr": {363}, "rotate": {307, 308}},
+    ("freertos", "atmega328p", GCC_5_AVR, "cycles"):
         # rotate between 2 tasks: one direction of the switch is 3 cycles cheaper than the other
         {"resume": {472}, "signal": {656}, "yield": {275}, "isr": {673}, "rotate": {1135, 1138}},
-    ("freertos", "atmega328p", GCC_14_AVR):
+    ("freertos", "atmega328p", GCC_14_AVR, "cycles"):
         {"resume": {463}, "signal": {621}, "yield": {273}, "isr": {646}, "rotate": {1132, 1135}},
-    ("rtic", "lm3s6965evb", RUST_CORTEX_M): {"resume": {40}, "signal": {158}, "isr": {4}},
+    ("rtic", "lm3s6965evb", RUST_CORTEX_M, "instructions"): {"resume": {40}, "signal": {158}, "isr": {4}},
+    ("rtic", "lm3s6965evb", RUST_CORTEX_M, "cycles"): {"resume": {70}, "signal": {250}, "isr": {18}},
     # Embassy's first yield finds the run queue empty: it is the cheaper one
-    ("embassy", "mps2-an385", RUST_CORTEX_M): {"signal": {83}, "yield": {67, 131}, "isr": {90}},
-    ("embassy", "atmega328p", RUST_AVR): {"signal": {412}, "yield": {175, 495}, "isr": {491}},
-    ("lilos", "mps2-an385", RUST_CORTEX_M): {"signal": {85}, "yield": {80}, "isr": {91}},
+    ("embassy", "mps2-an385", RUST_CORTEX_M, "instructions"): {"signal": {83}, "yield": {67, 131}, "isr": {90}},
+    ("embassy", "mps2-an385", RUST_CORTEX_M, "cycles"): {"signal": {148}, "yield": {112, 225}, "isr": {172}},
+    ("embassy", "atmega328p", RUST_AVR, "cycles"): {"signal": {412}, "yield": {175, 495}, "isr": {491}},
+    ("lilos", "mps2-an385", RUST_CORTEX_M, "instructions"): {"signal": {85}, "yield": {80}, "isr": {91}},
+    ("lilos", "mps2-an385", RUST_CORTEX_M, "cycles"): {"signal": {140}, "yield": {136}, "isr": {174}},
 }
 
 PROBE = catalog.METHODS["probe"]
-CASES = [(kernel.name, target, scenario.name)
+CASES = [(kernel.name, target, scenario.name, unit)
          for kernel in catalog.KERNELS.values()
          for target in kernel.targets
+         for unit in catalog.TARGETS[target].units
          for scenario in catalog.select_scenarios("all")
-         if not kernel.not_measured(catalog.TARGETS[target], scenario, PROBE)]
+         if not kernel.not_measured(catalog.TARGETS[target], scenario, PROBE, unit)]
 
 
 def compiler_key(compiler: str) -> str:
@@ -66,14 +77,15 @@ def test_compiler_key_keeps_what_tells_compilers_apart():
 
 @pytest.mark.firmware
 @pytest.mark.smoke
-@pytest.mark.parametrize("kernel,target,scenario", CASES)
-def test_the_figures_of_this_toolchain_are_the_reference_ones(kernel, target, scenario):
-    result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE),
-                     samples=200)
+@pytest.mark.parametrize("kernel,target,scenario,unit", CASES)
+def test_the_figures_of_this_toolchain_are_the_reference_ones(kernel, target, scenario, unit):
+    result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE,
+                         unit=unit), samples=200)
     compiler = compiler_key(result.toolchain["compiler"])
-    reference = REFERENCE.get((kernel, target, compiler))
+    reference = REFERENCE.get((kernel, target, compiler, unit))
     if reference is None:
-        known = sorted(c for k, t, c in REFERENCE if (k, t) == (kernel, target))
-        pytest.skip(f"no reference figures for {kernel} on {target} built with {compiler} (known: {known})")
-    assert set(result.samples) == reference[scenario], f"{kernel} {target} {scenario} with {compiler}"
+        known = sorted(c for k, t, c, u in REFERENCE if (k, t, u) == (kernel, target, unit))
+        pytest.skip(f"no reference figures in {unit} for {kernel} on {target} built with {compiler} (known: {known})")
+    assert set(result.samples) == reference[scenario], f"{kernel} {target} {scenario} with {compiler}, {unit}"
+    assert result.unit == unit
     assert result.count >= 150  # at most a quarter excluded (rotate's windows that catch the tick)

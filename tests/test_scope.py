@@ -17,10 +17,13 @@ from switchscope.measure import Job, measure
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
-# one VCD time step per sigrok sample: 625 x 100 ps = one cycle at 16 MHz, 256 x 1 ns = one instruction
-SIGROK_DOWNSAMPLE = {"atmega328p": 625, "mps2-an385": 256}
-CLOCK = {"atmega328p": 16_000_000, "mps2-an385": 3_906_250}  # units per second of the trace's time
-PIN = {"atmega328p": "B5", "mps2-an385": "LED0"}
+FREERTOS_TARGETS = catalog.KERNELS["freertos"].targets
+# one VCD time step per sigrok sample: 625 x 100 ps = one cycle at 16 MHz, 256 x 1 ns = one QEMU instruction
+SIGROK_DOWNSAMPLE = {name: catalog.TARGETS[name].vcd_scale()[1] for name in FREERTOS_TARGETS}
+# units per second of the trace's time: the clock for cycles, 1 / 2**shift ns for QEMU's instructions
+CLOCK = {name: t.f_cpu_hz if t.unit == "cycles" else 10**9 // 2**t.icount_shift
+         for name, t in ((name, catalog.TARGETS[name]) for name in FREERTOS_TARGETS)}
+PIN = {name: catalog.TARGETS[name].scope_pin for name in FREERTOS_TARGETS}
 
 
 def job(scenario, target, method):

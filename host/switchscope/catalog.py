@@ -121,6 +121,7 @@ class Target:
     stamp_timer: str
     stamp_clock_hz: int
     stamp_address: int | None = None  # the register the probe reads: where cycles stamp it on QEMU
+    code_directory: Path | None = None  # where its C board code is: its folder, or the board it shares code with
     max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
     gcc: str | None = None  # C compiler; None: no C builds for this target
     gcc_package: str = ""  # Debian packages that provide it
@@ -151,8 +152,12 @@ class Target:
         return unit
 
     @property
+    def board_code(self) -> Path:
+        return self.code_directory or self.directory
+
+    @property
     def has_c_board(self) -> bool:
-        return (self.directory / "board.c").is_file()
+        return (self.board_code / "board.c").is_file()
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
         """Stamp-timer counts per measured unit. Under QEMU icount a timer at
@@ -296,9 +301,12 @@ def _board(path: Path) -> Target:
         scope_high_edge=scope.get("high_edge", str),
         scope_low_edge=scope.get("low_edge", str),
         uart=top.table("uart").get("device", str, ""),
+        code_directory=path.parent.parent / shared if (shared := top.table("code").get("from", str)) else None,
     )
     if target.name != path.parent.name:
         raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")
+    if target.code_directory is not None and not (target.code_directory / "board.toml").is_file():
+        raise top.table("code")._error("from", f"names '{target.code_directory.name}', which is no board folder")
     if target.simulator not in SIMULATORS:
         raise simulator._error("name", f"must be one of {', '.join(SIMULATORS)}")
     if target.unit not in UNITS:

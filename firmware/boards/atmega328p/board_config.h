@@ -12,8 +12,13 @@
 #define SS_TEXT_STORAGE PROGMEM
 #define BOARD_TEXT_BYTE(p) ((char)pgm_read_byte(p))
 
+/* The build passes both from board.toml. */
+#ifndef BOARD_NAME
 #define BOARD_NAME "atmega328p"
+#endif
+#ifndef BOARD_CPU
 #define BOARD_CPU "atmega328p"
+#endif
 #define BOARD_CPU_CLOCK_HZ 16000000UL
 #define BOARD_CPU_CLOCK_HZ_TEXT "16000000"
 
