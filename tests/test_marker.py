@@ -46,7 +46,7 @@ def test_the_intrusion_command_prints_one_block_per_target(capsys, tmp_path):
     out = tmp_path / "intrusion.json"
     assert main(["intrusion", "--scenario", "yield", "--samples", "30", "--json", str(out), "--quiet"]) == 0
     printed = capsys.readouterr().out
-    assert "intrusion on mps2-an385, in instructions" in printed
+    assert "intrusion on mps2-an385, in cycles" in printed
     assert "intrusion on atmega328p, in cycles" in printed
     rows = json.loads(out.read_text())["results"]
     assert {r["target"] for r in rows} == set(catalog.KERNELS["freertos"].targets)
@@ -100,9 +100,11 @@ def user_firmware(tmp_path_factory):
             for name, target in catalog.TARGETS.items() if name in catalog.KERNELS["freertos"].targets}
 
 
-# bl (1) + nops + bx lr (1) instructions; rcall (3) + nops + ret (4) cycles
-EXPECTED = {name: N + 7 if catalog.TARGETS[name].unit == "cycles" else N + 2
+# in cycles: on the AVR rcall (3) + nops + ret (4); on Cortex-M (the timing model) bl (1 + P) +
+# nops + bx lr (1 + P, a register target); in instructions bl (1) + nops + bx lr (1)
+EXPECTED = {name: N + 7 if catalog.TARGETS[name].unit == "cycles" else N + 5
             for name in catalog.KERNELS["freertos"].targets}
+IN_INSTRUCTIONS = N + 2
 
 
 @pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
@@ -110,7 +112,11 @@ def test_measure_counts_between_two_points_of_a_users_firmware(user_firmware, ta
     result = measure_elf(user_firmware[target], catalog.TARGETS[target], "measure_from", "measure_to",
                          count=50, time_limit=30)
     assert result.samples == [EXPECTED[target]] * 50
-    assert result.unit == catalog.TARGETS[target].unit
+    assert result.unit == "cycles"
+    if "instructions" in catalog.TARGETS[target].units:
+        counted = measure_elf(user_firmware[target], catalog.TARGETS[target], "measure_from", "measure_to",
+                              count=50, time_limit=30, unit="instructions")
+        assert counted.samples == [IN_INSTRUCTIONS] * 50 and counted.unit == "instructions"
 
 
 def test_measure_takes_addresses_too_and_writes_json(user_firmware, tmp_path, capsys):

@@ -18,11 +18,10 @@ pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
 FREERTOS_TARGETS = catalog.KERNELS["freertos"].targets
-# one VCD time step per sigrok sample: 625 x 100 ps = one cycle at 16 MHz, 256 x 1 ns = one QEMU instruction
-SIGROK_DOWNSAMPLE = {name: catalog.TARGETS[name].vcd_scale()[1] for name in FREERTOS_TARGETS}
-# units per second of the trace's time: the clock for cycles, 1 / 2**shift ns for QEMU's instructions
-CLOCK = {name: t.f_cpu_hz if t.unit == "cycles" else 10**9 // 2**t.icount_shift
-         for name, t in ((name, catalog.TARGETS[name]) for name in FREERTOS_TARGETS)}
+# one VCD time step per sigrok sample: one cycle (625 x 100 ps at 16 MHz, 400 x 100 ps at 25 MHz)
+SIGROK_DOWNSAMPLE = {name: catalog.TARGETS[name].vcd_scale(catalog.TARGETS[name].resolve_unit(None))[1]
+                     for name in FREERTOS_TARGETS}
+CLOCK = {name: catalog.TARGETS[name].f_cpu_hz for name in FREERTOS_TARGETS}  # cycles per second of the trace
 PIN = {name: catalog.TARGETS[name].scope_pin for name in FREERTOS_TARGETS}
 
 

@@ -234,7 +234,7 @@ def test_each_rule_measures_its_hand_computed_cycles(rulers, ruler, m3, m4, how)
 
 def test_instructions_are_still_counted_as_before(rulers):
     result = measure_elf(rulers, catalog.TARGETS["mps2-an385"], "tail_chain_from", "tail_chain_to", count=5,
-                         time_limit=30)
+                         time_limit=30, unit="instructions")
     # NOP, STR; PendSV: LDR, LDR, STR, BX; SysTick: BX
     assert result.unit == "instructions" and result.samples == [7] * 5
 

@@ -104,7 +104,7 @@ class Kernel:
         for name, why in self.not_applicable:
             if name == scenario.name:
                 return why
-        return method.unavailable(target, self.language, unit or target.unit)
+        return method.unavailable(target, self.language, target.resolve_unit(unit))
 
 
 @dataclass(frozen=True)
@@ -117,7 +117,7 @@ class Target:
     ram_bytes: int
     directory: Path
     simulator: str  # "qemu" or "simavr"
-    unit: str  # what the simulator counts: "instructions" or "cycles"
+    unit: str  # what the simulator itself counts: "instructions" or "cycles"
     stamp_timer: str
     stamp_clock_hz: int
     stamp_address: int | None = None  # the register the probe reads: where cycles stamp it on QEMU
@@ -130,7 +130,8 @@ class Target:
     rust_target: str | None = None  # the Rust target triple, for Rust kernels
     rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
-    timing_model: str | None = None  # QEMU: the core whose cycles the plugin models, for --unit cycles
+    timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
+    default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
     scope_pin: str | None = None
     scope_high_edge: str | None = None  # QEMU: labels of the stores that drive the pin high / low
@@ -145,7 +146,7 @@ class Target:
 
     def resolve_unit(self, unit: str | None) -> str:
         if unit is None:
-            return self.unit
+            return self.default_unit or self.unit
         if unit not in self.units:
             raise SwitchscopeError(f"{self.name} measures in {' or '.join(self.units)}, not {unit}",
                                    "cycles need a timing model ([simulator] timing_model in board.toml)")
@@ -287,6 +288,7 @@ def _board(path: Path) -> Target:
         unit=simulator.get("unit", str, required=True),
         icount_shift=simulator.get("icount_shift", int, 0),
         timing_model=simulator.get("timing_model", str),
+        default_unit=simulator.get("default_unit", str),
         exit_register=simulator.get("exit_register", int),
         stamp_timer=stamp.get("timer", str, required=True),
         stamp_clock_hz=stamp.get("clock_hz", int, required=True),
@@ -311,6 +313,8 @@ def _board(path: Path) -> Target:
         raise simulator._error("name", f"must be one of {', '.join(SIMULATORS)}")
     if target.unit not in UNITS:
         raise simulator._error("unit", f"must be one of {', '.join(UNITS)}")
+    if target.default_unit is not None and target.default_unit not in target.units:
+        raise simulator._error("default_unit", f"must be one of {', '.join(target.units)}")
     if target.timing_model is not None and target.timing_model not in TIMING_MODELS:
         raise simulator._error("timing_model", f"must be one of {', '.join(TIMING_MODELS)}")
     if target.simulator == "simavr" and target.exit_register is None:

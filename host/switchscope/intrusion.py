@@ -47,7 +47,7 @@ def report(kernel: catalog.Kernel, target: catalog.Target, scenario: catalog.Sce
         "kernel": kernel.name,
         "target": target.name,
         "scenario": scenario.name,
-        "unit": target.unit,
+        "unit": results["marker"].unit,
         "samples": samples,
         "marker": truth,
         "probe": {"raw": probe_raw, "adds": probe_raw - truth, "overhead": probe.overhead,

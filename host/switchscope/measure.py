@@ -42,7 +42,7 @@ class Job:
         name = f"{self.kernel.name}/{self.target.name}/{self.scenario.name}/{self.method.name}"
         if self.tasks:
             name += f"/{self.tasks} tasks"
-        if self.unit and self.unit != self.target.unit:
+        if self.unit and self.unit != self.target.resolve_unit(None):
             name += f" (in {self.unit})"
         if self.config:
             defaults = configs.resolve({}, self.kernel, self.target, self.scenario, self.tasks)
