@@ -31,7 +31,9 @@ def main() -> int:
                                                          "e.g. -- --target atmega328p")
     args = options.parse_args()
 
-    switchscope = shutil.which("switchscope") or str(CHECKOUT / ".venv" / "bin" / "switchscope")
+    # this checkout's own command first: another checkout's may be the one on PATH
+    local = CHECKOUT / ".venv" / "bin" / "switchscope"
+    switchscope = str(local) if local.exists() else shutil.which("switchscope") or "switchscope"
     build_dir = Path(os.environ.get("SWITCHSCOPE_BUILD", CHECKOUT / "build"))
     if args.cold and build_dir.exists():
         shutil.rmtree(build_dir)
