@@ -2,6 +2,7 @@
 targets, the VCD opens in the real sigrok-cli, and `analyze` gives the same
 figures from a VCD, a sigrok session and a sigrok CSV of the same run."""
 
+import dataclasses
 import json
 import shutil
 import subprocess
@@ -162,3 +163,20 @@ class TestCaptureErrors:
         junk.write_text("hello\n")
         with pytest.raises(CaptureError, match="not a VCD, sigrok session"):
             analyze(junk, "B5")
+
+
+def test_analyze_reads_the_time_base_of_switchscopes_own_vcd(tmp_path):
+    # a VCD in cycles states its clock (40 ns a cycle at 25 MHz); one in QEMU instructions
+    # (256 ns of virtual time each) can never be read as cycles
+    in_cycles, in_instructions = tmp_path / "cycles.vcd", tmp_path / "instructions.vcd"
+    cycles = measure(job("yield", "mps2-an385", "scope"), samples=5, vcd=in_cycles)
+    instructions = measure(dataclasses.replace(job("yield", "mps2-an385", "scope"), unit="instructions"), samples=5,
+                           vcd=in_instructions)
+    found = analyze(in_cycles, "LED0")
+    assert (found.unit, found.samples, found.f_cpu_hz) == ("cycles", cycles.samples, 25_000_000)
+    found = analyze(in_instructions, "LED0")
+    assert (found.unit, found.samples) == ("instructions", instructions.samples)
+    with pytest.raises(CaptureError, match="counts QEMU instructions"):
+        analyze(in_instructions, "LED0", 25_000_000)
+    with pytest.raises(CaptureError, match="counts cycles of 25 MHz, not of 16 MHz"):
+        analyze(in_cycles, "LED0", 16_000_000)

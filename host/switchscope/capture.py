@@ -31,11 +31,24 @@ def analyze(path: Path, channel: str, clock_hz: float | None = None) -> Result:
             f"capture again at a sample rate of at least {MIN_SAMPLES_PER_PULSE / float(narrowest) / 1e6:.3g} MHz "
             "(several times that for precise figures)")
 
-    if clock_hz:
+    if found.time_base:  # a switchscope VCD: its time steps count cycles, or QEMU's instructions
+        stated_unit, seconds_per_unit = found.time_base
+        if stated_unit == "instructions" and clock_hz:
+            raise CaptureError(f"{path} counts QEMU instructions ({float(seconds_per_unit) * 1e9:g} ns of virtual "
+                               "time each), not cycles: --clock cannot turn them into cycles",
+                               "leave out --clock (the figures are then in instructions), or record the VCD "
+                               "in cycles (switchscope run --unit cycles)")
+        if stated_unit == "cycles" and clock_hz and Fraction(clock_hz) != 1 / seconds_per_unit:
+            raise CaptureError(f"{path} counts cycles of {float(1 / seconds_per_unit) / 1e6:g} MHz, not of "
+                               f"{clock_hz / 1e6:g} MHz", "leave out --clock: the VCD states its clock")
+        unit, per_second = stated_unit, 1 / seconds_per_unit
+        clock_hz = float(per_second) if stated_unit == "cycles" else None
+    elif clock_hz:
         unit, per_second = "cycles", Fraction(clock_hz)
     else:
         unit, per_second = "ns", Fraction(10**9)
-    to_unit = lambda seconds: stats.counts_to_units(seconds * per_second, Fraction(1)) if clock_hz \
+    counted = unit != "ns"
+    to_unit = lambda seconds: stats.counts_to_units(seconds * per_second, Fraction(1)) if counted \
         else float(seconds * per_second)
 
     t_ab = [to_unit(m.t_ab) for m in patterns]

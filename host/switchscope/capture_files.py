@@ -28,6 +28,8 @@ class Channel:
     edges: list[tuple[Fraction, int]]  # (seconds from the capture's start, new level)
     resolution: Fraction  # seconds per sample (or per VCD time step)
     source: str  # what the capture says about itself, for the report
+    # a switchscope VCD states the unit one time step counts: ("cycles" or "instructions", seconds per unit)
+    time_base: tuple[str, Fraction] | None = None
 
 
 _SI = {"s": 1, "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
@@ -87,7 +89,11 @@ def read_vcd(path: Path, channel: str) -> Channel:
                 level = new
     if level is None:
         raise CaptureError(f"{path}: channel '{channel}' never has a value")
-    return Channel(channel, edges, step, f"VCD, time step {timescale_match.group(1)} {timescale_match.group(2)}")
+    # switchscope's own VCDs say what their time counts: "1 cycles = 400 x 100 ps", "1 instructions = 256 x 1 ns"
+    stated = re.search(r"\$comment switchscope .*?1 (cycles|instructions) = (\d+) x \d+ [munpf]?s \$end", header)
+    time_base = (stated.group(1), int(stated.group(2)) * step) if stated else None
+    return Channel(channel, edges, step, f"VCD, time step {timescale_match.group(1)} {timescale_match.group(2)}",
+                   time_base)
 
 
 def read_sigrok_session(path: Path, channel: str) -> Channel:
