@@ -207,8 +207,8 @@ def parser() -> argparse.ArgumentParser:
     _add_selection(run, "freertos", "mps2-an385", "all", "probe")
     run.add_argument("--samples", type=int, default=10000, help="samples per scenario (default: 10000)")
     run.add_argument("--unit", choices=catalog.UNITS,
-                     help="what to count: the target's own unit by default (instructions on QEMU, cycles on "
-                          "simavr); cycles on QEMU count through the core's timing model (marker and scope)")
+                     help="what to count: cycles by default (true cycles on simavr, the core's timing model on "
+                          "the Cortex-M boards), or instructions (what QEMU itself counts)")
     run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
                           "trace=on, ... (switchscope list shows them all)")
@@ -254,7 +254,8 @@ def parser() -> argparse.ArgumentParser:
     elf = commands.add_parser(
         "measure", help="count between two points of your own firmware (marker method)",
         description="Run a firmware you built on a simulated target and count, each time it passes, the "
-                    "instructions (QEMU) or cycles (simavr) from reaching --from to reaching --to: the "
+                    "cycles (simavr; the timing model on Cortex-M) or instructions (--unit instructions) from "
+                    "reaching --from to reaching --to: the "
                     "instruction at --from counts, the one at --to does not; interrupts taken between count.")
     elf.add_argument("elf", help="the firmware, an ELF built for the target")
     elf.add_argument("--target", required=True, help="the target it was built for (see: switchscope list)")
@@ -262,8 +263,8 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--to", dest="stop", required=True, metavar="SYMBOL_OR_ADDR", help="where it ends")
     elf.add_argument("--count", type=int, default=1000, help="intervals to measure (default: 1000)")
     elf.add_argument("--unit", choices=catalog.UNITS,
-                     help="instructions or cycles (on QEMU, through the core's timing model); default: the "
-                          "target's own unit")
+                     help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
+                          "(what QEMU itself counts)")
     elf.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on the run")
     elf.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)

@@ -29,8 +29,9 @@ def _row(result: Result) -> list[str]:
 def heading(result: Result) -> str:
     config = result.config
     tick = config.get("configTICK_RATE_HZ")
+    model = f" ({result.timing_model} timing model)" if result.timing_model else ""
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
-             f"method {result.method}", f"unit: {result.unit}"]
+             f"method {result.method}", f"unit: {result.unit}{model}"]
     method = METHODS.get(result.method, PRINT_IN_WINDOW)
     detail = [method.note(result.overhead, result.unit, (result.scope or {}).get("pin"))]
     if tick:
@@ -89,7 +90,8 @@ def capture_table(result: Result) -> str:
 def marker_table(result: Result) -> str:
     """The table of `switchscope measure`."""
     start, stop = result.details["from"], result.details["to"]
-    lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}",
+    model = f" ({result.timing_model} timing model)" if result.timing_model else ""
+    lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}{model}",
              f"  from {start['point']} (0x{start['address']:x}) "
              f"to {stop['point']} (0x{stop['address']:x}); on {result.simulator['name']}",
              *aligned([["interval", *COLUMNS], _row(result)])]
