@@ -163,6 +163,15 @@ RULERS = textwrap.dedent(f"""
     svc 0
     svc_to:
 
+    it_from:
+    cmp r0, r0                   @ Z set
+    ite ne
+    ldrne r1, [r6]               @ condition fails
+    addeq r1, r1, #1             @ condition holds
+    it ne
+    bxne lr                      @ condition fails: no branch, no return
+    it_to:
+
     ldr r4, ={ICSR:#x}
     ldr r5, ={PENDSVSET:#x}
     tail_chain_from:
@@ -202,6 +211,7 @@ EXPECTED = [
     ("barrier", 3, 3, "DSB 1 (B = 0), ISB 1 + P"),
     ("special", 4, 4, "MRS 2, MSR 2"),
     ("svc", 26, 26, "SVC 1, entry 12, BX LR 1 + P (EXC_RETURN), exit 10"),
+    ("it", 6, 6, "CMP 1, ITE 1, LDRNE failing 1, ADDEQ 1, IT 1, BXNE failing 1"),
     ("tail_chain", 40, 40, "NOP 1, STR 1; entry 12; PendSV: LDR 2, LDR 1 (pipelined), STR 1, BX LR 3; "
                            "tail-chain 6; SysTick: BX LR 3; exit 10"),
 ]

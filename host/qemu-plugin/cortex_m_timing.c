@@ -222,6 +222,35 @@ unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, u
     return thumb16(address, hw1, previous, out);
 }
 
+uint8_t cortex_m_it_condition(struct it_state *state, uint16_t hw1)
+{
+    uint8_t condition = CONDITION_ALWAYS;
+    if (state->bits) {
+        condition = state->bits >> 4;
+        state->bits = (state->bits & 7) == 0 ? 0 : (uint8_t)((state->bits & 0xE0) | ((state->bits << 1) & 0x1F));
+    } else if ((hw1 & 0xFF00) == 0xBF00 && (hw1 & 0xF)) { /* IT: the block starts after it */
+        state->bits = (uint8_t)(hw1 & 0xFF);
+    }
+    return condition;
+}
+
+int cortex_m_condition_holds(uint8_t cond, uint32_t xpsr)
+{
+    int n = (xpsr >> 31) & 1, z = (xpsr >> 30) & 1, c = (xpsr >> 29) & 1, v = (xpsr >> 28) & 1;
+    int holds;
+    switch (cond >> 1) {
+    case 0: holds = z; break;            /* EQ / NE */
+    case 1: holds = c; break;            /* CS / CC */
+    case 2: holds = n; break;            /* MI / PL */
+    case 3: holds = v; break;            /* VS / VC */
+    case 4: holds = c && !z; break;      /* HI / LS */
+    case 5: holds = n == v; break;       /* GE / LT */
+    case 6: holds = n == v && !z; break; /* GT / LE */
+    default: return 1;                   /* AL */
+    }
+    return (cond & 1) ? !holds : holds;
+}
+
 static unsigned leading_zeros(uint32_t value)
 {
     return value ? (unsigned)__builtin_clz(value) : 32;

@@ -49,7 +49,23 @@ struct insn_timing {
     uint8_t is_memory;          /* a single LDR or STR that can pipeline after an LDR */
     uint8_t load_destination;   /* is_load: the register loaded */
     uint16_t address_mask;      /* is_memory: the registers its address is computed from */
+    uint8_t condition;          /* inside an IT block: its condition (0-13); 14 (always) outside */
 };
+
+#define CONDITION_ALWAYS 14
+#define TIMING_CONDITION_FAILED 1 /* an instruction of an IT block whose condition fails */
+
+/* IT blocks: the state the IT instruction sets up, advanced once per instruction. */
+struct it_state {
+    uint8_t bits; /* ITSTATE: firstcond:mask, 0 outside a block */
+};
+
+/* The condition of the next instruction (CONDITION_ALWAYS outside an IT block),
+ * advancing the state past it; an IT instruction `hw1` opens a new block. */
+uint8_t cortex_m_it_condition(struct it_state *state, uint16_t hw1);
+
+/* Whether condition `cond` holds for the flags NZCV (xPSR bits 31..28). */
+int cortex_m_condition_holds(uint8_t cond, uint32_t xpsr);
 
 /*
  * The timing of the instruction at `address` whose first halfword is `hw1`

@@ -78,6 +78,8 @@ static qemu_plugin_u64 instructions, cycles;
 static qemu_plugin_u64 logged; /* the counter the log reports */
 
 static struct qemu_plugin_register *registers[16];
+static struct qemu_plugin_register *xpsr_register;
+static int condition_failed; /* the IT-block instruction now executing does not execute */
 static GByteArray *register_buffer;
 
 /* the flow between blocks (one vCPU) */
@@ -132,10 +134,25 @@ static uint32_t read_word(uint32_t address)
     return value;
 }
 
+/* An instruction of an IT block: when its condition fails it takes one cycle, whatever it is. */
+static void on_conditional(unsigned int vcpu_index, void *userdata)
+{
+    const struct insn_timing *timing = userdata;
+    g_byte_array_set_size(register_buffer, 0);
+    uint32_t xpsr = 0;
+    if (xpsr_register && qemu_plugin_read_register(xpsr_register, register_buffer) >= 4)
+        memcpy(&xpsr, register_buffer->data, 4);
+    condition_failed = !cortex_m_condition_holds(timing->condition, xpsr);
+    if (condition_failed) /* modulo 2^64: takes back what the inline add charged, less one */
+        qemu_plugin_u64_add(cycles, vcpu_index, (uint64_t)TIMING_CONDITION_FAILED - timing->cycles);
+}
+
 /* DIV and the long multiplies: their cycles depend on their operands. */
 static void on_operands(unsigned int vcpu_index, void *userdata)
 {
     const struct insn_timing *timing = userdata;
+    if (timing->condition != CONDITION_ALWAYS && condition_failed)
+        return;
     uint32_t rn = read_register(timing->rn), rm = read_register(timing->rm);
     qemu_plugin_u64_add(cycles, vcpu_index, cortex_m_operand_cycles(core, timing->operands, rn, rm));
 }
@@ -146,6 +163,8 @@ static void on_indirect(unsigned int vcpu_index, void *userdata)
     (void)vcpu_index;
     const struct insn_timing *timing = userdata;
     uint32_t target;
+    if (timing->condition != CONDITION_ALWAYS && condition_failed)
+        return;
     if (timing->indirect_register != 0xFF)
         target = read_register(timing->indirect_register);
     else if (timing->pops_pc_from_sp)
@@ -220,7 +239,7 @@ static void on_block(unsigned int vcpu_index, void *userdata)
 /* MOVW or MOVT: the register it writes and the half it sets. */
 static int move_wide(uint16_t hw1, uint16_t hw2, unsigned *rd, uint32_t *imm16, int *top)
 {
-    if ((hw1 & 0xFB70) != 0xF240 && (hw1 & 0xFB70) != 0xF2C0)
+    if ((hw1 & 0xFBF0) != 0xF240 && (hw1 & 0xFBF0) != 0xF2C0)
         return 0;
     *rd = (hw2 >> 8) & 0xF;
     *imm16 = (hw1 & 0xF) << 12 | ((hw1 >> 10) & 1) << 11 | ((hw2 >> 12) & 7) << 8 | (hw2 & 0xFF);
@@ -271,6 +290,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     struct insn_timing previous = {0}, timing = {0};
     uint32_t known[16];
     uint16_t valid = 0;
+    struct it_state it = {0}; /* an IT block that a 1 KB page boundary cuts is timed unconditionally after the cut */
     for (size_t i = 0; i < count; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t address = qemu_plugin_insn_vaddr(insn);
@@ -285,12 +305,18 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (!count_cycles)
             continue;
         cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
+        timing.condition = cortex_m_it_condition(&it, halfwords[0]);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
-        if (timing.operands != OPERANDS_NONE || timing.flow == FLOW_INDIRECT) {
+        int conditional = timing.condition != CONDITION_ALWAYS;
+        if (conditional || timing.operands != OPERANDS_NONE || timing.flow == FLOW_INDIRECT) {
             struct insn_timing *kept = malloc(sizeof *kept); /* lives as long as the translation */
             *kept = timing;
-            qemu_plugin_register_vcpu_insn_exec_cb(insn, timing.operands != OPERANDS_NONE ? on_operands : on_indirect,
-                                                   QEMU_PLUGIN_CB_R_REGS, kept);
+            if (conditional) /* first: the others need to know whether it executes */
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_conditional, QEMU_PLUGIN_CB_R_REGS, kept);
+            if (timing.operands != OPERANDS_NONE)
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_operands, QEMU_PLUGIN_CB_R_REGS, kept);
+            else if (timing.flow == FLOW_INDIRECT)
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_indirect, QEMU_PLUGIN_CB_R_REGS, kept);
         }
         previous = timing;
         if (i == 0)
@@ -316,10 +342,13 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     };
     GArray *found = qemu_plugin_get_registers();
     const qemu_plugin_reg_descriptor *descriptors = (const qemu_plugin_reg_descriptor *)found->data;
-    for (unsigned i = 0; i < found->len; i++)
+    for (unsigned i = 0; i < found->len; i++) {
+        if (!strcmp(descriptors[i].name, "xpsr"))
+            xpsr_register = descriptors[i].handle;
         for (int r = 0; r < 16; r++)
             if (!registers[r] && (!strcmp(descriptors[i].name, names[r][0]) || !strcmp(descriptors[i].name, names[r][1])))
                 registers[r] = descriptors[i].handle;
+    }
     register_buffer = g_byte_array_new();
 }
 

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class Reading:
-    """What a method makes of one run: a raw value per sample (in the target's
+    """What a method makes of one run: a raw value per sample (in the run's
     unit), the cost of the method to subtract from each, and what it records."""
     raw: list[int]
     overheads: list[int]
@@ -76,7 +76,6 @@ class Method:
 class Probe(Method):
     name = "probe"
     summary = "on-target timer stamps around the switch, stamp cost calibrated and subtracted"
-
     stamps_in_cycles = True  # counting cycles on QEMU, the simulator stamps each read of the timer
 
     def unavailable(self, target, language, unit):
@@ -101,10 +100,10 @@ class Probe(Method):
         stamps = [e for e in output.events or [] if e.name == "stamp"]
         position = 0
 
-        def spans(expected: list[int], loose: list[bool]) -> list[int]:
+        def spans(expected: list[int], tolerances: list[int]) -> list[int]:
             nonlocal position
             found = []
-            for index, (instructions, tolerance) in enumerate(zip(expected, loose)):
+            for index, (instructions, tolerance) in enumerate(zip(expected, tolerances)):
                 pair = next(((i, j) for i in range(position, min(position + 4, len(stamps)))
                              for j in range(i + 1, min(i + 4, len(stamps)))
                              if abs(stamps[j].instructions - stamps[i].instructions - instructions) <= tolerance),
