@@ -65,6 +65,9 @@ RULERS = textwrap.dedent(f"""
     reset:
     ldr r6, =data
     str r6, [r6, #12]            @ data[3] points at data
+    adr r0, ldr_pc_to
+    adds r0, r0, #1              @ a Thumb address
+    str r0, [r6, #20]            @ data[5]: where LDR pc goes
     movs r7, #16
     loop:
 
@@ -125,6 +128,31 @@ RULERS = textwrap.dedent(f"""
     str r1, [r6, r7]
     stores_to:
 
+    nop
+    base_update_from:
+    ldr r1, [r6, #0]!
+    ldr r2, [r6, #4]
+    base_update_to:
+
+    nop
+    dual_from:
+    ldrd r0, r1, [r6]
+    dual_to:
+
+    nop
+    ldr_pc_from:
+    ldr pc, [r6, #20]
+    .align 2
+    ldr_pc_to:
+
+    movs r0, #0
+    tbb_from:
+    tbb [pc, r0]
+    tbb_table:
+    .byte (tbb_to - tbb_table) / 2
+    .align 1
+    tbb_to:
+
     multiply_from:
     muls r1, r2, r1
     mla r1, r2, r3, r1
@@ -138,6 +166,11 @@ RULERS = textwrap.dedent(f"""
     umull r0, r1, r2, r3
     umull r0, r1, r4, r3
     long_multiply_to:
+    long_accumulate_from:
+    umlal r0, r1, r2, r3
+    umlal r0, r1, r4, r3
+    umlal r0, r1, r4, r4
+    long_accumulate_to:
 
     movs r2, #100
     movs r3, #7
@@ -205,8 +238,13 @@ EXPECTED = [
     ("loads", 4, 4, "LDR 2, then two LDRs pipelined behind it, 1 each"),
     ("dependent", 4, 4, "LDR 2, LDR whose address is the first's result: not pipelined, 2"),
     ("stores", 3, 3, "STR immediate offset 1, STR register offset 2 (nothing pipelines after a store)"),
+    ("base_update", 4, 4, "LDR with writeback 2, the LDR after it not pipelined 2"),
+    ("dual", 3, 3, "LDRD: 1 + 2 words"),
+    ("ldr_pc", 5, 5, "LDR pc: the load 2, then the blocking reload 3"),
+    ("tbb", 6, 6, "TBB: the load 2, the add 1, the reload 3"),
     ("multiply", 5, 3, "MULS 1, MLA 2, MLS 2 (Cortex-M4: 1 each)"),
     ("long_multiply", 7, 2, "UMULL 3 with two 16-bit operands, 4 with one wider (Cortex-M4: 1 each)"),
+    ("long_accumulate", 16, 3, "UMLAL 4 with two 16-bit operands, 5 with one wider, 7 with two (Cortex-M4: 1 each)"),
     ("divide", 10, 10, "UDIV 100/7: 2 + 5 quotient bits / 3 = 4; UDIV 7/100: 2; SDIV -100/7: 4"),
     ("barrier", 3, 3, "DSB 1 (B = 0), ISB 1 + P"),
     ("special", 4, 4, "MRS 2, MSR 2"),
