@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""How many samples a second switchscope measures, and where the time goes:
+end to end (`switchscope run`), the simulator alone (the same firmware run
+with its output thrown away), and the host's decoder alone (the recorded
+stream decoded again), for `yield` on mps2-an385 and atmega328p.
+
+    python3 bench/throughput.py [--samples 200000]
+
+Prints one Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(CHECKOUT / "host"))
+
+from switchscope import catalog, native  # noqa: E402
+from switchscope.build import build  # noqa: E402
+from switchscope.runner import INTERRUPT_ENTRY_CYCLES, qemu_command, simavr_command  # noqa: E402
+from switchscope.tools import require  # noqa: E402
+from switchscope.wire import StreamDecoder  # noqa: E402
+
+
+def simulator_command(target, firmware_elf: Path, samples: int) -> list[str]:
+    parameters = [f"samples={samples}"]
+    if target.simulator == "qemu":
+        return qemu_command(require("qemu-system-arm", "qemu-system-arm"), target, firmware_elf, parameters)
+    return simavr_command(native.ensure("simavr"), target, firmware_elf, parameters, samples, INTERRUPT_ENTRY_CYCLES)
+
+
+def main() -> int:
+    options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    options.add_argument("--samples", type=int, default=200_000)
+    args = options.parse_args()
+    switchscope = str(CHECKOUT / ".venv" / "bin" / "switchscope")
+    print("| target | end to end, s | samples/s | simulator alone, s | stream, bytes/sample | decoder alone, s | "
+          "samples/s decoded |")
+    print("|---|--:|--:|--:|--:|--:|--:|")
+    for name in ("mps2-an385", "atmega328p"):
+        target = catalog.TARGETS[name]
+        kernel, scenario = catalog.KERNELS["freertos"], catalog.SCENARIOS["yield"]
+        firmware = build(kernel, target, scenario)
+        started = time.monotonic()
+        subprocess.run([switchscope, "run", "--target", name, "--scenario", "yield", "--samples", str(args.samples),
+                        "--quiet", "--timeout", "3600"], check=True, stdout=subprocess.DEVNULL)
+        end_to_end = time.monotonic() - started
+        started = time.monotonic()
+        stream = subprocess.run(simulator_command(target, firmware.elf, args.samples), capture_output=True,
+                                timeout=3600).stdout
+        simulator = time.monotonic() - started
+        started = time.monotonic()
+        decoder = StreamDecoder()
+        decoder.feed(stream)
+        decoded = decoder.finish()
+        decoding = time.monotonic() - started
+        if len(decoded.samples) != args.samples:
+            sys.exit(f"{name}: the stream held {len(decoded.samples)} samples, not {args.samples}")
+        print(f"| {name} | {end_to_end:.1f} | {args.samples / end_to_end:,.0f} | {simulator:.1f} | "
+              f"{len(stream) / args.samples:.1f} | {decoding:.2f} | {args.samples / decoding:,.0f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
