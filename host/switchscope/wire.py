@@ -26,13 +26,21 @@ _FIXED_LAYOUTS = {
 _TEXT_TYPES = (META, LOG, FAULT)
 
 
+def _crc8_of_byte(value: int) -> int:
+    crc = value
+    for _ in range(8):
+        crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+    return crc
+
+
+_CRC8_TABLE = bytes(_crc8_of_byte(value) for value in range(256))  # the eight shifts of each byte, once
+
+
 def crc8(data: bytes) -> int:
     """CRC-8 with polynomial 0x07 and initial value 0, as the target computes it."""
     crc = 0
     for byte in data:
-        crc ^= byte
-        for _ in range(8):
-            crc = ((crc << 1) ^ 0x07) & 0xFF if crc & 0x80 else (crc << 1) & 0xFF
+        crc = _CRC8_TABLE[crc ^ byte]
     return crc
 
 
@@ -147,14 +155,15 @@ class StreamDecoder:
 
     def feed(self, data: bytes) -> None:
         self._pending += data
+        start = 0  # the frames are cut out by position and the buffer shortened once
         while True:
-            zero = self._pending.find(0)
+            zero = self._pending.find(0, start)
             if zero < 0:
                 break
-            frame = bytes(self._pending[:zero])
-            self._decode_frame(frame, self._pending_offset)
-            del self._pending[: zero + 1]
-            self._pending_offset += zero + 1
+            self._decode_frame(bytes(self._pending[start:zero]), self._pending_offset + start)
+            start = zero + 1
+        del self._pending[:start]
+        self._pending_offset += start
 
     def finish(self) -> Stream:
         self.stream.trailing_bytes = len(self._pending)
