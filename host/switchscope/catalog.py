@@ -144,6 +144,10 @@ class Target:
         unit, and cycles where a timing model turns instructions into them."""
         return (self.unit, "cycles") if self.timing_model and self.unit != "cycles" else (self.unit,)
 
+    def timing_model_for(self, unit: str) -> str | None:
+        """The model that turned the simulator's count into `unit`, if one did."""
+        return self.timing_model if unit != self.unit else None
+
     def resolve_unit(self, unit: str | None) -> str:
         if unit is None:
             return self.default_unit or self.unit

@@ -111,7 +111,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         scenario=job.scenario.name,
         method=job.method.name,
         unit=unit,
-        timing_model=target.timing_model if unit != target.unit else None,
+        timing_model=target.timing_model_for(unit),
         samples=values,
         overhead=reading.overhead,
         first=stats.corrected(reading.raw[0], reading.overheads[0])[0],

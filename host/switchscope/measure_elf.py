@@ -60,7 +60,7 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
         scenario=f"{start}..{stop}",
         method="marker",
         unit=unit,
-        timing_model=target.timing_model if unit != target.unit else None,
+        timing_model=target.timing_model_for(unit),
         samples=intervals,
         overhead=0,
         first=intervals[0],

@@ -36,14 +36,10 @@ class Plan:
     skipped: list[Skipped] = field(default_factory=list)
 
 
-def why_not(kernel: Kernel, target: Target, scenario: Scenario, method: Method,
-            options: dict[str, str]) -> str | None:
-    """Why the kernel gives no figure for this combination, or None."""
-    why = kernel.not_measured(target, scenario, method)
-    if why is None and not configs.applies(options, kernel):
-        foreign = [name for name in options if name not in configs.options_of(kernel)]
-        why = f"{kernel.title} has no option {', '.join(foreign)}"
-    return why
+def _foreign_options(kernel: Kernel, options: dict[str, str]) -> str | None:
+    """Why the kernel cannot take the chosen options, or None."""
+    foreign = [name for name in options if name not in configs.options_of(kernel)]
+    return f"{kernel.title} has no option {', '.join(foreign)}" if foreign else None
 
 
 def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario], methods: list[Method],
@@ -54,7 +50,7 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
     `tasks` the task counts of rotate (other scenarios take none). An option a
     kernel does not have skips that kernel, or is an error with
     `strict_options` (by default: when one kernel was selected). `unit`: what to
-    count (None: each target's own unit); a target that cannot count it is an error."""
+    count (None: each target's default unit); a target that cannot count it is an error."""
     strict = len(kernels) == 1 if strict_options is None else strict_options
     found = Plan()
     reasons: dict[tuple[str, str, str], list[str]] = {}
@@ -63,7 +59,7 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
     for kernel, target, scenario, method, variant in itertools.product(kernels, targets, scenarios, methods, variants):
         why = kernel.not_measured(target, scenario, method, unit)
         if why is None and not strict:
-            why = why_not(kernel, target, scenario, method, variant)
+            why = _foreign_options(kernel, variant)
         if why:
             what = f"{scenario.name}/{method.name}"
             entries = reasons.setdefault((kernel.name, target.name, why), [])

@@ -102,11 +102,6 @@ class Result:
     def stats_ns(self) -> Stats | None:
         return self.stats.scaled(self.ns_per_unit) if self.ns_per_unit is not None else None
 
-    @property
-    def label(self) -> str:
-        parts = [self.kernel, self.target, self.scenario, self.method]
-        return "/".join(part for part in parts if part) + (f"/{self.tasks} tasks" if self.tasks else "")
-
     def to_json(self) -> dict:
         document = {"schema": f"{SCHEMA}/{SCHEMA_VERSION}"}
         for item in dataclasses.fields(self):
