@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """How many samples a second switchscope measures, and where the time goes:
-end to end (`switchscope run`), the simulator alone (the same firmware run
-with its output thrown away), and the host's decoder alone (the recorded
-stream decoded again), for `yield` on mps2-an385 and atmega328p.
+end to end (`switchscope run`, the default method and unit), the simulator
+alone (the same firmware run with its output kept in memory), and the host's
+decoder alone (the recorded stream decoded again), for `yield` on mps2-an385
+and atmega328p; then the wall time of `switchscope suite`.
 
-    python3 bench/throughput.py [--samples 200000]
+    python3 bench/throughput.py [--samples 1000000] [--no-suite]
 
-Prints one Markdown table.
+Prints one Markdown table and the suite's time.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,7 +38,8 @@ def simulator_command(target, firmware_elf: Path, samples: int) -> list[str]:
 
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    options.add_argument("--samples", type=int, default=200_000)
+    options.add_argument("--samples", type=int, default=1_000_000)
+    options.add_argument("--no-suite", action="store_true", help="leave out the suite's wall time")
     args = options.parse_args()
     switchscope = str(CHECKOUT / ".venv" / "bin" / "switchscope")
     print("| target | end to end, s | samples/s | simulator alone, s | stream, bytes/sample | decoder alone, s | "
@@ -63,6 +66,13 @@ def main() -> int:
             sys.exit(f"{name}: the stream held {len(decoded.samples)} samples, not {args.samples}")
         print(f"| {name} | {end_to_end:.1f} | {args.samples / end_to_end:,.0f} | {simulator:.1f} | "
               f"{len(stream) / args.samples:.1f} | {decoding:.2f} | {args.samples / decoding:,.0f} |")
+    if not args.no_suite:
+        with tempfile.TemporaryDirectory(prefix="switchscope-bench-") as scratch:
+            subprocess.run([switchscope, "suite", "--out", scratch], check=True, stdout=subprocess.DEVNULL)  # builds
+            started = time.monotonic()
+            subprocess.run([switchscope, "suite", "--out", str(Path(scratch) / "again")], check=True,
+                           stdout=subprocess.DEVNULL)
+            print(f"\nswitchscope suite, firmware built: {time.monotonic() - started:.1f} s")
     return 0
 
 

@@ -40,12 +40,12 @@ REFERENCE = {
         {"resume": {472}, "signal": {656}, "yield": {275}, "isr": {673}, "rotate": {1135, 1138}},
     ("freertos", "atmega328p", GCC_14_AVR, "cycles"):
         {"resume": {463}, "signal": {621}, "yield": {273}, "isr": {646}, "rotate": {1132, 1135}},
-    ("rtic", "lm3s6965evb", RUST_CORTEX_M, "instructions"): {"resume": {40}, "signal": {158}, "isr": {4}},
+    ("rtic", "lm3s6965evb", RUST_CORTEX_M, "instructions"): {"resume": {40}, "signal": {159}, "isr": {4}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "cycles"): {"resume": {70}, "signal": {250}, "isr": {18}},
     # Embassy's first yield finds the run queue empty: it is the cheaper one
     ("embassy", "mps2-an385", RUST_CORTEX_M, "instructions"): {"signal": {83}, "yield": {67, 131}, "isr": {90}},
     ("embassy", "mps2-an385", RUST_CORTEX_M, "cycles"): {"signal": {144}, "yield": {108, 225}, "isr": {168}},
-    ("embassy", "atmega328p", RUST_AVR, "cycles"): {"signal": {412}, "yield": {175, 495}, "isr": {491}},
+    ("embassy", "atmega328p", RUST_AVR, "cycles"): {"signal": {413}, "yield": {175, 495}, "isr": {490}},
     ("lilos", "mps2-an385", RUST_CORTEX_M, "instructions"): {"signal": {85}, "yield": {80}, "isr": {91}},
     ("lilos", "mps2-an385", RUST_CORTEX_M, "cycles"): {"signal": {140}, "yield": {136}, "isr": {174}},
 }

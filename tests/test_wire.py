@@ -4,7 +4,7 @@ import struct
 
 import pytest
 
-from switchscope.wire import (CALIB, END, HELLO, LOG, META, SAMPLE, cobs_decode, cobs_encode, crc8, decode,
+from switchscope.wire import (CALIB, END, HELLO, LOG, META, PROTOCOL_VERSION, SAMPLE, SAMPLE_COMPACT, cobs_decode, cobs_encode, crc8, decode,
                               encode_record)
 
 pytestmark = pytest.mark.smoke  # pure: part of the quick subset
@@ -15,7 +15,7 @@ def sample(seq, start=1000, end=900, tag=0, flags=0):
 
 
 def stream(*frames):
-    head = encode_record(bytes([HELLO, 1])) + encode_record(bytes([META]) + b"scenario=resume")
+    head = encode_record(bytes([HELLO, PROTOCOL_VERSION])) + encode_record(bytes([META]) + b"scenario=resume")
     return head + b"".join(frames)
 
 
@@ -47,7 +47,7 @@ class TestDecoding:
         s = decode(data)
         assert s.problems == []
         assert s.complete and s.end_count == 2
-        assert s.protocol == 1
+        assert s.protocol == PROTOCOL_VERSION
         assert s.meta == {"scenario": "resume"}
         assert s.calibration == [(500, 494)]
         assert [(x.seq, x.tag, x.tick_in_window) for x in s.samples] == [(0, 0, False), (1, 7, True)]
@@ -111,3 +111,76 @@ class TestDecoding:
         for byte in data:
             decoder.feed(bytes([byte]))
         assert decoder.finish() == decode(data)
+
+
+def compact(seq, length):
+    return encode_record(struct.pack("<BBH", SAMPLE_COMPACT, seq & 0xFF, length))
+
+
+class TestCompactSamples:
+    def test_compact_records_carry_the_length_the_last_tag_and_an_implied_sequence(self):
+        s = decode(stream(sample(0, tag=5), compact(1, 300), compact(2, 0), end(3)))
+        assert s.problems == []
+        assert [(x.seq, x.length, x.tag, x.flags) for x in s.samples] == [(0, -1, 5, 0), (1, 300, 5, 0), (2, 0, 5, 0)]
+
+    def test_a_gap_in_the_low_byte_is_reported_as_lost_samples(self):
+        s = decode(stream(sample(0), compact(1, 7), compact(5, 7), end(6)))
+        assert [x.seq for x in s.samples] == [0, 1, 5]
+        assert "samples 2..4 lost" in str(s.problems[0])
+
+    def test_the_sequence_continues_across_the_low_byte_wrap(self):
+        frames = [sample(0)] + [compact(seq, seq % 1000) for seq in range(1, 256)] + [sample(256)] + \
+                 [compact(seq, 9) for seq in range(257, 600)]
+        s = decode(stream(*frames, end(600)))
+        assert s.problems == []
+        assert list(s.samples.column("seq")) == list(range(600))
+
+
+def _random_stream(rng, count, damage):
+    """A plausible firmware stream: full records every 256th sample and for
+    unusual ones, compact records otherwise, with texts in between; then
+    `damage` random byte changes, cuts or duplications."""
+    frames, tag = [encode_record(bytes([HELLO, PROTOCOL_VERSION]))], 0
+    for seq in range(count):
+        if rng.random() < 0.01:
+            frames.append(encode_record(bytes([LOG]) + b"log %d" % seq))
+        flags = 1 if rng.random() < 0.02 else 0
+        if rng.random() < 0.05:
+            tag = rng.randrange(3)
+        if seq % 256 == 0 or flags or rng.random() < 0.05:
+            frames.append(sample(seq, rng.randrange(1 << 16), rng.randrange(1 << 16), tag, flags))
+        else:
+            frames.append(compact(seq, rng.randrange(1 << 16)))
+    frames.append(end(count))
+    data = bytearray(b"".join(frames))
+    for _ in range(damage):
+        at = rng.randrange(len(data))
+        choice = rng.randrange(3)
+        if choice == 0:
+            data[at] = rng.randrange(256)
+        elif choice == 1:
+            del data[at:at + rng.randrange(1, 40)]
+        else:
+            data[at:at] = data[at:at + rng.randrange(1, 40)]
+    return bytes(data)
+
+
+def _decoded_one_record_at_a_time(data):
+    from switchscope.wire import StreamDecoder
+    decoder = StreamDecoder()
+    decoder._decode_together = lambda *args: False  # every record through the one-by-one path
+    decoder.feed(data)
+    return decoder.finish()
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_decoding_as_arrays_gives_what_decoding_record_by_record_gives(seed):
+    import random
+    from switchscope.wire import StreamDecoder
+    rng = random.Random(seed)
+    data = _random_stream(rng, rng.randrange(1, 3000), damage=seed % 4)
+    expected = _decoded_one_record_at_a_time(data)
+    decoder = StreamDecoder()
+    for piece in range(0, len(data), 4096):  # pieces as the pipe delivers them
+        decoder.feed(data[piece:piece + 4096])
+    assert decoder.finish() == expected

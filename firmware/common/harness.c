@@ -12,6 +12,8 @@
 
 struct probe_window probe;
 static uint32_t samples_requested = DEFAULT_SAMPLES;
+static uint32_t stamp_modulus;
+static int stamp_counts_down;
 
 static void put_u32(uint8_t *at, uint32_t value)
 {
@@ -88,10 +90,21 @@ void harness_print_switch(void)
 }
 #endif
 
+/* Stamp counts from `earlier` to `later`, across one wrap of the timer. */
+static uint32_t counts_between(uint32_t earlier, uint32_t later)
+{
+    uint32_t counts = stamp_counts_down ? earlier - later : later - earlier;
+    if (stamp_modulus != 0 && counts >= stamp_modulus) /* 0: the timer wraps at 2^32 */
+        counts += stamp_modulus;
+    return counts;
+}
+
 void harness_begin(void)
 {
-    emit_meta_number(SS_TEXT("stamp_modulus"), board_stamp_modulus());
-    emit_meta(SS_TEXT("stamp_direction"), board_stamp_counts_down() ? SS_TEXT("down") : SS_TEXT("up"));
+    stamp_modulus = board_stamp_modulus();
+    stamp_counts_down = board_stamp_counts_down();
+    emit_meta_number(SS_TEXT("stamp_modulus"), stamp_modulus);
+    emit_meta(SS_TEXT("stamp_direction"), stamp_counts_down ? SS_TEXT("down") : SS_TEXT("up"));
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
     if (SWITCHSCOPE_METHOD_SCOPE || SWITCHSCOPE_METHOD_MARKER)
@@ -109,10 +122,21 @@ void harness_begin(void)
 
 void harness_record(uint32_t seq, uint16_t tag)
 {
-    uint8_t payload[16] = {RECORD_SAMPLE};
+    static uint32_t next_seq;
+    static uint16_t last_tag;
     uint8_t flags = probe.tick_start != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
     if (!probe.closed)
         flags |= SAMPLE_NOT_CLOSED;
+    uint32_t length = counts_between(probe.start, probe.end);
+    int ordinary = flags == 0 && tag == last_tag && seq == next_seq && (seq & 0xFF) != 0 && length <= 0xFFFF;
+    next_seq = seq + 1;
+    last_tag = tag;
+    if (ordinary) { /* the compact record; every 256th sample and anything unusual goes in full */
+        uint8_t compact[4] = {RECORD_SAMPLE_COMPACT, (uint8_t)seq, (uint8_t)length, (uint8_t)(length >> 8)};
+        record_send(compact, sizeof compact);
+        return;
+    }
+    uint8_t payload[16] = {RECORD_SAMPLE};
     put_u32(payload + 1, seq);
     put_u32(payload + 5, probe.start);
     put_u32(payload + 9, probe.end);
@@ -122,19 +146,95 @@ void harness_record(uint32_t seq, uint16_t tag)
     record_send(payload, sizeof payload);
 }
 
+static void pace_describe(void);
+
 void harness_end(uint32_t samples_sent)
 {
+    pace_describe();
     uint8_t payload[5] = {RECORD_END};
     put_u32(payload + 1, samples_sent);
     record_send(payload, sizeof payload);
     board_exit(0);
 }
 
+/*
+ * Pacing. Neither a window nor the work between two windows may see the
+ * kernel tick: a tick between them can hand the processor to another task of
+ * the measuring task's priority and upset the scenario's order of switches.
+ * Waiting for the tick before each window (run parameter per_tick=1) makes
+ * sure of it at the cost of a tick period per sample. By default the harness
+ * starts the next window at once while the time left before the next tick is
+ * more than twice the longest iteration (window, record, loop) seen so far,
+ * with an eighth of the tick period to spare, and waits for the tick
+ * otherwise. The tick period is measured once, in stamp counts, because the
+ * kernel's tick need not come from the stamp timer (the ATmega328P's comes
+ * from the watchdog). The first window always follows a tick.
+ */
+static struct {
+    int per_tick;
+    uint32_t tick_period; /* stamp counts */
+    uint32_t since_tick;  /* stamp counts from the last tick to `stamp` */
+    uint32_t stamp;       /* the stamp timer at the last check */
+    uint32_t tick;        /* the kernel tick count at the last check */
+    uint32_t longest;     /* the longest iteration without a tick */
+    uint32_t waits;       /* windows that waited for a tick */
+} pace;
+
+static void pace_after_tick(void)
+{
+    pace.tick = ss_tick_count();
+    pace.stamp = board_stamp_now();
+    pace.since_tick = 0;
+}
+
+/* Polls through one whole tick period: a few hundred thousand cycles at most, once. */
+static void pace_measure_tick_period(void)
+{
+    ss_wait_next_tick();
+    pace_after_tick();
+    while (ss_tick_count() == pace.tick) {
+        uint32_t now = board_stamp_now();
+        pace.since_tick += counts_between(pace.stamp, now);
+        pace.stamp = now;
+    }
+    pace.tick_period = pace.since_tick;
+}
+
+/* Returns once the next window and its record fit before the next tick. */
+static void pace_next_window(uint32_t seq)
+{
+    uint32_t now = board_stamp_now();
+    uint32_t tick = ss_tick_count();
+    if (!pace.per_tick && seq > 0 && tick == pace.tick) {
+        uint32_t iteration = counts_between(pace.stamp, now);
+        if (iteration > pace.longest)
+            pace.longest = iteration;
+        pace.since_tick += iteration;
+        pace.stamp = now;
+        uint32_t usable = pace.tick_period - pace.tick_period / 8;
+        if (pace.since_tick < usable && 2 * pace.longest < usable - pace.since_tick)
+            return;
+    }
+    ss_wait_next_tick();
+    pace_after_tick();
+    pace.waits++;
+}
+
+/* How the windows were paced, for the host: how many waited for a tick. */
+static void pace_describe(void)
+{
+    emit_meta_number(SS_TEXT("tick_waits"), pace.waits);
+    emit_meta_number(SS_TEXT("tick_period_counts"), pace.tick_period);
+}
+
 void harness_run(uint16_t (*window)(uint32_t seq))
 {
     harness_begin();
+    pace.per_tick = harness_parameter("per_tick", 0) != 0;
+    if (!pace.per_tick)
+        pace_measure_tick_period();
     for (uint32_t seq = 0; seq < samples_requested; seq++) {
-        ss_wait_next_tick();
+        pace_next_window(seq);
         if (SWITCHSCOPE_METHOD_SCOPE) {
             BOARD_SCOPE_HIGH(); /* A */
             BOARD_SCOPE_LOW();  /* B */

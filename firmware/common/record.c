@@ -8,11 +8,14 @@
 
 static uint8_t crc8_update(uint8_t crc, uint8_t byte)
 {
-    /* CRC-8, polynomial 0x07, initial value 0 */
+    /* CRC-8, polynomial x^8 + x^2 + x + 1 (0x07), initial value 0, four bits
+     * a step: the four bits shifted out, n, come back as n * (x^2 + x + 1),
+     * which is below x^8 and so needs no table. */
     crc ^= byte;
-    for (int bit = 0; bit < 8; bit++)
-        crc = (crc & 0x80) ? (uint8_t)((crc << 1) ^ 0x07) : (uint8_t)(crc << 1);
-    return crc;
+    uint8_t high = crc >> 4;
+    crc = (uint8_t)(crc << 4) ^ high ^ (uint8_t)(high << 1) ^ (uint8_t)(high << 2);
+    high = crc >> 4;
+    return (uint8_t)(crc << 4) ^ high ^ (uint8_t)(high << 1) ^ (uint8_t)(high << 2);
 }
 
 static void put(uint8_t byte) { board_write(&byte, 1); }

@@ -22,9 +22,22 @@ BUILD_OPTIONS = {o.name: o for o in [
 ]}
 
 
+# Options of every run, whatever the kernel: they change what the firmware is
+# told when it starts (run parameters), not the firmware, which stays one build.
+RUN_OPTIONS = {o.name: o for o in [
+    Option("sampling", "windows per tick: as many as fit before the next tick (packed), or one after each tick "
+           "(per-tick)", ("packed", "per-tick"), "packed"),
+]}
+
+
 def options_of(kernel: Kernel) -> dict[str, Option]:
-    """Every option a kernel's builds take: the build options (C kernels), then its own."""
-    return {**(BUILD_OPTIONS if kernel.language == "c" else {}), **{o.name: o for o in kernel.options}}
+    """Every option a kernel's runs take: the build options (C kernels), the run options, then its own."""
+    return {**(BUILD_OPTIONS if kernel.language == "c" else {}), **RUN_OPTIONS, **{o.name: o for o in kernel.options}}
+
+
+def run_parameters(config: Config) -> list[str]:
+    """The run parameters ("name=value", as the firmware reads them) a configuration's run options set."""
+    return ["per_tick=1"] if config["sampling"] == "per-tick" else []
 
 
 @dataclass(frozen=True)

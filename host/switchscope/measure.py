@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope import configs, scope, stats
+import numpy as np
+
+from switchscope import configs, scope, stats, wire
 from switchscope.build import Firmware, build
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.configs import Config
@@ -79,25 +81,26 @@ def _check_identity(stream: Stream, job: Job, samples: int) -> None:
 def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, samples: int) -> Result:
     """The Result of a completed run of `samples` samples."""
     _check_identity(stream, job, samples)
-    unclosed = [sample.seq for sample in stream.samples if sample.not_closed]
-    if unclosed:
+    samples = stream.samples
+    flags = samples.column("flags")
+    unclosed = np.flatnonzero(flags & wire.NOT_CLOSED)
+    if len(unclosed):
         raise FirmwareFailed(
-            f"{job}: {len(unclosed)} samples (the first: {unclosed[0]}) were recorded before their window "
-            "was closed: the task that closes it had not run yet, so the scenario does not switch where it "
+            f"{job}: {len(unclosed)} samples (the first: {samples[int(unclosed[0])].seq}) were recorded before their "
+            "window was closed: the task that closes it had not run yet, so the scenario does not switch where it "
             "says it does", "this is a bug in the scenario or its mapping onto the kernel")
 
     target = job.target
     reading = job.method.reading(stream, output, target, str(job), job.counted_in)
-    values, tags, excluded, clamped, ticks = [], [], [], 0, 0
-    for sample, raw_value, sample_overhead in zip(stream.samples, reading.raw, reading.overheads):
-        value, was_clamped = stats.corrected(raw_value, sample_overhead)
-        clamped += was_clamped
-        ticks += sample.tick_in_window
-        if sample.tick_in_window and job.method.excludes_ticks:
-            excluded.append({"seq": sample.seq, "value": value, "reason": "tick_in_window"})
-            continue
-        values.append(value)
-        tags.append(sample.tag)
+    corrected = np.asarray(reading.raw, dtype=np.int64) - np.asarray(reading.overheads, dtype=np.int64)
+    clamped = int(np.count_nonzero(corrected < 0))  # a raw reading below the method's cost: set to 0
+    corrected = np.maximum(corrected, 0)
+    in_window = (flags & wire.TICK_IN_WINDOW) != 0
+    left_out = in_window if job.method.excludes_ticks else np.zeros(len(samples), dtype=bool)
+    excluded = [{"seq": seq, "value": value, "reason": "tick_in_window"}
+                for seq, value in zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist())]
+    values = corrected[~left_out].tolist()
+    tags = samples.column("tag")[~left_out].tolist()
     if not values:
         raise FirmwareFailed(f"{job}: every sample was excluded (the kernel tick fell into each window)")
 
@@ -114,7 +117,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         timing_model=target.timing_model_for(unit),
         samples=values,
         overhead=reading.overhead,
-        first=stats.corrected(reading.raw[0], reading.overheads[0])[0],
+        first=stats.corrected(int(reading.raw[0]), int(reading.overheads[0]))[0],
         excluded_samples=excluded,
         clamped=clamped,
         kernel=job.kernel.name,
@@ -134,7 +137,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         tasks=(job.tasks or 2) if rotate else None,  # 2: the firmware's default
         pairs=[[tag >> 8, tag & 0xFF] for tag in tags] if rotate else None,
         sample_tags=tags if not rotate and any(tags) else None,
-        ticks_in_window=ticks,
+        ticks_in_window=int(np.count_nonzero(in_window)),
         stream_problems=[str(p) for p in stream.problems],
         simulator={"name": output.simulator, "options": output.options},
         wall_seconds=round(output.wall_seconds, 3),
@@ -152,11 +155,12 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
         raise SwitchscopeError(f"{job}: {samples} samples: the firmware takes 1 to {MAX_SAMPLES}")
     if on_stage:
         on_stage("building")
-    firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
+    config = job.resolved_config()
+    firmware = build(job.kernel, job.target, job.scenario, job.method, config)
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
-    parameters = [f"samples={samples}"] + ([f"tasks={job.tasks}"] if job.tasks else [])
+    parameters = [f"samples={samples}", *([f"tasks={job.tasks}"] if job.tasks else []), *configs.run_parameters(config)]
     output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
                             watch_scope_pin=job.method.watches_scope_pin,
                             watches=job.method.watches(job.target, firmware.elf, str(job), job.counted_in),

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from switchscope import elf, scope, stats
 from switchscope.errors import FirmwareFailed
-from switchscope.wire import Stream
+from switchscope.wire import TICK_IN_WINDOW, Stream
 
 if TYPE_CHECKING:
     from switchscope.catalog import Target
@@ -23,8 +25,8 @@ if TYPE_CHECKING:
 class Reading:
     """What a method makes of one run: a raw value per sample (in the run's
     unit), the cost of the method to subtract from each, and what it records."""
-    raw: list[int]
-    overheads: list[int]
+    raw: "list[int] | np.ndarray"
+    overheads: "list[int] | np.ndarray"
     overhead: int  # the one figure reported as the method's cost
     calibration: list[int]
     extra: dict = field(default_factory=dict)  # method-specific facts for the result (timer, scope)
@@ -93,11 +95,46 @@ class Probe(Method):
     def _cycle_reading(stream, output, timer_reading: Reading, what: str) -> Reading:
         """The same windows in modelled cycles. The simulator logs its cycle and
         instruction counts at every read of the stamp timer; each window the
-        firmware sent (calibration pairs, then one per sample) is the next pair
-        of reads whose instruction span equals what the firmware's own stamps
+        firmware sent (calibration pairs, then one per sample) is a pair of
+        reads as many instructions apart as the firmware's own stamps say."""
+        if output.events is None:
+            raise FirmwareFailed(f"{what}: the simulator logged no reads of the stamp timer")
+        logged = output.events.named("stamp")
+        expected = [*timer_reading.calibration, *timer_reading.raw.tolist()]
+        tolerances = [0] * len(timer_reading.calibration) + \
+            ((stream.samples.column("flags") & TICK_IN_WINDOW) != 0).astype(int).tolist()
+        found = Probe._spans_in_order(logged, expected, tolerances, 2 * warmup_windows(stream),
+                                      len(timer_reading.calibration))
+        if found is None:
+            found = Probe._spans_searched(logged, stream, timer_reading, what)
+        calibration, raw = found[:len(timer_reading.calibration)], found[len(timer_reading.calibration):]
+        overhead = stats.overhead(calibration)
+        timer = {**timer_reading.extra["timer"], "stamped_in": "cycles, by the simulator at each read of the timer"}
+        return Reading(raw, np.full(len(raw), overhead), overhead, calibration, {"timer": timer})
+
+    @staticmethod
+    def _spans_in_order(logged, expected: list[int], tolerances: list[int], skipped: int, after: int):
+        """The windows' spans when the reads come exactly in pairs, window after
+        window (`skipped` reads after the first `after` windows: the warm-up's),
+        each pair as many instructions apart as the firmware's stamps say;
+        None otherwise."""
+        keep = np.ones(len(logged), dtype=bool)
+        keep[2 * after:2 * after + skipped] = False
+        instructions, time = logged.instructions[keep], logged.time[keep]
+        if len(time) != 2 * len(expected):
+            return None
+        apart = instructions[1::2] - instructions[0::2]
+        if (np.abs(apart - np.array(expected, dtype=np.int64)) > np.array(tolerances, dtype=np.int64)).any():
+            return None
+        return (time[1::2] - time[0::2]).tolist()
+
+    @staticmethod
+    def _spans_searched(logged, stream, timer_reading: Reading, what: str) -> list[int]:
+        """The same windows where reads come out of pairs: each is the next
+        pair of reads whose instruction span equals what the firmware's stamps
         say, so a read outside the windows (a window opened again before it
         closed) is passed over, never paired."""
-        stamps = [e for e in output.events or [] if e.name == "stamp"]
+        stamps = list(logged)
         position = 0
 
         def spans(expected: list[int], tolerances: list[int]) -> list[int]:
@@ -120,10 +157,8 @@ class Probe(Method):
         position += 2 * warmup_windows(stream)  # rotate's warm-up windows: stamped, never sent
         # a window the tick fell into is left out of the figures, and its timer reading may be one
         # instruction off where the timer reloaded inside it: it is matched within one
-        raw = spans(timer_reading.raw, [1 if sample.tick_in_window else 0 for sample in stream.samples])
-        overhead = stats.overhead(calibration)
-        timer = {**timer_reading.extra["timer"], "stamped_in": "cycles, by the simulator at each read of the timer"}
-        return Reading(raw, [overhead] * len(raw), overhead, calibration, {"timer": timer})
+        ticks = (stream.samples.column("flags") & TICK_IN_WINDOW) != 0
+        return calibration + spans(timer_reading.raw.tolist(), ticks.astype(int).tolist())
 
     def _timer_reading(self, stream, target, what) -> Reading:
         modulus = meta_int(stream, "stamp_modulus", what)
@@ -131,20 +166,28 @@ class Probe(Method):
         counts_down = stream.meta.get("stamp_direction") == "down"
         per_unit = target.counts_per_unit(clock_hz)
 
-        def units(start: int, end: int) -> int:
+        def units(start, end, length=None) -> np.ndarray:
             try:
-                return stats.counts_to_units(stats.elapsed_counts(start, end, modulus, counts_down), per_unit)
+                counts = stats.elapsed_counts_array(start, end, modulus, counts_down)
+                if length is not None:  # a compact record gives the difference itself
+                    too_long = np.flatnonzero(length >= modulus)
+                    if len(too_long):
+                        raise ValueError(f"window of {int(length[too_long[0]])} counts on a timer of period {modulus}")
+                    counts = np.where(length >= 0, length, counts)
+                return stats.counts_to_units_array(counts, per_unit)
             except ValueError as error:
                 raise FirmwareFailed(f"{what}: corrupt stamp in the stream: {error}") from None
 
-        calibration = [units(start, end) for start, end in stream.calibration]
+        pairs = np.array(stream.calibration, dtype=np.int64).reshape(-1, 2)
+        calibration = units(pairs[:, 0], pairs[:, 1]).tolist()
         if not calibration:
             raise FirmwareFailed(f"{what}: the firmware sent no calibration of the probe")
-        raw = [units(sample.start, sample.end) for sample in stream.samples]
+        samples = stream.samples
+        raw = units(samples.column("start"), samples.column("end"), samples.column("length"))
         overhead = stats.overhead(calibration)
         timer = {"modulus": modulus, "direction": "down" if counts_down else "up",
                  "clock_hz": clock_hz, "counts_per_unit": str(per_unit)}
-        return Reading(raw, [overhead] * len(raw), overhead, calibration, {"timer": timer})
+        return Reading(raw, np.full(len(raw), overhead), overhead, calibration, {"timer": timer})
 
     def note(self, overhead, unit, pin):
         return f"probe overhead {overhead} {unit} subtracted"
@@ -209,12 +252,22 @@ class Marker(Method):
         return watches
 
     def reading(self, stream, output, target, what, unit):
-        found, unpaired = stats.intervals([(e.time, e.name) for e in output.events or []], "open", "close")
+        found, unpaired = Marker._intervals(output.events)
         found = found[warmup_windows(stream):]
         if len(found) != len(stream.samples) or unpaired:
             raise FirmwareFailed(f"{what}: the markers give {len(found)} windows ({unpaired} openings without a "
                                  f"closing) for {len(stream.samples)} samples in the stream")
         return Reading(found, [0] * len(found), 0, [])
+
+    @staticmethod
+    def _intervals(events) -> tuple[list[int], int]:
+        """stats.intervals of the open and close events; at once when they alternate, as they do in a sound run."""
+        if events is None:
+            return [], 0
+        opening, closing = events.is_named("open"), events.is_named("close")
+        if len(events) % 2 == 0 and opening[0::2].all() and closing[1::2].all():
+            return (events.time[1::2] - events.time[0::2]).tolist(), 0
+        return stats.intervals([(e.time, e.name) for e in events], "open", "close")
 
     def note(self, overhead, unit, pin):
         return "counted by the simulator between two addresses: nothing to subtract"

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from switchscope import elf, native
 from switchscope.catalog import Target
 from switchscope.errors import FirmwareFailed
@@ -48,6 +50,34 @@ class Event:
     instructions: int | None = None  # counting cycles on QEMU: the instructions before it too
 
 
+class Events:
+    """The watch log as columns: for each event in order its count (`time`),
+    its name (an index into `names`) and, counting cycles on QEMU, the
+    instructions before it (-1 where not logged). Iterating gives Event objects."""
+
+    def __init__(self, time: np.ndarray, name_index: np.ndarray, names: list[str], instructions: np.ndarray):
+        self.time, self.name_index, self.names, self.instructions = time, name_index, names, instructions
+
+    def __len__(self) -> int:
+        return len(self.time)
+
+    def __iter__(self):
+        for time, index, instructions in zip(self.time.tolist(), self.name_index.tolist(), self.instructions.tolist()):
+            yield Event(time, self.names[index], instructions if instructions >= 0 else None)
+
+    def named(self, name: str) -> "Events":
+        """The events of one name, in order."""
+        keep = self.name_index == (self.names.index(name) if name in self.names else -1)
+        return Events(self.time[keep], self.name_index[keep], self.names, self.instructions[keep])
+
+    def without(self, names) -> "Events | None":
+        keep = ~np.isin(self.name_index, [i for i, name in enumerate(self.names) if name in names])
+        return Events(self.time[keep], self.name_index[keep], self.names, self.instructions[keep]) if keep.any() else None
+
+    def is_named(self, name: str) -> np.ndarray:
+        return self.name_index == (self.names.index(name) if name in self.names else -1)
+
+
 @dataclass
 class RunOutput:
     stream: Stream
@@ -59,7 +89,7 @@ class RunOutput:
     options: str  # the simulator options that shape the measurement
     command: list[str] = field(default_factory=list)
     edges: list[Edge] | None = None  # the scope pin's changes, when it was watched
-    events: list[Event] | None = None  # the watched addresses reached, in order, when any were watched
+    events: Events | None = None  # the watched addresses reached, in order, when any were watched
     events_limited: bool = False  # the run was ended because the watch log reached its limit
 
 
@@ -190,7 +220,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         edges = None
         if watch_scope_pin and target.simulator == "qemu" and events is not None:
             edges = _edges([(e.time, SCOPE_EDGE_EVENTS[e.name]) for e in events if e.name in SCOPE_EDGE_EVENTS])
-            events = [e for e in events if e.name not in SCOPE_EDGE_EVENTS] or None
+            events = events.without(SCOPE_EDGE_EVENTS)
         elif watch_scope_pin and pin_log.is_file():
             edges = _edges([(int(f[0]), int(f[2])) for f in (line.split() for line in pin_log.read_text().splitlines())])
 
@@ -204,19 +234,27 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                      events_limited=events_limited)
 
 
-def _read_events(log: Path) -> tuple[list[Event], bool]:
-    """"<count> <name>" lines from the QEMU plugin or the simavr runner, and
+def _read_events(log: Path) -> tuple[Events, bool]:
+    """"<count> <name>" lines from the QEMU plugin or the simavr runner (with
+    a third field, the instructions before it, when QEMU counts cycles), and
     whether the log ended at its limit ("<count> limit") rather than with the
-    run ("<count> end", or nothing)."""
-    events, limited = [], False
-    for line in log.read_text().splitlines():
-        fields = line.split(" ")
-        name = fields[1] if len(fields) > 1 else ""
-        if name == "limit":
-            limited = True
-        elif name and name != "end":
-            events.append(Event(int(fields[0]), name, int(fields[2]) if len(fields) > 2 else None))
-    return events, limited
+    run ("<count> end", or nothing). Read as columns: a run of a million
+    samples logs millions of events."""
+    lines = log.read_bytes().splitlines()
+    limited = False
+    while lines and (len(lines[-1].split(b" ")) < 2 or lines[-1].split(b" ")[1] in (b"end", b"limit")):
+        limited = limited or lines[-1].endswith(b" limit")
+        lines.pop()
+    fields = len(lines[0].split(b" ")) if lines else 2
+    try:
+        table = np.array(b" ".join(lines).split(b" "), dtype=bytes).reshape(-1, fields) if lines \
+            else np.zeros((0, fields), dtype=bytes)
+        time = table[:, 0].astype(np.int64)
+        instructions = table[:, 2].astype(np.int64) if fields > 2 else np.full(len(table), -1, dtype=np.int64)
+    except ValueError:
+        raise FirmwareFailed(f"the simulator's watch log {log} is malformed", "this is a bug: report it") from None
+    names, name_index = np.unique(table[:, 1], return_inverse=True)
+    return Events(time, name_index.reshape(-1), [name.decode() for name in names.tolist()], instructions), limited
 
 
 def _edges(changes: list[tuple[int, int]]) -> list[Edge]:

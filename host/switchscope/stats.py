@@ -8,8 +8,9 @@ measured unit, and the probe's own calibrated cost is subtracted.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from fractions import Fraction
+
+import numpy as np
 
 
 def elapsed_counts(start: int, end: int, modulus: int, counts_down: bool) -> int:
@@ -23,6 +24,25 @@ def elapsed_counts(start: int, end: int, modulus: int, counts_down: bool) -> int
         if not 0 <= value < modulus:
             raise ValueError(f"{name} stamp {value} outside the timer's range 0..{modulus - 1}")
     return (start - end) % modulus if counts_down else (end - start) % modulus
+
+
+def elapsed_counts_array(start: np.ndarray, end: np.ndarray, modulus: int, counts_down: bool) -> np.ndarray:
+    """elapsed_counts of every (start, end) pair at once."""
+    if modulus <= 0:
+        raise ValueError(f"timer modulus must be positive, got {modulus}")
+    for name, values in (("start", start), ("end", end)):
+        outside = np.flatnonzero((values < 0) | (values >= modulus))
+        if len(outside):
+            raise ValueError(f"{name} stamp {int(values[outside[0]])} outside the timer's range 0..{modulus - 1}")
+    return (start - end) % modulus if counts_down else (end - start) % modulus
+
+
+def counts_to_units_array(counts: np.ndarray, counts_per_unit: Fraction) -> np.ndarray:
+    """counts_to_units of every count at once, in integers: floor(c / (p/q) + 1/2) = (2cq + p) // 2p."""
+    p, q = counts_per_unit.numerator, counts_per_unit.denominator
+    if int(counts.max(initial=0)) * 2 * q + p >= 2**63:
+        return np.array([counts_to_units(int(c), counts_per_unit) for c in counts.tolist()], dtype=object)
+    return (2 * counts * q + p) // (2 * p)
 
 
 def counts_to_units(counts: int, counts_per_unit: Fraction) -> int:
@@ -54,27 +74,25 @@ def percentile_nearest_rank(sorted_values: list[int], percent: float) -> int:
     return sorted_values[rank - 1]
 
 
-def statistics(values: list[int]) -> dict[str, float | int]:
+def statistics(values) -> dict[str, float | int]:
     """min, median, mode (the smallest of the most frequent), mean, max,
     population standard deviation and p99 (nearest rank)."""
-    if not values:
-        raise ValueError("no samples to summarise")
-    ordered = sorted(values)
+    ordered = np.sort(np.asarray(values))
     n = len(ordered)
+    if not n:
+        raise ValueError("no samples to summarise")
     middle = n // 2
-    median = ordered[middle] if n % 2 else (ordered[middle - 1] + ordered[middle]) / 2
-    counts = Counter(ordered)
-    top = max(counts.values())
-    mean = sum(ordered) / n
-    variance = sum((v - mean) ** 2 for v in ordered) / n
+    median = ordered[middle].item() if n % 2 else (ordered[middle - 1].item() + ordered[middle].item()) / 2
+    distinct, counts = np.unique(ordered, return_counts=True)
+    mean = ordered.sum().item() / n
     return {
-        "min": ordered[0],
+        "min": ordered[0].item(),
         "median": median,
-        "mode": min(v for v, c in counts.items() if c == top),
+        "mode": distinct[np.argmax(counts)].item(),  # the first of the most frequent: the smallest
         "mean": mean,
-        "max": ordered[-1],
-        "stddev": math.sqrt(variance),
-        "p99": percentile_nearest_rank(ordered, 99),
+        "max": ordered[-1].item(),
+        "stddev": math.sqrt(float(np.mean((ordered - mean) ** 2))),
+        "p99": percentile_nearest_rank(ordered, 99).item(),
     }
 
 

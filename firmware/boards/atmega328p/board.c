@@ -64,6 +64,7 @@ const char *board_parameters(void)
 
 uint32_t board_stamp_modulus(void) { return 65536UL; }
 int board_stamp_counts_down(void) { return 0; }
+uint32_t board_stamp_now(void) { return TCNT1; }
 uint32_t board_stamp_clock_hz(void) { return BOARD_CPU_CLOCK_HZ; }
 
 /* Sleep until the next interrupt: simavr then skips straight to it. */

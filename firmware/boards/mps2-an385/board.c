@@ -66,6 +66,18 @@ const char *board_parameters(void)
 uint32_t board_stamp_modulus(void) { return SYSTICK_LOAD + 1u; }
 int board_stamp_counts_down(void) { return 1; }
 
+uint32_t board_stamp_now(void)
+{
+    /* SysTick's count register at an offset from SysTick's base: the simulator
+     * logs only loads from the register's own address, the probe's stamps. */
+    uint32_t count;
+    __asm__ volatile("movw %0, #0xE010\n\t"
+                     "movt %0, #0xE000\n\t"
+                     "ldr %0, [%0, #8]"
+                     : "=r"(count));
+    return count;
+}
+
 uint32_t board_stamp_clock_hz(void)
 {
     /* CLKSOURCE=1 is the core clock; 0 would be the 1 MHz reference. */

@@ -18,9 +18,13 @@ const char *board_parameters(void);
 
 /* The stamp timer: its current count, its modulus (the count wraps to 0
  * after modulus-1 when counting up, or to modulus-1 after 0 counting down),
- * its direction and its input clock. BOARD_STAMP() is defined by board_config.h
- * as a single register read so that the probe costs as little as it can. */
+ * its direction and its input clock. BOARD_STAMP_TO(dest) is defined by
+ * board_config.h as a fixed register read so that the probe costs as little as it can. */
 uint32_t board_stamp_modulus(void);
+/* The stamp timer's count, read by a plain call: the harness paces its windows
+ * with it, outside them. Not the probe's instruction sequence, so that a
+ * simulator logging the probe's reads does not see these. */
+uint32_t board_stamp_now(void);
 int board_stamp_counts_down(void);
 uint32_t board_stamp_clock_hz(void);
 

@@ -9,13 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RECORD_PROTOCOL_VERSION 1
+#define RECORD_PROTOCOL_VERSION 2
 
 enum record_type {
     RECORD_HELLO = 0x01,  /* u8 protocol version */
     RECORD_META = 0x02,   /* text "key=value" */
     RECORD_CALIB = 0x03,  /* u32 start, u32 end: back-to-back probe */
     RECORD_SAMPLE = 0x10, /* u32 seq, u32 start, u32 end, u16 tag, u8 flags */
+    RECORD_SAMPLE_COMPACT = 0x11, /* u8 seq (low byte), u16 length: flags 0, the last tag */
     RECORD_LOG = 0x20,    /* text */
     RECORD_FAULT = 0x7E,  /* text */
     RECORD_END = 0x7F,    /* u32 samples sent */

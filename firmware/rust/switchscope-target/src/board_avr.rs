@@ -25,6 +25,8 @@ const UDR0: *mut u8 = 0xC6 as *mut u8;
 const TCCR1A: *mut u8 = 0x80 as *mut u8;
 const TCCR1B: *mut u8 = 0x81 as *mut u8;
 const TIFR1: *mut u8 = 0x36 as *mut u8;
+const TCNT1L: *mut u8 = 0x84 as *mut u8;
+const TCNT1H: *mut u8 = 0x85 as *mut u8;
 const PINB: *mut u8 = 0x23 as *mut u8;
 const DDRB: *mut u8 = 0x24 as *mut u8;
 const DDRD: *mut u8 = 0x2A as *mut u8;
@@ -102,6 +104,12 @@ pub fn exit(code: u32) -> ! {
 
 pub fn stamp_modulus() -> u32 {
     65536
+}
+
+/// Timer1's count: the low byte first, which latches the high one.
+pub fn stamp_now() -> u32 {
+    let low = get(TCNT1L) as u32;
+    (get(TCNT1H) as u32) << 8 | low
 }
 
 /// Spin until Timer1 overflows.

@@ -7,20 +7,22 @@ pub const HELLO: u8 = 0x01;
 pub const META: u8 = 0x02;
 pub const CALIB: u8 = 0x03;
 pub const SAMPLE: u8 = 0x10;
+pub const SAMPLE_COMPACT: u8 = 0x11;
 pub const LOG: u8 = 0x20;
 pub const FAULT: u8 = 0x7E;
 pub const END: u8 = 0x7F;
-pub const PROTOCOL_VERSION: u8 = 1;
+pub const PROTOCOL_VERSION: u8 = 2;
 pub const TICK_IN_WINDOW: u8 = 0x01;
 pub const NOT_CLOSED: u8 = 0x02;
 const MAX_PAYLOAD: usize = 96;
 
-fn crc8(mut crc: u8, byte: u8) -> u8 {
-    crc ^= byte;
-    for _ in 0..8 {
-        crc = if crc & 0x80 != 0 { (crc << 1) ^ 0x07 } else { crc << 1 };
-    }
-    crc
+/// CRC-8 a nibble at a time, without a table (see firmware/common/record.c).
+fn crc8(crc: u8, byte: u8) -> u8 {
+    let step = |crc: u8| {
+        let high = crc >> 4;
+        (crc << 4) ^ high ^ (high << 1) ^ (high << 2)
+    };
+    step(step(crc ^ byte))
 }
 
 /// Send one record given as the concatenation of `parts` (the first byte of

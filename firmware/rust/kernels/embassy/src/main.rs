@@ -97,7 +97,7 @@ async fn measuring_task() {
     // the loop is written out in each kernel: moved into switchscope-target, the
     // compiler arranges Embassy's yield window differently (130 -> 137 instructions)
     for seq in 0..harness::samples() {
-        switchscope_target::board::wait_next_tick();
+        harness::next_window(seq);
         let tag = window(seq).await;
         harness::record(seq, tag);
     }

@@ -59,7 +59,7 @@ async fn measuring_task() -> Infallible {
     harness::begin();
     lilos::exec::yield_cpu().await; // let task 0 run up to where it waits
     for seq in 0..harness::samples() {
-        board::wait_next_tick();
+        harness::next_window(seq);
         let tag = window(seq).await;
         harness::record(seq, tag);
     }

@@ -56,7 +56,7 @@ mod app {
     fn idle(cx: idle::Context) -> ! {
         harness::begin();
         for seq in 0..harness::samples() {
-            board::wait_next_tick();
+            harness::next_window(seq);
             let tag = window(seq, cx.local.sender);
             harness::record(seq, tag);
         }

@@ -1,0 +1,51 @@
+"""Many windows per tick change nothing but the time a run takes: every
+measurement of the suite (rotate aside, which never waits for a tick) gives
+the same figures packed as one window per tick, and packing really packs."""
+
+import dataclasses
+
+import pytest
+
+from switchscope import catalog, configs, suite
+from switchscope.measure import measure
+from switchscope.runner import run
+from switchscope.build import build
+
+pytestmark = pytest.mark.firmware
+
+SAMPLES = 120
+
+
+def _paced_jobs():
+    kernels, targets = list(catalog.KERNELS.values()), list(catalog.TARGETS.values())
+    jobs = {}
+    for point in suite.points(kernels, targets, SAMPLES):
+        if point.job.scenario.name != "rotate":
+            jobs.setdefault(str(point.job), point.job)
+    return list(jobs.values())
+
+
+def _figures(result):
+    figures = result.stats
+    return {"min": figures.min, "median": figures.median, "max": figures.max, "first": result.first,
+            "count": result.count}
+
+
+@pytest.mark.parametrize("job", _paced_jobs(), ids=str)
+def test_packed_windows_give_the_figures_of_one_window_per_tick(job):
+    chosen = {**{k: v for k, v in job.resolved_config().values if k != "sampling"}, "sampling": "per-tick"}
+    per_tick_job = dataclasses.replace(job, config=configs.resolve(chosen, job.kernel, job.target, job.scenario))
+    packed, per_tick = measure(job, SAMPLES), measure(per_tick_job, SAMPLES)
+    assert packed.options["sampling"] == "packed" and per_tick.options["sampling"] == "per-tick"
+    assert _figures(packed) == _figures(per_tick)
+
+
+@pytest.mark.parametrize("target", ["mps2-an385", "atmega328p"])
+def test_packing_fits_many_windows_into_a_tick(target):
+    kernel, scenario = catalog.KERNELS["freertos"], catalog.SCENARIOS["yield"]
+    firmware = build(kernel, catalog.TARGETS[target], scenario)
+    samples = 2000
+    stream = run(catalog.TARGETS[target], firmware.elf, [f"samples={samples}"], samples, 60).stream
+    assert stream.complete and len(stream.samples) == samples
+    waits = int(stream.meta["tick_waits"])
+    assert 1 <= waits <= samples // 10, f"{waits} of {samples} windows waited for a tick"
