@@ -68,7 +68,8 @@ def test_a_new_board_is_one_folder(firmware_copy):
     result = measure(Job(catalog.KERNELS["freertos"], board, catalog.SCENARIOS["yield"], PROBE), samples=50)
     reference = measure(Job(catalog.KERNELS["freertos"], catalog.TARGETS["atmega328p"],
                             catalog.SCENARIOS["yield"], PROBE), samples=50)
-    assert result.target == "uno-clone" and result.samples == reference.samples
+    # the same values; which windows the probe leaves out (where Timer1 wrapped inside) may differ
+    assert result.target == "uno-clone" and set(result.samples) == set(reference.samples)
 
 
 @pytest.mark.firmware

@@ -26,9 +26,10 @@ def _paced_jobs():
 
 
 def _figures(result):
+    """Not the count: on the ATmega328P the probe leaves out the windows in which Timer1 wrapped,
+    and packed windows fall at other phases of Timer1 than windows that follow a tick."""
     figures = result.stats
-    return {"min": figures.min, "median": figures.median, "max": figures.max, "first": result.first,
-            "count": result.count}
+    return {"min": figures.min, "median": figures.median, "max": figures.max, "first": result.first}
 
 
 @pytest.mark.parametrize("job", _paced_jobs(), ids=str)

@@ -46,18 +46,15 @@ def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
     marker = measure(job(scenario, target, "marker"), samples=100)
     for result in (probe, scope, marker):
         assert result.count + result.excluded == 100
-    if scenario == "rotate":
-        # rotate does not wait for a tick before each window, so which windows the tick falls
-        # into (and are left out) differs between builds: compare the windows all three kept.
-        # Not the medians: a rotation whose two directions differ splits its samples about
-        # evenly between two values, and which one the median lands on is chance.
-        kept = [kept_by_seq(result, 100) for result in (probe, scope, marker)]
-        common = set(kept[0]) & set(kept[1]) & set(kept[2])
-        assert len(common) >= 80
-        assert [kept[0][seq] for seq in sorted(common)] == [kept[1][seq] for seq in sorted(common)] == \
-            [kept[2][seq] for seq in sorted(common)]
-    else:
-        assert scope.samples == probe.samples == marker.samples
+    # Which windows are left out differs between the three builds: the tick falls into other
+    # windows of rotate, which does not wait for it, and the probe alone leaves out a window in
+    # which its timer wrapped (on the ATmega328P, where Timer1 is not the tick): compare the
+    # windows all three kept, sample for sample. Not the medians: a rotation whose two directions
+    # differ splits its samples about evenly between two values, and which one the median is is chance.
+    kept = [kept_by_seq(result, 100) for result in (probe, scope, marker)]
+    common = sorted(set(kept[0]) & set(kept[1]) & set(kept[2]))
+    assert len(common) >= (80 if scenario == "rotate" else 95)
+    assert [kept[0][seq] for seq in common] == [kept[1][seq] for seq in common] == [kept[2][seq] for seq in common]
     assert scope.scope["pin"] == PIN[target]
     assert scope.overhead > 0  # the bare pulse
     assert marker.overhead == 0

@@ -127,3 +127,12 @@ def test_the_avr_firmware_fits_the_chip_and_says_how_much_it_uses(make_job):
     assert 0 < firmware["ram_bytes"] <= 2 * 1024 == firmware["ram_limit"]
     assert result.ns_per_unit == 62.5
     assert result.stats_ns.min == result.stats.min * 62.5
+
+
+@pytest.mark.parametrize("target", ["mps2-an385", "atmega328p"])
+def test_a_window_longer_than_the_stamp_timer_period_is_left_out_never_reported_modulo(make_job, target):
+    result = measure(make_job("long_window", target=target), samples=20)
+    assert [s["seq"] for s in result.excluded_samples] == list(range(1, 20, 2))
+    assert {s["reason"] for s in result.excluded_samples} == {"stamp_wrapped"}
+    assert result.count == 10
+    assert result.stats.max == 0  # the even windows hold nothing but the probe

@@ -12,12 +12,12 @@ from switchscope.result import Result
 
 
 def test_counts_and_ranges_parse():
-    assert matrix.parse_counts("2-5", "--tasks") == [2, 3, 4, 5]
-    assert matrix.parse_counts("100,1000,10000", "--samples") == [100, 1000, 10000]
-    assert matrix.parse_counts("2-3,8", "--tasks") == [2, 3, 8]
-    for bad in ("", "a-b", "0", "3-x"):
+    assert matrix.parse_counts("2-5", "--tasks", 16) == [2, 3, 4, 5]
+    assert matrix.parse_counts("100,1000,10000", "--samples", 2**32 - 1) == [100, 1000, 10000]
+    assert matrix.parse_counts("2-3,8", "--tasks", 16) == [2, 3, 8]
+    for bad in ("", "a-b", "0", "3-x", "17", "2-4294967297", "1-100000000"):
         with pytest.raises(SwitchscopeError):
-            matrix.parse_counts(bad, "--tasks")
+            matrix.parse_counts(bad, "--tasks", 16 if bad == "17" else 2**32 - 1)
 
 
 def test_config_variants_are_every_combination():

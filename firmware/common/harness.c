@@ -127,6 +127,8 @@ void harness_record(uint32_t seq, uint16_t tag)
     uint8_t flags = probe.tick_start != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
     if (!probe.closed)
         flags |= SAMPLE_NOT_CLOSED;
+    if (probe.wrapped)
+        flags |= SAMPLE_STAMP_WRAPPED;
     uint32_t length = counts_between(probe.start, probe.end);
     int ordinary = flags == 0 && tag == last_tag && seq == next_seq && (seq & 0xFF) != 0 && length <= 0xFFFF;
     next_seq = seq + 1;

@@ -11,6 +11,7 @@ from __future__ import annotations
 import configparser
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -32,6 +33,8 @@ class Channel:
     time_base: tuple[str, Fraction] | None = None
 
 
+MAX_CHUNK_BYTES = 1 << 30  # sigrok writes its samples in chunks of a few MB
+
 _SI = {"s": 1, "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
        "ps": Fraction(1, 10**12), "fs": Fraction(1, 10**15)}
 _RATE = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}
@@ -52,46 +55,76 @@ def _edges_from_levels(levels) -> list[tuple[Fraction, int]]:
 
 
 def samplerate(text: str) -> Fraction:
-    match = re.fullmatch(r"\s*([0-9.]+)\s*([kMG]?Hz)\s*", text, re.IGNORECASE)
+    match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,15})?)\s*([kMG]?Hz)\s*", text, re.IGNORECASE)
     if not match:
-        raise ValueError(f"not a sample rate: {text!r}")
-    return Fraction(match.group(1)) * _RATE[match.group(2).lower()]
+        raise ValueError(f"not a sample rate: {text[:40]!r}")
+    rate = Fraction(match.group(1)) * _RATE[match.group(2).lower()]
+    if rate <= 0:
+        raise ValueError(f"a sample rate of {text.strip()}")
+    return rate
+
+
+MAX_HEADER_LINES = 100_000  # a VCD declares its signals first: a longer header is not a VCD
+MAX_TIME_DIGITS = 30  # a time stamp or a number in a capture: more digits are damage, not a capture
+_DECIMAL = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?")
+
+
+def _decimal(text: str, what: str) -> Fraction:
+    """A plain decimal number as a capture writes it, refused if it is anything else (an
+    exponent such as 1e2000000000 would take hours to expand)."""
+    if not _DECIMAL.fullmatch(text.strip()):
+        raise ValueError(f"not a plain decimal number for {what}: {text[:40]!r}")
+    return Fraction(text.strip())
 
 
 def read_vcd(path: Path, channel: str) -> Channel:
-    text = path.read_text(errors="replace")
-    if not text.endswith("\n"):
-        raise CaptureError(f"{path} ends in the middle of a line: the capture is truncated")
-    timescale_match = re.search(r"\$timescale\s+(\d+)\s*([munpf]?s)\s+\$end", text)
-    if not timescale_match or "$enddefinitions" not in text:
-        raise CaptureError(f"{path} is not a complete VCD (no $timescale or no $enddefinitions)")
-    step = int(timescale_match.group(1)) * _SI[timescale_match.group(2)]
-    header, body = text.split("$enddefinitions", 1)
-    codes = {}
-    for match in re.finditer(r"\$var\s+\S+\s+(\d+)\s+(\S+)\s+(\S+)(?:\s+\[[^\]]*\])?\s+\$end", header):
-        codes.setdefault(match.group(3), match.group(2))
-    if channel not in codes:
-        raise _unknown_channel(path, channel, list(codes))
-    code = codes[channel]
-    edges, level, now = [], None, None
-    for number, line in enumerate(body.splitlines()[1:], start=header.count("\n") + 2):
-        for token in line.split():
-            if token.startswith("#"):
-                if not token[1:].isdigit():
-                    raise CaptureError(f"{path}, line {number}: bad time stamp {token!r}")
-                now = int(token[1:])
-            elif token[0] in "01xXzZ" and token[1:] == code:
-                new = 1 if token[0] == "1" else 0
-                if level is not None and new != level:
-                    if now is None:
-                        raise CaptureError(f"{path}, line {number}: a value change before any time stamp")
-                    edges.append((now * step, new))
-                level = new
+    """Read line by line: memory does not grow with the capture's length."""
+    header_lines, number = [], 0
+    with path.open(errors="replace", newline="") as lines:
+        for number, line in enumerate(lines, start=1):
+            header_lines.append(line)
+            if "$enddefinitions" in line or number > MAX_HEADER_LINES:
+                break
+        header = "".join(header_lines)
+        timescale_match = re.search(r"\$timescale\s+(\d{1,6})\s*([munpf]?s)\s+\$end", header)
+        if not timescale_match or "$enddefinitions" not in header:
+            raise CaptureError(f"{path} is not a complete VCD (no $timescale or no $enddefinitions)")
+        step = int(timescale_match.group(1)) * _SI[timescale_match.group(2)]
+        if step == 0:
+            raise CaptureError(f"{path}: its $timescale is 0, so its time stamps say nothing")
+        codes = {}
+        for match in re.finditer(r"\$var\s+\S+\s+(\d+)\s+(\S+)\s+(\S+)(?:\s+\[[^\]]*\])?\s+\$end", header):
+            codes.setdefault(match.group(3), match.group(2))
+        if channel not in codes:
+            raise _unknown_channel(path, channel, list(codes))
+        code = codes[channel]
+        edges, level, now = [], None, None
+        line = header_lines[-1]
+        for number, line in enumerate(lines, start=number + 1):
+            if not line.endswith("\n"):
+                break  # the last line, cut short: said below
+            for token in line.split():
+                if token.startswith("#"):
+                    digits = token[1:]
+                    if not (digits.isascii() and digits.isdigit()) or len(digits) > MAX_TIME_DIGITS:
+                        raise CaptureError(f"{path}, line {number}: bad time stamp {token[:40]!r}")
+                    if now is not None and int(digits) < now:
+                        raise CaptureError(f"{path}, line {number}: time goes back from #{now} to {token}")
+                    now = int(digits)
+                elif token[0] in "01xXzZ" and token[1:] == code:
+                    new = 1 if token[0] == "1" else 0
+                    if level is not None and new != level:
+                        if now is None:
+                            raise CaptureError(f"{path}, line {number}: a value change before any time stamp")
+                        edges.append((now * step, new))
+                    level = new
+        if not line.endswith("\n"):
+            raise CaptureError(f"{path}, line {number}: the file ends in the middle of a line: the capture is truncated")
     if level is None:
         raise CaptureError(f"{path}: channel '{channel}' never has a value")
     # switchscope's own VCDs say what their time counts: "1 cycles = 400 x 100 ps", "1 instructions = 256 x 1 ns"
-    stated = re.search(r"\$comment switchscope .*?1 (cycles|instructions) = (\d+) x \d+ [munpf]?s \$end", header)
-    time_base = (stated.group(1), int(stated.group(2)) * step) if stated else None
+    stated = re.search(r"\$comment switchscope .*?1 (cycles|instructions) = (\d{1,12}) x \d+ [munpf]?s \$end", header)
+    time_base = (stated.group(1), int(stated.group(2)) * step) if stated and int(stated.group(2)) else None
     return Channel(channel, edges, step, f"VCD, time step {timescale_match.group(1)} {timescale_match.group(2)}",
                    time_base)
 
@@ -107,6 +140,9 @@ def read_sigrok_session(path: Path, channel: str) -> Channel:
             raise _unknown_channel(path, channel, names)
         rate = samplerate(device["samplerate"])
         unit = int(device.get("unitsize", "1"))
+        if not 1 <= unit <= 8 or names.index(channel) >= 8 * unit:
+            raise CaptureError(f"{path}: a unit size of {unit} bytes cannot hold channel '{channel}' "
+                               f"(probe {names.index(channel) + 1})")
         prefix = device.get("capturefile", "logic-1")
         chunks = sorted((n for n in archive.namelist() if n == prefix or n.startswith(prefix + "-")),
                         key=lambda n: int(n.rsplit("-", 1)[1]) if n != prefix else 0)
@@ -118,6 +154,9 @@ def read_sigrok_session(path: Path, channel: str) -> Channel:
             a capture holds tens of millions of samples and a few edges."""
             first, previous = 0, None
             for chunk in chunks:
+                if archive.getinfo(chunk).file_size > MAX_CHUNK_BYTES:
+                    raise CaptureError(f"{path}: chunk {chunk} holds {archive.getinfo(chunk).file_size:,} bytes, "
+                                       f"more than any sigrok chunk ({MAX_CHUNK_BYTES:,})")
                 data = archive.read(chunk)
                 if len(data) % unit:
                     raise CaptureError(f"{path}: chunk {chunk} ends inside a sample (truncated)")
@@ -138,36 +177,47 @@ def read_sigrok_session(path: Path, channel: str) -> Channel:
                 previous = levels[-1]
 
         edges = [(index / rate, level) for index, level in edges_in_samples()]
-    except (zipfile.BadZipFile, KeyError, OSError, EOFError, ValueError, configparser.Error) as error:
+    except (zipfile.BadZipFile, zlib.error, KeyError, OSError, EOFError, ValueError, NotImplementedError,
+            RuntimeError, configparser.Error) as error:
         if isinstance(error, CaptureError):
             raise
         raise CaptureError(f"{path} is not a complete sigrok session file ({error}): truncated or damaged?") from None
     return Channel(channel, edges, 1 / rate, f"sigrok session, {device['samplerate']}")
 
 
-def read_sigrok_csv(path: Path, channel: str) -> Channel:
-    rate, names, header, rows = None, [], None, []
+_TIME_UNITS = {"time": 1, "seconds": 1, "milliseconds": Fraction(1, 10**3), "microseconds": Fraction(1, 10**6),
+               "nanoseconds": Fraction(1, 10**9), "picoseconds": Fraction(1, 10**12)}
+
+
+def _csv_rows(path: Path):
+    """(line number, line) of every non-empty line, streamed; a last line with no end is truncation."""
     with path.open(errors="replace") as lines:
         for number, line in enumerate(lines, start=1):
             if not line.endswith("\n"):
                 raise CaptureError(f"{path}, line {number}: the file ends in the middle of a line (truncated)")
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith(";"):
-                if m := re.match(r";\s*Samplerate:\s*(.+)", line):
+            if line.strip():
+                yield number, line.strip()
+
+
+def read_sigrok_csv(path: Path, channel: str) -> Channel:
+    """Two passes over the file, each streamed: memory does not grow with its length."""
+    rate, names, header = None, [], None
+    for number, line in _csv_rows(path):
+        if line.startswith(";"):
+            if m := re.match(r";\s*Samplerate:\s*(.+)", line):
+                try:
                     rate = samplerate(m.group(1))
-                elif m := re.match(r";\s*Channels \(\d+/\d+\):\s*(.+)", line):
-                    names = [n.strip() for n in m.group(1).split(",")]
-                continue
-            if header is None:
-                header = [c.strip() for c in line.split(",")]
-                continue
-            rows.append((number, line.split(",")))
+                except ValueError as error:
+                    raise CaptureError(f"{path}, line {number}: {error}") from None
+            elif m := re.match(r";\s*Channels \(\d+/\d+\):\s*(.+)", line):
+                names = [n.strip() for n in m.group(1).split(",")]
+            continue
+        header = [c.strip() for c in line.split(",")]
+        break
     if header is None:
         raise CaptureError(f"{path} holds no CSV data")
-    time_column = header[0].lower() in ("time", "seconds", "milliseconds", "microseconds", "nanoseconds",
-                                        "picoseconds")
+    time_unit = _TIME_UNITS.get(header[0].lower())
+    time_column = time_unit is not None
     logic_names = names or header[1 if time_column else 0:]
     if channel not in logic_names:
         raise _unknown_channel(path, channel, logic_names)
@@ -175,42 +225,55 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
         raise CaptureError(f"{path} does not say its sample rate",
                            "export it with sigrok-cli -O csv (its header comment carries the rate)")
     column = logic_names.index(channel) + (1 if time_column else 0)
-    time_unit = {"time": 1, "seconds": 1, "milliseconds": Fraction(1, 10**3), "microseconds": Fraction(1, 10**6),
-                 "nanoseconds": Fraction(1, 10**9), "picoseconds": Fraction(1, 10**12)}.get(header[0].lower())
+    if column >= len(header):
+        raise CaptureError(f"{path}: the header has {len(header)} columns, too few for channel '{channel}'")
 
-    to_seconds = _csv_time_reader(rows, rate, time_unit) if time_column else None
-
-    def levels():
-        for index, (number, cells) in enumerate(rows):
+    def data_rows():
+        seen_header = False
+        for number, line in _csv_rows(path):
+            if line.startswith(";"):
+                continue
+            if not seen_header:
+                seen_header = True
+                continue
+            cells = line.split(",")
             if len(cells) != len(header):
                 raise CaptureError(f"{path}, line {number}: {len(cells)} columns where the header has {len(header)}")
+            yield number, cells
+
+    to_seconds = _csv_time_reader(path, data_rows(), rate, time_unit) if time_column else None
+
+    def levels():
+        for index, (number, cells) in enumerate(data_rows()):
             try:
-                level = int(cells[column])
+                level = {"0": 0, "1": 1}[cells[column].strip()]
                 # without a time column, rows are consecutive samples
                 seconds = to_seconds(cells[0]) if to_seconds else index / rate
-            except ValueError:
-                raise CaptureError(f"{path}, line {number}: not a number: {','.join(cells)!r}") from None
+            except (KeyError, ValueError):
+                raise CaptureError(f"{path}, line {number}: not a sample (time, then 0 or 1 per channel): "
+                                   f"{','.join(cells)[:80]!r}") from None
             yield seconds, level
 
     return Channel(channel, _edges_from_levels(levels()), 1 / rate, f"sigrok CSV, {float(rate) / 1e6:g} MHz")
 
 
-def _csv_time_reader(rows, rate: Fraction, time_unit: Fraction):
+def _csv_time_reader(path: Path, rows, rate: Fraction, time_unit: Fraction):
     """How to turn a sigrok CSV time cell into seconds. sigrok-cli 0.5.2 writes
     the sample number times the sample period cut to a whole time unit (62 ns
     for 62.5 ns at 16 MHz): when every time is a multiple of that cut period,
     the sample number is recovered exactly; otherwise the time is taken as
-    written."""
+    written (a plain decimal number, nothing else)."""
     period = 1 / (rate * time_unit)  # sample period in the column's unit
     cut = int(period)
-    try:
-        times = [int(cells[0]) for _, cells in rows]
-        whole = True
-    except (ValueError, IndexError):
-        whole = False
-    if whole and cut and period != cut and all(t % cut == 0 for t in times):
+    whole = True
+    for _, cells in rows:  # a first pass over the file
+        text = cells[0].strip()
+        if not (text.isascii() and text.isdigit() and len(text) <= MAX_TIME_DIGITS) or (cut and int(text) % cut):
+            whole = False
+            break
+    if whole and cut and period != cut:
         return lambda cell: Fraction(int(cell) // cut) / rate
-    return lambda cell: Fraction(cell) * time_unit
+    return lambda cell: _decimal(cell, "a time") * time_unit
 
 
 def read(path: Path, channel: str) -> Channel:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, configs, display, intrusion, matrix, report, suite
+from switchscope import __version__, catalog, configs, display, intrusion, matrix, outputs, report, suite
 from switchscope.capture import analyze
-from switchscope.errors import SwitchscopeError
+from switchscope.errors import Interrupted, SwitchscopeError
 from switchscope.measure import MAX_SAMPLES, default_time_limit, measure
 from switchscope.measure_elf import measure_elf
 from switchscope.methods import METHODS
@@ -60,21 +61,31 @@ def command_run(args) -> int:
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
     scope_jobs = [job for job in jobs if job.method.name == "scope"]
+    vcds = {}
+    if args.vcd:
+        for job in scope_jobs:  # one file per job when several: trace.vcd -> trace-atmega328p-resume.vcd
+            vcd = Path(args.vcd) if len(scope_jobs) == 1 else Path(args.vcd).with_name(
+                f"{Path(args.vcd).stem}-{job.target.name}-{job.scenario.name}{Path(args.vcd).suffix}")
+            vcds[str(job)] = outputs.check_file(vcd, "--vcd")
+    json_path = outputs.check_file(args.json, "--json") if args.json else None
     results, failures = [], []
     started = time.monotonic()
-    with display.Activity(args.quiet, "samples") as activity:
-        for job in jobs:
-            activity.begin(str(job), args.samples)
-            vcd = None
-            if args.vcd and job.method.name == "scope":
-                vcd = Path(args.vcd)
-                if len(scope_jobs) > 1:  # one file per job: trace.vcd -> trace-atmega328p-resume.vcd
-                    vcd = vcd.with_name(f"{vcd.stem}-{job.target.name}-{job.scenario.name}{vcd.suffix}")
-            try:
-                results.append(measure(job, args.samples, args.timeout, activity.advance_to, activity.on_stage, vcd))
-            except SwitchscopeError as error:
-                activity.say(f"error: {error}")
-                failures.append({"job": str(job), "error": error.message})
+    try:
+        with display.Activity(args.quiet, "samples") as activity:
+            for job in jobs:
+                activity.begin(str(job), args.samples)
+                try:
+                    results.append(measure(job, args.samples, args.timeout, activity.advance_to, activity.on_stage,
+                                           vcds.get(str(job))))
+                except SwitchscopeError as error:
+                    activity.say(f"error: {error}")
+                    failures.append({"job": str(job), "error": error.message})
+    except Interrupted as interruption:
+        if json_path and results:
+            report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
+                                                                       f"{len(jobs)} measurements")
+            interruption.kept = f"{len(results)} of {len(jobs)} measurements written to {json_path}"
+        raise
     if results:
         print(report.table(results))
         comparison = report.method_comparison(results)
@@ -89,51 +100,65 @@ def command_run(args) -> int:
     _say_skipped(found)
     if not args.quiet:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
-    if args.json:
-        report.write_json(Path(args.json), results, failures, [s.as_json() for s in found.skipped])
+    if json_path:
+        report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
     return 1 if failures else 0
 
 
 def command_analyze(args) -> int:
+    if args.clock is not None and not 0 < args.clock < float("inf"):
+        raise SwitchscopeError(f"--clock takes the CPU clock in Hz, a positive number, not {args.clock:g}")
+    json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.capture),)) if args.json else None
     result = analyze(Path(args.capture), args.channel, args.clock)
     print(report.capture_table(result))
     if result.clamped:
         print(f"warning: {result.clamped} patterns had tCD < tAB and were clamped to 0", file=sys.stderr)
-    if args.json:
-        report.write_json(Path(args.json), [result], [])
+    if json_path:
+        report.write_json(json_path, [result], [])
     return 0
 
 
 def command_sweep(args) -> int:
-    tasks = matrix.parse_counts(args.tasks, "--tasks") if args.tasks else [None]
-    samples = matrix.parse_counts(args.samples, "--samples")
+    tasks = matrix.parse_counts(args.tasks, "--tasks", 255) if args.tasks else [None]
+    samples = matrix.parse_counts(args.samples, "--samples", MAX_SAMPLES)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
                  catalog.select_scenarios(args.scenario), catalog.select_methods(args.method),
                  matrix.config_variants(args.config), tasks)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
+    matrix.check_fits_in_memory(points)
+    json_path = outputs.check_file(args.json, "--json") if args.json else None
     _say_skipped(found)
-    with display.Activity(args.quiet, "measurements") as activity:
-        activity.begin("sweep", len(points))
-        outcomes = matrix.run_points(points, args.jobs, activity.batch)
+    try:
+        with display.Activity(args.quiet, "measurements") as activity:
+            activity.begin("sweep", len(points))
+            outcomes = matrix.run_points(points, args.jobs, activity.batch)
+    except Interrupted as interruption:
+        done = [outcome for _, outcome in interruption.completed if not isinstance(outcome, str)]
+        if json_path and done:
+            report.write_json(json_path, done, [], incomplete=f"interrupted after {len(interruption.completed)} "
+                                                              f"of {len(points)} points")
+            interruption.kept = f"{len(done)} of {len(points)} points written to {json_path}"
+        raise
     results = [outcome for _, outcome in outcomes if not isinstance(outcome, str)]
     for point, outcome in outcomes:
         if isinstance(outcome, str):
             print(f"error: {point.job}: {outcome}", file=sys.stderr)
     if results:
         print(report.sweep_table(results))
-    if args.json:
-        report.write_json(Path(args.json), results,
+    if json_path:
+        report.write_json(json_path, results,
                           [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])
     return 1 if len(results) < len(outcomes) else 0
 
 
 def command_suite(args) -> int:
-    if args.samples < 1:
-        raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {args.samples}")
+    out = outputs.check_directory(args.out, "--out")
     with display.Activity(args.quiet, "measurements") as activity:
         activity.label = "suite"
         outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
-                                            args.samples, Path(args.out), args.jobs, activity.batch)
+                                            args.samples, out, args.jobs, activity.batch, args.resume)
     failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
     for point, outcome in failed:
         print(f"error: {point.job}: {outcome}", file=sys.stderr)
@@ -146,20 +171,22 @@ def command_measure(args) -> int:
     if args.count < 1:
         raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
     (target,) = catalog.select_targets(args.target)
+    json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.elf),)) if args.json else None
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
     result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
     print(report.marker_table(result))
     if result.count < args.count:
         why = result.details["stopped"] or "the firmware ended"
-        print(f"warning: {result['count']} of {args.count} intervals: {why}", file=sys.stderr)
-    if args.json:
-        report.write_json(Path(args.json), [result], [])
+        print(f"warning: {result.count} of {args.count} intervals: {why}", file=sys.stderr)
+    if json_path:
+        report.write_json(json_path, [result], [])
     return 0
 
 
 def command_intrusion(args) -> int:
-    if args.samples < 1:
-        raise SwitchscopeError(f"--samples must be at least 1, got {args.samples}")
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {args.samples}")
+    json_path = outputs.check_file(args.json, "--json") if args.json else None
     rows, failed = [], 0
     # a combination is reported only where every method can measure it (the printing build may be n/a)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
@@ -178,8 +205,8 @@ def command_intrusion(args) -> int:
                 failed += 1
     if rows:
         print(intrusion.table(rows))
-    if args.json:
-        report.write_json(Path(args.json), rows, [])
+    if json_path:
+        report.write_json(json_path, rows, [])
     return 1 if failed else 0
 
 
@@ -248,6 +275,8 @@ def parser() -> argparse.ArgumentParser:
     whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
     whole.add_argument("--out", default="switchscope-results", help="the results directory")
     whole.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
+    whole.add_argument("--resume", action="store_true",
+                       help="keep the results already in --out (an interrupted suite's) and measure only the rest")
     whole.add_argument("--quiet", action="store_true", help="no progress bar")
     whole.set_defaults(handler=command_suite)
 
@@ -297,19 +326,25 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _interrupt(signal_number, _frame):
+    raise Interrupted(signal_number)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if not getattr(args, "handler", None):
         parser().print_help()
         return 2
+    for number in (signal.SIGINT, signal.SIGTERM):  # unwind, so that every simulator is ended on the way out
+        signal.signal(number, _interrupt)
     try:
         return args.handler(args)
     except SwitchscopeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except Interrupted as interruption:
+        print(f"interrupted: {getattr(interruption, 'kept', 'nothing was complete')}", file=sys.stderr)
+        return interruption.exit_status
     except BrokenPipeError:  # the reader went away (switchscope list | head): nothing more to say
         sys.stderr.close()
         return 0

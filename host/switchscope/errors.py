@@ -27,3 +27,13 @@ class BuildFailed(SwitchscopeError):
 
 class FirmwareFailed(SwitchscopeError):
     """The firmware crashed, hung, or its stream could not be used."""
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM arrived: the command stops its simulators, keeps what
+    it completed, and exits 128 + the signal's number (130, 143). A
+    BaseException, so that no `except Exception` on the way swallows it."""
+
+    def __init__(self, signal_number: int):
+        super().__init__(f"interrupted by signal {signal_number}")
+        self.exit_status = 128 + signal_number

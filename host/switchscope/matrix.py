@@ -5,12 +5,13 @@ configuration, tasks) at one sample count, and gives a full distribution."""
 from __future__ import annotations
 
 import itertools
+import multiprocessing
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
+import signal
 from dataclasses import dataclass
 from typing import Callable
 
-from switchscope.errors import SwitchscopeError
+from switchscope.errors import Interrupted, SwitchscopeError
 from switchscope.measure import Job, measure
 from switchscope.result import Result
 
@@ -22,17 +23,25 @@ class Point:
     group: str = ""  # what the point belongs to in a report (e.g. "bertos", "tasks", "switches")
 
 
-def parse_counts(text: str, what: str) -> list[int]:
-    """"2-8" or "100,1000,10000" (or a mix: "2-4,8") as a list of positive integers."""
+MAX_POINTS = 10_000  # values one list may give: a sweep of more is a typo, not an experiment
+
+
+def parse_counts(text: str, what: str, maximum: int) -> list[int]:
+    """"2-8" or "100,1000,10000" (or a mix: "2-4,8") as a list of integers from 1 to `maximum`."""
     found = []
     try:
         for part in text.split(","):
             low, sep, high = part.partition("-")
-            found += list(range(int(low), int(high) + 1)) if sep else [int(low)]
+            first, last = (int(low), int(high)) if sep else (int(low), int(low))
+            if not 1 <= first <= maximum or not 1 <= last <= maximum:
+                raise SwitchscopeError(f"{what} takes numbers from 1 to {maximum}, not '{part}'")
+            if len(found) + last - first + 1 > MAX_POINTS:
+                raise SwitchscopeError(f"{what} '{text}' gives more than {MAX_POINTS} values")
+            found += list(range(first, last + 1))
     except ValueError:
         raise SwitchscopeError(f"{what} takes numbers and ranges such as 2-8 or 100,1000,10000, not '{text}'") from None
-    if not found or min(found) < 1:
-        raise SwitchscopeError(f"{what} needs positive numbers, not '{text}'")
+    if not found:
+        raise SwitchscopeError(f"{what} needs at least one number, not '{text}'")
     return found
 
 
@@ -47,23 +56,78 @@ def config_variants(pairs: list[str]) -> list[dict[str, str]]:
     return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
 
 
-def _measure(point: Point) -> Result:
-    return measure(point.job, point.samples)
+BYTES_PER_SAMPLE_HELD = 64  # a kept sample as the host holds it until its result is written (list, JSON)
+
+
+def check_fits_in_memory(points: list[Point]) -> None:
+    """Refuse, before it starts, a sweep whose samples would not fit in this machine's memory."""
+    total = sum(point.samples for point in points)
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return
+    if total * BYTES_PER_SAMPLE_HELD > memory // 2:
+        raise SwitchscopeError(f"the sweep holds {total:,} samples in all, about "
+                               f"{total * BYTES_PER_SAMPLE_HELD / 2**30:.1f} GiB: more than half of this machine's "
+                               f"{memory / 2**30:.1f} GiB", "measure fewer points or fewer samples per point")
+
+
+_busy = False  # in a worker: whether a measurement is under way
+
+
+def _on_signal_in_worker(signal_number, _frame):
+    """A worker that is measuring unwinds (its simulator is ended on the way
+    out); an idle one just exits."""
+    if _busy:
+        raise Interrupted(signal_number)
+    os._exit(128 + signal_number)
+
+
+def _start_worker() -> None:
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _on_signal_in_worker)
+
+
+def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
+    global _busy
+    index, point = item
+    _busy = True
+    try:
+        return index, measure(point.job, point.samples)
+    except SwitchscopeError as error:
+        return index, str(error)
+    except Interrupted as interruption:
+        os._exit(interruption.exit_status)
+    finally:
+        _busy = False
 
 
 def run_points(points: list[Point], workers: int | None = None,
-               progress: Callable[[int, int], None] | None = None) -> list[tuple[Point, Result | str]]:
+               progress: Callable[[int, int], None] | None = None,
+               on_outcome: Callable[[Point, "Result | str"], None] | None = None) -> list[tuple[Point, Result | str]]:
     """Measure every point, `workers` at a time (default: every core); each
-    outcome is the result, or the error's message. The order is the points'."""
+    outcome is the result, or the error's message. The order is the points'.
+    `on_outcome` sees each outcome as soon as it is known (to write it). On an
+    interruption every worker and its simulator is ended, and the Interrupted
+    exception carries the outcomes completed so far (`completed`)."""
     workers = workers or os.cpu_count() or 1
     outcomes: dict[int, Result | str] = {}
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        futures = {pool.submit(_measure, point): index for index, point in enumerate(points)}
-        for done, future in enumerate(as_completed(futures), start=1):
-            try:
-                outcomes[futures[future]] = future.result()
-            except SwitchscopeError as error:
-                outcomes[futures[future]] = str(error)
+    pool = multiprocessing.get_context("fork").Pool(min(workers, max(len(points), 1)), initializer=_start_worker)
+    try:
+        for done, (index, outcome) in enumerate(pool.imap_unordered(_measure, list(enumerate(points))), start=1):
+            outcomes[index] = outcome
+            if on_outcome:
+                on_outcome(points[index], outcome)
             if progress:
                 progress(done, len(points))
+        pool.close()
+    except Interrupted as interruption:
+        pool.terminate()
+        interruption.completed = [(points[index], outcomes[index]) for index in sorted(outcomes)]
+        raise
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
     return [(point, outcomes[index]) for index, point in enumerate(points)]

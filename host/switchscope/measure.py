@@ -96,13 +96,16 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
     clamped = int(np.count_nonzero(corrected < 0))  # a raw reading below the method's cost: set to 0
     corrected = np.maximum(corrected, 0)
     in_window = (flags & wire.TICK_IN_WINDOW) != 0
-    left_out = in_window if job.method.excludes_ticks else np.zeros(len(samples), dtype=bool)
-    excluded = [{"seq": seq, "value": value, "reason": "tick_in_window"}
-                for seq, value in zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist())]
+    wrapped = (flags & wire.STAMP_WRAPPED) != 0  # the probe's stamps cannot say how long such a window was
+    left_out = wrapped | (in_window if job.method.excludes_ticks else False)
+    reasons = np.where(wrapped, "stamp_wrapped", "tick_in_window")[left_out].tolist()
+    excluded = [{"seq": seq, "value": value, "reason": reason} for seq, value, reason in
+                zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist(), reasons)]
     values = corrected[~left_out].tolist()
     tags = samples.column("tag")[~left_out].tolist()
     if not values:
-        raise FirmwareFailed(f"{job}: every sample was excluded (the kernel tick fell into each window)")
+        why = "the stamp timer wrapped inside" if wrapped.all() else "the kernel tick fell into"
+        raise FirmwareFailed(f"{job}: every sample was excluded ({why} each window)")
 
     # what the firmware reports of itself, then what the code was optimised for
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}

@@ -14,7 +14,7 @@ import numpy as np
 
 from switchscope import elf, scope, stats
 from switchscope.errors import FirmwareFailed
-from switchscope.wire import TICK_IN_WINDOW, Stream
+from switchscope.wire import STAMP_WRAPPED, TICK_IN_WINDOW, Stream
 
 if TYPE_CHECKING:
     from switchscope.catalog import Target
@@ -34,14 +34,16 @@ class Reading:
 
 def warmup_windows(stream: Stream) -> int:
     """Windows the firmware opened before its first sample (rotate's warm-up)."""
-    return int(stream.meta.get("warmup_windows", "0"))
+    return meta_int(stream, "warmup_windows", "the stream") if "warmup_windows" in stream.meta else 0
 
 
-def meta_int(stream: Stream, key: str, what: str) -> int:
-    try:
-        return int(stream.meta[key])
-    except (KeyError, ValueError):
-        raise FirmwareFailed(f"{what}: the firmware did not report a valid {key} ({stream.meta.get(key)!r})") from None
+def meta_int(stream: Stream, key: str, what: str, minimum: int = 0) -> int:
+    """A whole number the firmware reported, at least `minimum`."""
+    text = stream.meta.get(key, "")
+    if text.isascii() and text.isdigit() and len(text) <= 20 and int(text) >= minimum:
+        return int(text)
+    raise FirmwareFailed(f"{what}: the firmware did not report a valid {key} ({text[:40]!r}; a whole number "
+                         f"from {minimum} is needed)", "the board's stamp functions must report the timer's facts")
 
 
 class Method:
@@ -101,8 +103,7 @@ class Probe(Method):
             raise FirmwareFailed(f"{what}: the simulator logged no reads of the stamp timer")
         logged = output.events.named("stamp")
         expected = [*timer_reading.calibration, *timer_reading.raw.tolist()]
-        tolerances = [0] * len(timer_reading.calibration) + \
-            ((stream.samples.column("flags") & TICK_IN_WINDOW) != 0).astype(int).tolist()
+        tolerances = [0] * len(timer_reading.calibration) + Probe._tolerances(stream)
         found = Probe._spans_in_order(logged, expected, tolerances, 2 * warmup_windows(stream),
                                       len(timer_reading.calibration))
         if found is None:
@@ -111,6 +112,16 @@ class Probe(Method):
         overhead = stats.overhead(calibration)
         timer = {**timer_reading.extra["timer"], "stamped_in": "cycles, by the simulator at each read of the timer"}
         return Reading(raw, np.full(len(raw), overhead), overhead, calibration, {"timer": timer})
+
+    @staticmethod
+    def _tolerances(stream) -> list[int]:
+        """How far, in instructions, the simulator's span of each window may be
+        from what the firmware's stamps say: a window the tick fell into may be
+        one instruction off where the timer reloaded inside it; one in which the
+        timer wrapped says nothing of its length (it is left out, never paired
+        by length)."""
+        flags = stream.samples.column("flags")
+        return np.where((flags & STAMP_WRAPPED) != 0, 2**62, (flags & TICK_IN_WINDOW) != 0).tolist()
 
     @staticmethod
     def _spans_in_order(logged, expected: list[int], tolerances: list[int], skipped: int, after: int):
@@ -155,14 +166,14 @@ class Probe(Method):
 
         calibration = spans(timer_reading.calibration, [0] * len(timer_reading.calibration))
         position += 2 * warmup_windows(stream)  # rotate's warm-up windows: stamped, never sent
-        # a window the tick fell into is left out of the figures, and its timer reading may be one
-        # instruction off where the timer reloaded inside it: it is matched within one
-        ticks = (stream.samples.column("flags") & TICK_IN_WINDOW) != 0
-        return calibration + spans(timer_reading.raw.tolist(), ticks.astype(int).tolist())
+        return calibration + spans(timer_reading.raw.tolist(), Probe._tolerances(stream))
 
     def _timer_reading(self, stream, target, what) -> Reading:
-        modulus = meta_int(stream, "stamp_modulus", what)
-        clock_hz = meta_int(stream, "stamp_clock_hz", what)
+        modulus = meta_int(stream, "stamp_modulus", what, minimum=2)
+        clock_hz = meta_int(stream, "stamp_clock_hz", what, minimum=1)
+        if stream.meta.get("stamp_direction") not in ("up", "down"):
+            raise FirmwareFailed(f"{what}: the firmware did not say which way its stamp timer counts "
+                                 f"(stamp_direction={stream.meta.get('stamp_direction', '')[:20]!r}, not up or down)")
         counts_down = stream.meta.get("stamp_direction") == "down"
         per_unit = target.counts_per_unit(clock_hz)
 

@@ -12,6 +12,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
+from switchscope import outputs  # noqa: E402
 from switchscope.result import Result  # noqa: E402
 
 FORMATS = ("png", "svg")
@@ -22,7 +23,8 @@ def _save(figure, path: Path) -> list[Path]:
     written = []
     for fmt in FORMATS:
         out = path.with_suffix(f".{fmt}")
-        figure.savefig(out, dpi=110, bbox_inches="tight")
+        with outputs.replacing(out, "wb") as file:
+            figure.savefig(file, format=fmt, dpi=110, bbox_inches="tight")
         written.append(out)
     plt.close(figure)
     return written

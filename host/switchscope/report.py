@@ -6,7 +6,7 @@ import json
 from itertools import groupby
 from pathlib import Path
 
-from switchscope import display
+from switchscope import display, outputs
 from switchscope.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.result import Result
 
@@ -141,12 +141,15 @@ def sweep_table(results: list[Result]) -> str:
     return "\n".join(aligned(rows))
 
 
-def write_json(path: Path, results: list, failures: list[dict], not_applicable: list[dict] = ()) -> None:
-    """{"results": [...]} with every Result in its versioned form (intrusion rows as they are)."""
+def write_json(path: Path, results: list, failures: list[dict], not_applicable: list[dict] = (),
+               incomplete: str | None = None) -> None:
+    """{"results": [...]} with every Result in its versioned form (intrusion rows as they are);
+    `incomplete` says why a command wrote only part of what it was asked for."""
     document = {"results": [r.to_json() if isinstance(r, Result) else r for r in results]}
+    if incomplete:
+        document["incomplete"] = incomplete
     if failures:
         document["failures"] = failures
     if not_applicable:
         document["not_applicable"] = list(not_applicable)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1) + "\n")
+    outputs.write_text(path, json.dumps(document, indent=1) + "\n")

@@ -7,9 +7,11 @@ firmware sent, so a failure can be explained by its last words.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import select
+import signal
 import subprocess
 import tempfile
 import time
@@ -35,6 +37,7 @@ CYCLES_PER_SAMPLE_BUDGET = 2_000_000
 EVENTS_PER_SAMPLE_LIMIT = 8  # watch events a run may log per sample requested (a window needs 2 to 4)
 EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,8 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
     `time_limit` seconds. Returns (stream, return code or None if stopped, stderr, seconds)."""
     decoder = StreamDecoder()
     started = time.monotonic()
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True, preexec_fn=_die_with_parent)
     stderr = bytearray()
     returncode = None
     try:
@@ -147,17 +151,33 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
                 else:
                     stderr += chunk
         if streams:  # still open at the time limit: the firmware hangs or runs away
-            process.kill()
-            process.wait()
+            _end(process)
         else:
             returncode = process.wait(timeout=10)
-    finally:
+    finally:  # also on an interruption: no simulator outlives the command
         if process.poll() is None:
-            process.kill()
-            process.wait()
+            _end(process)
         process.stdout.close()
         process.stderr.close()
     return decoder.finish(), returncode, stderr.decode(errors="replace"), time.monotonic() - started
+
+
+def _die_with_parent() -> None:
+    """In the simulator's process, before it starts: Linux sends it SIGKILL
+    when the process that started it dies, however that dies."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: the parent's own clean-up still ends it
+
+
+def _end(process: subprocess.Popen) -> None:
+    """Kill the simulator and anything it started (its own process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int, time_limit: float,

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from switchscope import outputs
+
 
 @dataclass(frozen=True)
 class Measurement:
@@ -66,8 +68,12 @@ def measurements(edges: Sequence[tuple[float, int]], aligned: bool = True) -> li
         gaps = [sum(found[i + 1][0] - found[i][1] for i in range(start, len(found) - 1, 2)) /
                 max(1, len(range(start, len(found) - 1, 2))) for start in (0, 1)]
         phase = 0 if gaps[0] <= gaps[1] else 1
-    return [Measurement(found[i][0], found[i][1], found[i + 1][0], found[i + 1][1])
-            for i in range(phase, len(found) - 1, 2)]
+    grouped = [Measurement(found[i][0], found[i][1], found[i + 1][0], found[i + 1][1])
+               for i in range(phase, len(found) - 1, 2)]
+    if not grouped:
+        raise ScopeError(f"no complete A-B-C-D pattern: the {len(found)} pulses on the pin pair up only "
+                         "across a gap longer than the one within them")
+    return grouped
 
 
 def write_vcd(path: Path, edges: Sequence[tuple[int, int]], signal: str, timescale: str,
@@ -92,4 +98,4 @@ def write_vcd(path: Path, edges: Sequence[tuple[int, int]], signal: str, timesca
         # one more step so the last edge has a visible extent in viewers
         lines.append(f"#{(edges[-1][0] + 1) * ticks_per_unit}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(lines) + "\n")
+    outputs.write_text(path, "\n".join(lines) + "\n")

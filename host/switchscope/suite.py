@@ -18,7 +18,8 @@ import os
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, configs, matrix
+from switchscope import __version__, catalog, configs, matrix, outputs
+from switchscope.errors import Interrupted, SwitchscopeError
 from switchscope.matrix import Point
 from switchscope.plan import plan
 from switchscope.report import aligned, cell
@@ -108,18 +109,33 @@ def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
             *("| " + " | ".join(row) + " |" for row in rows)]
 
 
+def result_path(out: Path, point: Point) -> Path:
+    return out / "runs" / point.job.kernel.name / point.job.target.name / f"{_run_name(point)}.json"
+
+
+def _write_result(out: Path, point: Point, outcome: Result | str) -> None:
+    """Each result as soon as it is measured: an interrupted suite keeps it."""
+    if isinstance(outcome, Result):
+        outputs.write_text(result_path(out, point), json.dumps({"results": [outcome.to_json()]}, indent=1) + "\n")
+
+
+def _written_before(out: Path, point: Point) -> Result | None:
+    """The result an earlier run of the suite wrote for this point, if it is a whole one."""
+    try:
+        document = json.loads(result_path(out, point).read_text())
+        (result,) = [Result.from_json(entry) for entry in document["results"]]
+    except (OSError, ValueError, KeyError, TypeError, SwitchscopeError):
+        return None
+    return result if result.count + result.excluded == point.samples else None
+
+
 def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
-          workers: int) -> list[Path]:
+          workers: int, incomplete: str | None = None) -> list[Path]:
     from switchscope import plots  # matplotlib loads only when a suite is written
 
-    written = []
-    results_dir, plots_dir = out / "runs", out / "plots"
-    for point, outcome in outcomes:
-        if isinstance(outcome, Result):
-            path = results_dir / point.job.kernel.name / point.job.target.name / f"{_run_name(point)}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"results": [outcome.to_json()]}, indent=1) + "\n")
-            written.append(path)
+    plots_dir = out / "plots"
+    draw = incomplete is None  # an interrupted suite writes its summary at once, without plots
+    written = [result_path(out, point) for point, outcome in outcomes if isinstance(outcome, Result)]
 
     lines = [
         "# switchscope suite",
@@ -128,6 +144,8 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         f"curve: {', '.join(map(str, SWITCH_COUNTS))}); {wall_seconds:.1f} s on {workers} worker(s).",
         "",
     ]
+    if incomplete:
+        lines += [f"**Incomplete: {incomplete}.** `switchscope suite --resume` measures the rest.", ""]
     failures = [(p, o) for p, o in outcomes if isinstance(o, str)]
     if failures:
         lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
@@ -153,8 +171,9 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         columns = [c for c, _ in BERTOS_COLUMNS]
         lines += ["### Configurations (BeRTOS layout)", "", *_markdown_table(["scenario", *columns], rows), ""]
         lines += [f"- {note}" for note in notes] + [""]
-        written += plots.table(rows, columns, f"{kernel} on {target}: switch time by configuration", notes,
-                               plots_dir / f"bertos-{kernel}-{target}")
+        if draw:
+            written += plots.table(rows, columns, f"{kernel} on {target}: switch time by configuration", notes,
+                                   plots_dir / f"bertos-{kernel}-{target}")
 
         by_tasks = [o for p, o in mine if p.group == "tasks" and isinstance(o, Result)]
         if by_tasks:
@@ -162,8 +181,9 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
                       *_markdown_table(["tasks", "median", "min", "max", "excluded"],
                                        [[str(r.tasks), _value(r), cell(r.stats.min), cell(r.stats.max),
                                          str(r.excluded)] for r in sorted(by_tasks, key=lambda r: r.tasks)]), ""]
-            written += plots.versus_tasks(by_tasks, f"{kernel} on {target}: rotate, time per switch",
-                                          plots_dir / f"tasks-{kernel}-{target}")
+            if draw:
+                written += plots.versus_tasks(by_tasks, f"{kernel} on {target}: rotate, time per switch",
+                                              plots_dir / f"tasks-{kernel}-{target}")
 
         by_switches = [o for p, o in mine if p.group == "switches" and isinstance(o, Result)]
         if by_switches:
@@ -172,12 +192,13 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
                                        [[str(r.count + r.excluded), cell(sum(r.samples)), _value(r),
                                          f"{r.stats.mean:.2f}", cell(r.stats.max)]
                                         for r in sorted(by_switches, key=lambda r: r.count)]), ""]
-            written += plots.versus_switches(by_switches, f"{kernel} on {target}: rotate, "
-                                             f"{by_switches[0].tasks} tasks",
-                                             plots_dir / f"switches-{kernel}-{target}")
+            if draw:
+                written += plots.versus_switches(by_switches, f"{kernel} on {target}: rotate, "
+                                                 f"{by_switches[0].tasks} tasks",
+                                                 plots_dir / f"switches-{kernel}-{target}")
 
         for point, outcome in mine:
-            if isinstance(outcome, Result):
+            if draw and isinstance(outcome, Result):
                 written += plots.histogram(outcome, f"{point.job} ({point.samples} samples)",
                                            plots_dir / "histograms" / kernel / target / _run_name(point))
 
@@ -186,15 +207,36 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         + [[str(p.job), str(p.samples), cell(o.stats.median), cell(o.stats.min), cell(o.stats.max),
             o.unit] for p, o in outcomes if isinstance(o, Result)]), "```", ""]
     summary = out / "summary.md"
-    summary.write_text("\n".join(lines))
+    outputs.write_text(summary, "\n".join(lines))
     return [summary, *written]
 
 
-def run(kernels, targets, samples: int, out: Path, workers: int | None, progress=None):
+def run(kernels, targets, samples: int, out: Path, workers: int | None, progress=None, resume: bool = False):
+    """Measure the suite into `out`, each result written as soon as it is
+    measured; with `resume`, the points whose results are already there are
+    read back instead of measured. Interrupted, it writes the summary of what
+    is complete, marked incomplete, and lets the interruption go on."""
     found = points(kernels, targets, samples)
     workers = workers or os.cpu_count() or 1
-    started = time.monotonic()
-    outcomes = matrix.run_points(found, workers, progress)
-    wall = time.monotonic() - started
+    kept = {index: result for index, point in enumerate(found)
+            if resume and (result := _written_before(out, point)) is not None}
+    todo = [point for index, point in enumerate(found) if index not in kept]
     out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+
+    def in_order(measured: list[tuple[Point, Result | str]]) -> list[tuple[Point, Result | str]]:
+        by_point = {id(point): outcome for point, outcome in measured}
+        return [(point, kept[index] if index in kept else by_point[id(point)])
+                for index, point in enumerate(found) if index in kept or id(point) in by_point]
+
+    try:
+        measured = matrix.run_points(todo, workers, progress, lambda point, outcome: _write_result(out, point, outcome))
+    except Interrupted as interruption:
+        outcomes = in_order(interruption.completed)
+        write(out, outcomes, samples, time.monotonic() - started, workers,
+              incomplete=f"interrupted after {len(outcomes)} of {len(found)} measurements")
+        interruption.kept = f"{len(outcomes)} of {len(found)} measurements kept in {out}"
+        raise
+    wall = time.monotonic() - started
+    outcomes = in_order(measured)
     return outcomes, write(out, outcomes, samples, wall, workers), wall

@@ -18,6 +18,7 @@ PROTOCOL_VERSION = 2
 HELLO, META, CALIB, SAMPLE, SAMPLE_COMPACT, LOG, FAULT, END = 0x01, 0x02, 0x03, 0x10, 0x11, 0x20, 0x7E, 0x7F
 TICK_IN_WINDOW = 0x01
 NOT_CLOSED = 0x02  # recorded before the task that closes the window had run
+STAMP_WRAPPED = 0x04  # the stamp timer wrapped inside the window: its stamps' difference is short by its period
 
 _FIXED_LAYOUTS = {
     HELLO: struct.Struct("<B"),

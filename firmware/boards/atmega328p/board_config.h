@@ -40,6 +40,12 @@
                      : "memory")
 
 
+/* Timer1's overflow flag, outside the window on both sides: cleared (by
+ * writing 1) before the opening stamp, read after the closing one. A window
+ * over 65,536 cycles long sets it, and the host leaves the sample out. */
+#define BOARD_STAMP_WRAP_CLEAR() (TIFR1 = _BV(TOV1))
+#define BOARD_STAMP_WRAPPED() ((TIFR1 & _BV(TOV1)) != 0)
+
 /* The scope pin: PB5, the Arduino's "L" LED. One instruction (2 cycles) each. */
 #define BOARD_SCOPE_PIN "B5"
 #define BOARD_SCOPE_HIGH() __asm__ volatile("sbi %0, 5" ::"I"(_SFR_IO_ADDR(PORTB)) : "memory")

@@ -37,6 +37,13 @@
                          : "memory");                                  \
     } while (0)
 
+/* SysTick's COUNTFLAG, outside the window on both sides: reading the control
+ * register clears it before the opening stamp; read after the closing one, it
+ * says whether the count reached 0 in between (the kernel's tick handler
+ * never reads the register). */
+#define BOARD_STAMP_WRAP_CLEAR() ((void)*(volatile uint32_t *)0xE000E010u)
+#define BOARD_STAMP_WRAPPED() ((*(volatile uint32_t *)0xE000E010u >> 16) & 1u)
+
 /* An external interrupt line no device of the board drives. */
 #define BOARD_SOFT_IRQ_NUMBER 30
 

@@ -31,6 +31,8 @@ struct probe_window {
     uint32_t tick_end;    /* kernel tick count after the closing */
     uint32_t closed;      /* set by the closing, cleared by the opening: a sample
                              recorded before its window closed has a stale stamp */
+    uint32_t wrapped;     /* the stamp timer wrapped between the two stamps: their
+                             difference is then short by a multiple of its period */
 };
 
 extern struct probe_window probe;
@@ -108,12 +110,14 @@ void harness_print_switch(void);
     do {                                     \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
+        BOARD_STAMP_WRAP_CLEAR();            \
         BOARD_STAMP_TO(probe.start);         \
     } while (0)
 
 #define PROBE_CLOSE()                        \
     do {                                     \
         BOARD_STAMP_TO(probe.end);           \
+        probe.wrapped = BOARD_STAMP_WRAPPED(); \
         probe.tick_end = ss_tick_count();    \
         probe.closed = 1;                    \
     } while (0)

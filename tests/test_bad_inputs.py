@@ -1,0 +1,123 @@
+"""One table of bad inputs, a row each: the command line, the files it is
+given, the exit status it must end with and a fragment of what it must say.
+None may print a traceback, and none may touch its inputs. Every row fails
+before any firmware is built, within seconds."""
+
+import signal
+import traceback
+
+import pytest
+
+from switchscope import cli
+
+VCD = """$timescale 1 ns $end
+$scope module top $end
+$var wire 1 ! D13 $end
+$upscope $end
+$enddefinitions $end
+#0
+0!
+#100
+1!
+#200
+0!
+"""
+
+FILES = {
+    "capture.vcd": VCD,
+    "empty.vcd": "",
+    "garbage.vcd": "\x00\x01 not a capture at all \xff",
+    "garbage.csv": "time,D13\nabc,def\n",
+    "garbage.sr": "PK not really a zip",
+    "notes.txt": "not an ELF",
+    "some-dir/.keep": "",
+    "taken": "a file where a directory is wanted",
+}
+
+# (arguments, expected exit status, a fragment of the message)
+CASES = [
+    ([], 2, "usage"),
+    (["nosuchcommand"], 2, "invalid choice"),
+    (["run", "--kernel", "nosuch"], 2, "freertos"),
+    (["run", "--target", "nosuch"], 2, "mps2-an385"),
+    (["run", "--scenario", "nosuch"], 2, "yield"),
+    (["run", "--method", "nosuch"], 2, "probe"),
+    (["run", "--unit", "furlongs"], 2, "invalid choice"),
+    (["run", "--samples", "0"], 2, "--samples takes 1 to 4294967295"),
+    (["run", "--samples", "4294967297"], 2, "--samples takes 1 to 4294967295"),
+    (["run", "--samples", "many"], 2, "invalid int value"),
+    (["run", "--json", "some-dir"], 2, "is a directory"),
+    (["run", "--json", "taken/out.json"], 2, "is a file, not a directory"),
+    (["run", "--json", "/proc/switchscope.json"], 2, "cannot create files in /proc"),
+    (["run", "--vcd", "trace.vcd"], 2, "--vcd records the scope pin"),
+    (["run", "--config", "nosuch=1"], 2, "unknown configuration option 'nosuch'"),
+    (["run", "--config", "preemption=maybe"], 2, "'maybe' is not a value of preemption"),
+    (["run", "--config", "preemption"], 2, "--config takes NAME=VALUE"),
+    (["run", "--scenario", "yield", "--tasks", "3"], 2, "--tasks applies to the rotate scenario only"),
+    (["run", "--scenario", "rotate", "--tasks", "99"], 2, "rotate takes 2 to"),
+    (["sweep", "--samples", "0"], 2, "--samples takes numbers from 1 to"),
+    (["sweep", "--samples", "4294967296"], 2, "--samples takes numbers from 1 to"),
+    (["sweep", "--tasks", "1-100000000"], 2, "--tasks takes numbers from 1 to 255"),
+    (["sweep", "--samples", "1-9000000"], 2, "gives more than 10000 values"),
+    (["sweep", "--samples", "4000000000,4000000000", "--tasks", "2-8"], 2, "GiB"),
+    (["sweep", "--config", "preemption"], 2, "--config takes NAME=VALUE"),
+    (["sweep", "--json", "some-dir"], 2, "is a directory"),
+    (["suite", "--out", "taken"], 2, "is a file, not a directory"),
+    (["suite", "--samples", "0"], 2, "--samples takes 1 to"),
+    (["intrusion", "--samples", "0"], 2, "--samples takes 1 to"),
+    (["intrusion", "--json", "some-dir"], 2, "is a directory"),
+    (["analyze", "missing.vcd", "--channel", "D13"], 2, "missing.vcd"),
+    (["analyze", "capture.vcd", "--channel", "D13", "--json", "capture.vcd"], 2, "is the input"),
+    (["analyze", "empty.vcd", "--channel", "D13"], 2, "empty.vcd"),
+    (["analyze", "garbage.vcd", "--channel", "D13"], 2, "garbage.vcd"),
+    (["analyze", "garbage.csv", "--channel", "D13"], 2, "garbage.csv"),
+    (["analyze", "garbage.sr", "--channel", "D13"], 2, "garbage.sr"),
+    (["analyze", "notes.txt", "--channel", "D13"], 2, "notes.txt"),
+    (["analyze", "capture.vcd", "--channel", "D7"], 2, "D7"),
+    (["analyze", "capture.vcd", "--channel", "D13", "--clock", "0"], 2, "--clock"),
+    (["measure", "missing.elf", "--target", "mps2-an385", "--from", "a", "--to", "b"], 2, "missing.elf"),
+    (["measure", "notes.txt", "--target", "mps2-an385", "--from", "a", "--to", "b"], 2, "notes.txt"),
+    (["measure", "notes.txt", "--target", "nosuch", "--from", "a", "--to", "b"], 2, "mps2-an385"),
+    (["measure", "notes.txt", "--target", "mps2-an385", "--from", "a", "--to", "b", "--json", "notes.txt"],
+     2, "is the input"),
+    (["measure", "notes.txt", "--target", "mps2-an385", "--from", "a", "--to", "b", "--count", "0"],
+     2, "--count must be at least 1"),
+]
+
+
+@pytest.fixture
+def workplace(tmp_path):
+    for name, text in FILES.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="latin-1")
+    return tmp_path
+
+
+def _command(arguments, capsys) -> tuple[int, str]:
+    """The exit status and everything said of `switchscope ARGUMENTS`, run in this process."""
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    crash = ""
+    try:
+        status = cli.main(arguments)
+    except SystemExit as exit:  # argparse's own errors
+        status = exit.code
+    except BaseException:
+        status, crash = None, traceback.format_exc()
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+    captured = capsys.readouterr()
+    return status, captured.out + captured.err + crash
+
+
+@pytest.mark.parametrize("arguments, status, fragment", CASES, ids=[" ".join(c[0]) or "(none)" for c in CASES])
+def test_bad_input_gets_a_clear_error(workplace, monkeypatch, capsys, arguments, status, fragment):
+    monkeypatch.chdir(workplace)
+    before = {path: path.read_bytes() for path in workplace.rglob("*") if path.is_file()}
+    got, said = _command(arguments, capsys)
+    assert "Traceback" not in said, said
+    assert got == status, said
+    assert fragment in said, said
+    assert {path: path.read_bytes() for path in before} == before  # inputs untouched
+    assert sorted(path for path in workplace.rglob("*") if path.is_file()) == sorted(before)  # nothing written

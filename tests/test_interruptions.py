@@ -1,0 +1,100 @@
+"""Interrupted commands end cleanly: every simulator they started is gone,
+what was complete is kept (marked incomplete), and the exit status says which
+signal it was (130 SIGINT, 143 SIGTERM)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from switchscope.result import Result
+
+pytestmark = pytest.mark.firmware
+
+SWITCHSCOPE = [sys.executable, "-m", "switchscope"]
+SIMULATORS = ("qemu-system-arm", "switchscope-simavr")
+
+
+def _simulators_started_by(pid: int) -> list[int]:
+    """The simulator processes whose parent is `pid`, or a child of it."""
+    found, parents = [], {pid}
+    for _ in range(3):  # switchscope, its workers, their simulators
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+                parent = int(stat.rsplit(")", 1)[1].split()[1])
+                command = (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+            except (OSError, IndexError, ValueError):
+                continue
+            if parent in parents:
+                parents.add(int(entry.name))
+                if command.endswith(SIMULATORS):
+                    found.append(int(entry.name))
+    return sorted(set(found))
+
+
+def _wait_for(condition, seconds: float = 60.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("signal_number, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("target", ["mps2-an385", "atmega328p"])
+def test_an_interrupted_run_ends_its_simulator_and_says_so(tmp_path, target, signal_number, status):
+    command = subprocess.Popen([*SWITCHSCOPE, "run", "--target", target, "--scenario", "yield", "--samples",
+                                "100000000", "--quiet", "--json", str(tmp_path / "out.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    simulators = _wait_for(lambda: _simulators_started_by(command.pid))
+    command.send_signal(signal_number)
+    _, stderr = command.communicate(timeout=20)
+    assert command.returncode == status
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    _wait_for(lambda: not any(_alive(pid) for pid in simulators), 5)
+    assert not (tmp_path / "out.json").exists()  # nothing was complete, nothing is claimed
+    assert not list(tmp_path.glob(".*partial"))
+
+
+def test_an_interrupted_suite_keeps_its_results_and_resume_measures_only_the_rest(tmp_path):
+    out = tmp_path / "results"
+    arguments = [*SWITCHSCOPE, "suite", "--kernel", "freertos", "--target", "atmega328p", "--samples", "20",
+                 "--quiet", "--jobs", "1", "--out", str(out)]
+    command = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(lambda: len(list(out.glob("runs/**/*.json"))) >= 3, 120)
+    command.send_signal(signal.SIGTERM)
+    _, stderr = command.communicate(timeout=30)
+    assert command.returncode == 143, stderr
+    assert "Traceback" not in stderr and "measurements kept in" in stderr
+    _wait_for(lambda: not _simulators_started_by(command.pid), 5)
+    kept = sorted(out.glob("runs/**/*.json"))
+    for path in kept:  # each one whole, never a partial file
+        (result,) = [Result.from_json(entry) for entry in json.loads(path.read_text())["results"]]
+        assert result.count + result.excluded == 20
+    assert not list(out.rglob("*.partial"))
+    assert "Incomplete: interrupted after" in (out / "summary.md").read_text()
+
+    written_at = {path: path.stat().st_mtime_ns for path in kept}
+    finished = subprocess.run([*arguments, "--resume"], capture_output=True, text=True, timeout=600)
+    assert finished.returncode == 0, finished.stderr
+    assert all(path.stat().st_mtime_ns == when for path, when in written_at.items())  # kept, not measured again
+    assert len(list(out.glob("runs/**/*.json"))) > len(kept)
+    assert "Incomplete" not in (out / "summary.md").read_text()
