@@ -166,12 +166,17 @@ ONCE_FATAL = [
     (".vcd", VCD_HEAD + "#" + "9" * 5000 + "\n1!\n", "bad time stamp"),
     (".vcd", VCD_HEAD.replace("1 ns", "0 ns") + "#0\n0!\n", "timescale is 0"),
     (".vcd", VCD_HEAD + "#10\n1!\n#5\n0!\n", "time goes back"),
-    (".csv", "; Samplerate: 1 MHz\nnanoseconds,D13\n1e2000000000,1\n", "not a sample"),
+    (".vcd", VCD_HEAD + "#0\n0!\n#10\n1!\n0!\n#20\n1!\n#30\n0!\n", "a pulse of zero width"),
+    (".csv", "; Samplerate: 1 MHz\nnanoseconds,D13\n1e2000000000,1\n", "not a plain decimal number"),
+    (".csv", "; Channels (1/1): D13\n; Samplerate: 1 MHz\nTime,logic\n0,0\n", "does not state a time unit"),
+    (".csv", "; Samplerate: 1 MHz\nnanoseconds,D13\n1500,1\n", "not the time of a whole sample"),
+    (".csv", "; Samplerate: 16 MHz\nmicroseconds,D13\n1,1\n", "coarser than one sample period"),
     (".csv", "; Samplerate: 0 MHz\nD13\n1\n", "sample rate"),
     (".csv", "; Samplerate: 1 MHz\nD13\n7\n", "not a sample"),
     (".sr", _session("0"), "unit size of 0"),
     (".sr", _session("1", "0 Hz"), "sample rate"),
-    (".vcd", VCD_HEAD + "#0\n0!\n#10\n1!\n#11\n0!\n#100\n1!\n#101\n0!\n", "no complete A-B-C-D pattern"),
+    (".vcd", VCD_HEAD + "#0\n0!\n#10\n1!\n#11\n0!\n#100\n1!\n#101\n0!\n", "sample rate is too coarse"),
+    (".vcd", VCD_HEAD + "#0\n0!\n#10\n1!\n", "no complete A-B-C-D pattern"),
 ]
 
 
@@ -188,4 +193,22 @@ def test_a_firmware_reporting_a_clock_of_minus_one_is_refused():
     stream = wire.decode(_stream({"stamp_modulus": "206", "stamp_clock_hz": "-1", "stamp_direction": "up"},
                                  [(0, 0, 1)]))
     with pytest.raises(SwitchscopeError, match="stamp_clock_hz"):
+        Probe()._timer_reading(stream, catalog.TARGETS["atmega328p"], "fuzz")
+
+
+def test_a_csv_whose_times_are_exact_gives_the_figures_it_holds(tmp_path):
+    # 10 MHz: one sample is 0.1 us. Two patterns: A-B 5 samples, C-D 12, then 5 and 13.
+    rows = [(0.0, 0), (1.0, 1), (1.5, 0), (3.0, 1), (4.2, 0), (10.0, 1), (10.5, 0), (12.0, 1), (13.3, 0)]
+    path = tmp_path / "exact.csv"
+    path.write_text("; Channels (1/1): D13\n; Samplerate: 10 MHz\nmicroseconds,logic\n"
+                    + "".join(f"{time:.2f},{level}\n" for time, level in rows))
+    result = analyze(path, "D13", 10e6)
+    assert result.unit == "cycles" and result.samples == [7, 8]
+
+
+def test_a_timer_direction_that_does_not_fit_the_stamps_is_refused():
+    # the calibration pairs read 5 counts apart counting up; said to count down they would read 65531
+    stream = wire.decode(_stream({"stamp_modulus": "65536", "stamp_clock_hz": "16000000", "stamp_direction": "down"},
+                                 [(0, 100, 400)]))
+    with pytest.raises(SwitchscopeError, match="does not count down as the firmware says"):
         Probe()._timer_reading(stream, catalog.TARGETS["atmega328p"], "fuzz")

@@ -23,6 +23,9 @@ def analyze(path: Path, channel: str, clock_hz: float | None = None) -> Result:
         raise CaptureError(f"{path}, channel {channel}: {error}") from None
 
     narrowest = min(min(m.t_ab, m.t_cd) for m in patterns)
+    if narrowest <= 0:
+        raise CaptureError(f"{path}, channel {channel}: a pulse of zero width (both its edges at one time stamp): "
+                           "the capture cannot tell them apart", "capture again at a higher sample rate")
     # in whole sample periods: a CSV time column is rounded, so 2 periods may read 1.98
     if round(narrowest / found.resolution) < MIN_SAMPLES_PER_PULSE:
         raise CaptureError(

@@ -185,7 +185,8 @@ def read_sigrok_session(path: Path, channel: str) -> Channel:
     return Channel(channel, edges, 1 / rate, f"sigrok session, {device['samplerate']}")
 
 
-_TIME_UNITS = {"time": 1, "seconds": 1, "milliseconds": Fraction(1, 10**3), "microseconds": Fraction(1, 10**6),
+# the time column's heading states its unit (sigrok-cli picks one to suit the rate)
+_TIME_UNITS = {"seconds": Fraction(1), "milliseconds": Fraction(1, 10**3), "microseconds": Fraction(1, 10**6),
                "nanoseconds": Fraction(1, 10**9), "picoseconds": Fraction(1, 10**12)}
 
 
@@ -218,6 +219,10 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
         raise CaptureError(f"{path} holds no CSV data")
     time_unit = _TIME_UNITS.get(header[0].lower())
     time_column = time_unit is not None
+    if not time_column and names and len(header) == len(names) + 1:
+        raise CaptureError(f"{path}: its first column, '{header[0][:20]}', is not a channel and does not state "
+                           f"a time unit ({', '.join(_TIME_UNITS)})",
+                           "export it again with sigrok-cli -O csv:time=true, or without the time column")
     logic_names = names or header[1 if time_column else 0:]
     if channel not in logic_names:
         raise _unknown_channel(path, channel, logic_names)
@@ -241,7 +246,7 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
                 raise CaptureError(f"{path}, line {number}: {len(cells)} columns where the header has {len(header)}")
             yield number, cells
 
-    to_seconds = _csv_time_reader(path, data_rows(), rate, time_unit) if time_column else None
+    to_seconds = _csv_time_reader(data_rows(), rate, time_unit) if time_column else None
 
     def levels():
         for index, (number, cells) in enumerate(data_rows()):
@@ -249,31 +254,45 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
                 level = {"0": 0, "1": 1}[cells[column].strip()]
                 # without a time column, rows are consecutive samples
                 seconds = to_seconds(cells[0]) if to_seconds else index / rate
-            except (KeyError, ValueError):
+            except KeyError:
                 raise CaptureError(f"{path}, line {number}: not a sample (time, then 0 or 1 per channel): "
                                    f"{','.join(cells)[:80]!r}") from None
+            except ValueError as error:
+                raise CaptureError(f"{path}, line {number}: {error}") from None
             yield seconds, level
 
     return Channel(channel, _edges_from_levels(levels()), 1 / rate, f"sigrok CSV, {float(rate) / 1e6:g} MHz")
 
 
-def _csv_time_reader(path: Path, rows, rate: Fraction, time_unit: Fraction):
-    """How to turn a sigrok CSV time cell into seconds. sigrok-cli 0.5.2 writes
-    the sample number times the sample period cut to a whole time unit (62 ns
-    for 62.5 ns at 16 MHz): when every time is a multiple of that cut period,
-    the sample number is recovered exactly; otherwise the time is taken as
-    written (a plain decimal number, nothing else)."""
-    period = 1 / (rate * time_unit)  # sample period in the column's unit
+def _csv_time_reader(rows, rate: Fraction, time_unit: Fraction):
+    """How to turn a sigrok CSV time cell into seconds. The stated sample rate
+    is the authority, and two ways of writing a sample's time are read:
+    sigrok-cli 0.5.2 writes n times the sample period cut to a whole unit
+    (n x 62 ns at 16 MHz, whose period is 62.5 ns), recognised when every time
+    of the file is a multiple of that cut period; otherwise each time must be n
+    whole periods to within the last digit it is written with. Either way the
+    time is taken as exactly n / rate. A time that is no sample's, or a column
+    too coarse to tell one sample from the next, is refused, never guessed."""
+    period = 1 / (rate * time_unit)  # the sample period in the column's unit
     cut = int(period)
-    whole = True
-    for _, cells in rows:  # a first pass over the file
-        text = cells[0].strip()
-        if not (text.isascii() and text.isdigit() and len(text) <= MAX_TIME_DIGITS) or (cut and int(text) % cut):
-            whole = False
-            break
-    if whole and cut and period != cut:
+    if cut and period != cut and all(  # a first pass over the file, streamed
+            cells[0].strip().isascii() and cells[0].strip().isdigit() and len(cells[0].strip()) <= MAX_TIME_DIGITS
+            and int(cells[0]) % cut == 0 for _, cells in rows):
         return lambda cell: Fraction(int(cell) // cut) / rate
-    return lambda cell: _decimal(cell, "a time") * time_unit
+
+    def to_seconds(cell: str) -> Fraction:
+        written = cell.strip()
+        time = _decimal(written, "a time")
+        resolution = Fraction(1, 10**len(written.partition(".")[2]))
+        if resolution >= period:
+            raise ValueError(f"the time column's last digit ({resolution} of its unit) is coarser than one "
+                             f"sample period ({float(period):g}): export it without the time column")
+        sample = round(time / period)
+        if sample < 0 or abs(sample * period - time) >= resolution:
+            raise ValueError(f"{written} is not the time of a whole sample at the stated rate")
+        return Fraction(sample) / rate
+
+    return to_seconds
 
 
 def read(path: Path, channel: str) -> Channel:

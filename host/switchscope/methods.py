@@ -193,6 +193,14 @@ class Probe(Method):
         calibration = units(pairs[:, 0], pairs[:, 1]).tolist()
         if not calibration:
             raise FirmwareFailed(f"{what}: the firmware sent no calibration of the probe")
+        # an empty window takes a handful of counts; one that reads as most of the timer's period means
+        # the stamps were taken the wrong way round (a wrong direction), and would shift every sample
+        counted = stats.elapsed_counts_array(pairs[:, 0], pairs[:, 1], modulus, counts_down)
+        if int(counted.min()) > modulus // 2:
+            raise FirmwareFailed(f"{what}: the probe's calibration reads {int(counted.min())} of the timer's "
+                                 f"{modulus} counts for an empty window: the stamp timer does not count "
+                                 f"{'down' if counts_down else 'up'} as the firmware says",
+                                 "correct board_stamp_counts_down() (or the Rust board's STAMP_COUNTS_DOWN)")
         samples = stream.samples
         raw = units(samples.column("start"), samples.column("end"), samples.column("length"))
         overhead = stats.overhead(calibration)

@@ -64,7 +64,7 @@ def measurements(edges: Sequence[tuple[float, int]], aligned: bool = True) -> li
         raise ScopeError(f"no complete A-B-C-D pattern: the pin shows {len(found)} complete pulse(s), "
                          "and a measurement needs two (the bare pulse, then the window)")
     phase = 0
-    if not aligned:
+    if not aligned and len(found) > 2:  # two pulses pair up one way only
         gaps = [sum(found[i + 1][0] - found[i][1] for i in range(start, len(found) - 1, 2)) /
                 max(1, len(range(start, len(found) - 1, 2))) for start in (0, 1)]
         phase = 0 if gaps[0] <= gaps[1] else 1
