@@ -98,3 +98,21 @@ def test_an_interrupted_suite_keeps_its_results_and_resume_measures_only_the_res
     assert all(path.stat().st_mtime_ns == when for path, when in written_at.items())  # kept, not measured again
     assert len(list(out.glob("runs/**/*.json"))) > len(kept)
     assert "Incomplete" not in (out / "summary.md").read_text()
+
+
+def test_an_interrupted_run_keeps_the_measurements_it_completed(tmp_path):
+    out = tmp_path / "out.json"
+    command = subprocess.Popen([*SWITCHSCOPE, "run", "--target", "atmega328p", "--scenario", "all", "--samples",
+                                "20000", "--timeout", "600", "--quiet", "--json", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = _wait_for(lambda: _simulators_started_by(command.pid))
+    _wait_for(lambda: set(_simulators_started_by(command.pid)) - set(first), 120)  # the second measurement began
+    command.send_signal(signal.SIGTERM)
+    stdout, stderr = command.communicate(timeout=20)
+    assert command.returncode == 143, stderr
+    document = json.loads(out.read_text())
+    assert document["incomplete"].startswith("interrupted after 1 of")
+    (result,) = [Result.from_json(entry) for entry in document["results"]]
+    assert result.count + result.excluded == 20000
+    assert "resume" in stdout  # the completed measurement's table is shown
+    assert "written to" in stderr

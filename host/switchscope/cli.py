@@ -81,10 +81,13 @@ def command_run(args) -> int:
                     activity.say(f"error: {error}")
                     failures.append({"job": str(job), "error": error.message})
     except Interrupted as interruption:
-        if json_path and results:
-            report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
-                                                                       f"{len(jobs)} measurements")
-            interruption.kept = f"{len(results)} of {len(jobs)} measurements written to {json_path}"
+        if results:  # what was measured before the signal is shown, and written where asked
+            print(report.table(results))
+            interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
+            if json_path:
+                report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
+                                                                           f"{len(jobs)} measurements")
+                interruption.kept += f" and written to {json_path}"
         raise
     if results:
         print(report.table(results))
