@@ -62,6 +62,8 @@ CASES = [
     (["sweep", "--samples", "4000000000,4000000000", "--tasks", "2-8"], 2, "GiB"),
     (["sweep", "--config", "preemption"], 2, "--config takes NAME=VALUE"),
     (["sweep", "--json", "some-dir"], 2, "is a directory"),
+    (["sweep", "--resume"], 2, "--resume continues the sweep written to --json"),
+    (["sweep", "--resume", "--json", "notes.txt"], 2, "is not the JSON of a sweep"),
     (["suite", "--out", "taken"], 2, "is a file, not a directory"),
     (["suite", "--samples", "0"], 2, "--samples takes 1 to"),
     (["intrusion", "--samples", "0"], 2, "--samples takes 1 to"),

@@ -116,3 +116,23 @@ def test_an_interrupted_run_keeps_the_measurements_it_completed(tmp_path):
     assert result.count + result.excluded == 20000
     assert "resume" in stdout  # the completed measurement's table is shown
     assert "written to" in stderr
+
+
+def test_a_sweep_writes_each_result_as_measured_and_resume_measures_only_what_is_missing(tmp_path):
+    out = tmp_path / "sweep.json"
+    arguments = [*SWITCHSCOPE, "sweep", "--target", "atmega328p", "--tasks", "2-4", "--samples", "50", "--quiet",
+                 "--json", str(out)]
+    first = subprocess.run(arguments, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr
+    document = json.loads(out.read_text())
+    assert "incomplete" not in document and [r["tasks"] for r in document["results"]] == [2, 3, 4]
+    # as an interrupted sweep leaves it: one point missing, marked incomplete
+    missing = document["results"].pop(1)
+    out.write_text(json.dumps({**document, "incomplete": "interrupted after 2 of 3 points"}))
+    again = subprocess.run([*arguments, "--resume"], capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr
+    resumed = json.loads(out.read_text())
+    assert "incomplete" not in resumed and [r["tasks"] for r in resumed["results"]] == [2, 3, 4]
+    kept = [r for r in resumed["results"] if r["tasks"] != 3]
+    assert [r["wall_seconds"] for r in kept] == [r["wall_seconds"] for r in document["results"]]  # not measured again
+    assert resumed["results"][1]["samples"] == missing["samples"]  # the simulator is deterministic

@@ -129,19 +129,31 @@ def command_sweep(args) -> int:
                  matrix.config_variants(args.config), tasks)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
     matrix.check_fits_in_memory(points)
+    if args.resume and not args.json:
+        raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
+    kept = matrix.results_already_in(json_path, points) if args.resume else {}
+    todo = [point for index, point in enumerate(points) if index not in kept]
     _say_skipped(found)
+    measured: dict[int, object] = {}
+    by_point = {id(point): index for index, point in enumerate(points)}
+
+    def keep(point, outcome):
+        """Each result in the JSON as soon as it is measured: a crash or an interruption loses none."""
+        measured[by_point[id(point)]] = outcome
+        if json_path:
+            report.write_json(json_path, _in_order(points, kept, measured), [],
+                              incomplete=f"{len(kept) + len(measured)} of {len(points)} points measured so far")
+
     try:
         with display.Activity(args.quiet, "measurements") as activity:
-            activity.begin("sweep", len(points))
-            outcomes = matrix.run_points(points, args.jobs, activity.batch)
+            activity.begin("sweep", len(todo))
+            matrix.run_points(todo, args.jobs, activity.batch, keep)
     except Interrupted as interruption:
-        done = [outcome for _, outcome in interruption.completed if not isinstance(outcome, str)]
-        if json_path and done:
-            report.write_json(json_path, done, [], incomplete=f"interrupted after {len(interruption.completed)} "
-                                                              f"of {len(points)} points")
-            interruption.kept = f"{len(done)} of {len(points)} points written to {json_path}"
+        if json_path:
+            interruption.kept = f"{len(_in_order(points, kept, measured))} of {len(points)} points in {json_path}"
         raise
+    outcomes = [(point, kept[index] if index in kept else measured[index]) for index, point in enumerate(points)]
     results = [outcome for _, outcome in outcomes if not isinstance(outcome, str)]
     for point, outcome in outcomes:
         if isinstance(outcome, str):
@@ -152,6 +164,12 @@ def command_sweep(args) -> int:
         report.write_json(json_path, results,
                           [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])
     return 1 if len(results) < len(outcomes) else 0
+
+
+def _in_order(points, kept: dict, measured: dict) -> list:
+    """The results of the points measured so far (kept from before, or new), in the points' order."""
+    found = {**kept, **measured}
+    return [found[index] for index in range(len(points)) if index in found and not isinstance(found[index], str)]
 
 
 def command_suite(args) -> int:
@@ -264,7 +282,9 @@ def parser() -> argparse.ArgumentParser:
     sweep.add_argument("--config", action="append", default=[], metavar="NAME=V1,V2",
                        help="an option and the values to sweep it over, repeatable")
     sweep.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
-    sweep.add_argument("--json", metavar="PATH", help="also write every result as JSON")
+    sweep.add_argument("--json", metavar="PATH", help="also write every result as JSON, each as soon as it is measured")
+    sweep.add_argument("--resume", action="store_true",
+                       help="keep the results already in --json (an interrupted sweep's) and measure only the rest")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
     sweep.set_defaults(handler=command_sweep)
 

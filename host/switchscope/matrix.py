@@ -5,6 +5,7 @@ configuration, tasks) at one sample count, and gives a full distribution."""
 from __future__ import annotations
 
 import itertools
+import json
 import multiprocessing
 import os
 import signal
@@ -54,6 +55,33 @@ def config_variants(pairs: list[str]) -> list[dict[str, str]]:
             raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{pair}'")
         axes.append([(name, value) for value in values.split(",")])
     return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
+
+
+def point_key(point: Point) -> tuple:
+    """What identifies a point's result: kernel, target, scenario, method, options, tasks, unit, samples."""
+    job = point.job
+    tasks = (job.tasks or 2) if job.scenario.name == "rotate" else None  # 2: the firmware's default
+    return (job.kernel.name, job.target.name, job.scenario.name, job.method.name,
+            tuple(sorted(job.resolved_config().as_dict().items())), tasks, job.counted_in, point.samples)
+
+
+def result_key(result: Result) -> tuple:
+    return (result.kernel, result.target, result.scenario, result.method, tuple(sorted(result.options.items())),
+            result.tasks, result.unit, result.count + result.excluded)
+
+
+def results_already_in(path, points: list[Point]) -> dict[int, Result]:
+    """index -> result of every point whose result a JSON file of an earlier sweep holds (none if there is no file)."""
+    if path is None or not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_text())
+        found = {result_key(result): result for result in (Result.from_json(entry, str(path))
+                                                              for entry in document["results"])}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error})",
+                               "give the --json file the interrupted sweep was writing") from None
+    return {index: found[point_key(point)] for index, point in enumerate(points) if point_key(point) in found}
 
 
 BYTES_PER_SAMPLE_HELD = 64  # a kept sample as the host holds it until its result is written (list, JSON)
