@@ -68,17 +68,19 @@ class Events:
         for time, index, instructions in zip(self.time.tolist(), self.name_index.tolist(), self.instructions.tolist()):
             yield Event(time, self.names[index], instructions if instructions >= 0 else None)
 
+    def is_named(self, name: str) -> np.ndarray:
+        return self.name_index == (self.names.index(name) if name in self.names else -1)
+
+    def _only(self, keep: np.ndarray) -> "Events":
+        return Events(self.time[keep], self.name_index[keep], self.names, self.instructions[keep])
+
     def named(self, name: str) -> "Events":
         """The events of one name, in order."""
-        keep = self.name_index == (self.names.index(name) if name in self.names else -1)
-        return Events(self.time[keep], self.name_index[keep], self.names, self.instructions[keep])
+        return self._only(self.is_named(name))
 
     def without(self, names) -> "Events | None":
         keep = ~np.isin(self.name_index, [i for i, name in enumerate(self.names) if name in names])
-        return Events(self.time[keep], self.name_index[keep], self.names, self.instructions[keep]) if keep.any() else None
-
-    def is_named(self, name: str) -> np.ndarray:
-        return self.name_index == (self.names.index(name) if name in self.names else -1)
+        return self._only(keep) if keep.any() else None
 
 
 @dataclass
