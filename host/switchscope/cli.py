@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, configs, display, intrusion, matrix, outputs, report, suite
+from switchscope import __version__, catalog, compare, configs, display, intrusion, matrix, outputs, report, suite
 from switchscope.capture import analyze
 from switchscope.errors import Interrupted, SwitchscopeError
 from switchscope.measure import MAX_SAMPLES, default_time_limit, measure
@@ -231,6 +232,23 @@ def command_intrusion(args) -> int:
     return 1 if failed else 0
 
 
+def command_compare(args) -> int:
+    threshold = compare.Threshold.parse(args.threshold)
+    inputs = (Path(args.base), Path(args.new))
+    junit = outputs.check_file(args.junit, "--junit", inputs) if args.junit else None
+    json_path = outputs.check_file(args.json, "--json", inputs) if args.json else None
+    found = compare.compare(compare.load(inputs[0], "base"), compare.load(inputs[1], "new"), args.metric, threshold,
+                            tuple(args.ignore_option))
+    print("\n".join(display.table(compare.table_rows(found), markup=True)) if found else "  nothing to compare")
+    print(compare.summary(found, threshold, tuple(args.ignore_option)))
+    if junit:
+        compare.write_junit(junit, found, threshold)
+    if json_path:
+        outputs.write_text(json_path, json.dumps({"metric": args.metric, "threshold": str(threshold),
+                                                  "comparisons": [c.as_json() for c in found]}, indent=1) + "\n")
+    return 1 if compare.regressions(found) else 0
+
+
 def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None) -> None:
     """The options that choose what to measure, each a name or 'all'."""
     command.add_argument("--kernel", default=kernel, help=f"kernel name or 'all' (default: {kernel})")
@@ -343,6 +361,25 @@ def parser() -> argparse.ArgumentParser:
                          help="the CPU clock: figures in cycles (and microseconds) instead of nanoseconds")
     capture.add_argument("--json", metavar="PATH", help="also write the result, with all patterns, as JSON")
     capture.set_defaults(handler=command_analyze)
+
+    versus = commands.add_parser(
+        "compare", help="compare two sets of results; exit 1 when one got slower (for CI)",
+        description="Match the results of BASE and NEW (run, sweep or measure JSON files, or suite directories) by "
+                    "kernel, target, scenario, method, configuration and unit, and compare one statistic. Exit 0 "
+                    "when none got slower than the threshold, 1 when one did, 2 on bad input.")
+    versus.add_argument("base", help="the results before the change")
+    versus.add_argument("new", help="the results after it")
+    versus.add_argument("--metric", default="median", help="the statistic compared: min, median, mode, mean, max, "
+                                                            "stddev or p99 (default: median)")
+    versus.add_argument("--threshold", default="0",
+                        help="how much slower counts as a regression: a percentage (2%%) or an amount in the "
+                             "result's unit (default 0: any increase, since the simulators are deterministic)")
+    versus.add_argument("--ignore-option", action="append", default=[], metavar="NAME",
+                        help="leave a configuration option out of the matching, repeatable: compare "
+                             "o2.json os.json --ignore-option opt compares -O2 with -Os")
+    versus.add_argument("--junit", metavar="PATH", help="also write a JUnit XML file, one test per comparison")
+    versus.add_argument("--json", metavar="PATH", help="also write the comparisons as JSON")
+    versus.set_defaults(handler=command_compare)
 
     listing = commands.add_parser("list", help="list kernels, targets, scenarios and methods")
     listing.set_defaults(handler=command_list)

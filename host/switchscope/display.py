@@ -8,6 +8,7 @@ import io
 import sys
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn,
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
@@ -60,16 +61,18 @@ class Activity:
         self.advance_to(done)
 
 
-def table(rows: list[list[str]]) -> list[str]:
+def table(rows: list[list[str]], markup: bool = False) -> list[str]:
     """rows[0] is the header; the first column is left-aligned, the others
     right-aligned (they are numbers). As text lines indented by two, bold
-    headers only when standard output is a terminal."""
+    headers only when standard output is a terminal. Cells are plain text
+    (a configuration's [brackets] included) unless `markup`: then rich markup,
+    for colour on a terminal."""
     terminal = sys.stdout.isatty()
     grid = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold" if terminal else "")
     for index, name in enumerate(rows[0]):
         grid.add_column(name, justify="left" if index == 0 else "right", no_wrap=True)
     for row in rows[1:]:
-        grid.add_row(*row)
+        grid.add_row(*(cell if markup else escape(cell) for cell in row))
     buffer = io.StringIO()
     Console(file=buffer, width=10_000, force_terminal=terminal, color_system="standard" if terminal else None,
             highlight=False).print(grid)

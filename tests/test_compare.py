@@ -1,0 +1,159 @@
+"""`switchscope compare`: matching, verdicts, exit statuses, JUnit and JSON
+outputs, and a clear error for every bad input."""
+
+import json
+import signal
+from xml.etree import ElementTree
+
+import pytest
+
+from switchscope import cli
+from switchscope.compare import Threshold
+from switchscope.errors import SwitchscopeError
+from switchscope.result import Result
+
+
+def result(scenario="resume", samples=(267,) * 10, unit="cycles", opt="-O2", kernel="freertos",
+           target="mps2-an385", simulator="QEMU emulator version 10.0.2") -> dict:
+    return Result(kind="scenario", scenario=scenario, method="probe", unit=unit, samples=list(samples), overhead=7,
+                  first=samples[0], kernel=kernel, target=target, options={"opt": opt},
+                  timing_model="cortex-m3" if unit == "cycles" else None,
+                  simulator={"name": simulator}, toolchain={"compiler": "arm-none-eabi-gcc 12.2.1"}).to_json()
+
+
+def write(path, *results):
+    path.write_text(json.dumps({"results": list(results)}))
+    return str(path)
+
+
+def run(arguments, capsys) -> tuple[int, str]:
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        status = cli.main(["compare", *arguments])
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+    captured = capsys.readouterr()
+    return status, captured.out + captured.err
+
+
+def test_nothing_slower_exits_0(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result(), result("yield", (126,) * 10))
+    new = write(tmp_path / "new.json", result(samples=(260,) * 10), result("yield", (126,) * 10))
+    status, said = run([base, new], capsys)
+    assert status == 0, said
+    assert "faster" in said and "same" in said and "-2.62%" in said
+
+
+def test_any_increase_of_the_median_is_a_regression_by_default(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result())
+    new = write(tmp_path / "new.json", result(samples=(268,) * 10))
+    status, said = run([base, new], capsys)
+    assert status == 1 and "slower" in said and "+1" in said
+
+
+@pytest.mark.parametrize("threshold, status", [("1%", 0), ("0.1%", 1), ("1", 0), ("0.5", 1)])
+def test_a_threshold_allows_an_increase(tmp_path, capsys, threshold, status):
+    base = write(tmp_path / "base.json", result())
+    new = write(tmp_path / "new.json", result(samples=(268,) * 10))
+    assert run([base, new, "--threshold", threshold], capsys)[0] == status
+
+
+def test_the_metric_chosen_is_the_one_compared(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result(samples=(267,) * 9 + (300,)))
+    new = write(tmp_path / "new.json", result(samples=(267,) * 9 + (400,)))
+    assert run([base, new], capsys)[0] == 0  # the medians are equal
+    assert run([base, new, "--metric", "max"], capsys)[0] == 1
+
+
+def test_a_result_on_one_side_only_is_listed_not_an_error(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result(), result("isr", (364,) * 10))
+    new = write(tmp_path / "new.json", result(), result("signal", (367,) * 10))
+    status, said = run([base, new], capsys)
+    assert status == 0
+    assert "only in base" in said and "only in new" in said
+
+
+def test_another_unit_is_flagged_and_not_compared(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result())
+    new = write(tmp_path / "new.json", result(unit="instructions", samples=(143,) * 10))
+    status, said = run([base, new], capsys)
+    assert status == 0
+    assert "not comparable" in said and "unit cycles vs instructions" in said
+
+
+def test_another_simulator_is_flagged(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result())
+    new = write(tmp_path / "new.json", result(simulator="QEMU emulator version 10.0.13"))
+    status, said = run([base, new], capsys)
+    assert status == 0 and "simulator QEMU emulator version 10.0.2 vs QEMU emulator version 10.0.13" in said
+
+
+def test_junit_and_json_outputs(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result(), result("isr", (364,) * 10))
+    new = write(tmp_path / "new.json", result(samples=(270,) * 10), result("signal", (367,) * 10))
+    status, _ = run([base, new, "--junit", str(tmp_path / "compare.xml"), "--json", str(tmp_path / "c.json")], capsys)
+    assert status == 1
+    suite = ElementTree.parse(tmp_path / "compare.xml").getroot()
+    assert suite.tag == "testsuite" and suite.get("tests") == "3" and suite.get("failures") == "1"
+    assert suite.get("skipped") == "2"
+    failed = [case for case in suite if case.find("failure") is not None]
+    assert len(failed) == 1 and "267 -> 270 cycles" in failed[0].find("failure").text
+    comparisons = json.loads((tmp_path / "c.json").read_text())["comparisons"]
+    assert {c["verdict"] for c in comparisons} == {"slower", "only in base", "only in new"}
+
+
+def test_a_suite_directory_is_read_as_its_results(tmp_path, capsys):
+    for side, value in (("base", 267), ("new", 267)):
+        runs = tmp_path / side / "runs" / "freertos" / "mps2-an385"
+        runs.mkdir(parents=True)
+        write(runs / "resume.json", result(samples=(value,) * 10))
+    assert run([str(tmp_path / "base"), str(tmp_path / "new")], capsys)[0] == 0
+
+
+@pytest.mark.parametrize("content, fragment", [
+    ("{not json", "not JSON"),
+    ('{"something": 1}', 'no "results" list'),
+    ('{"results": [{"scenario": "x"}]}', "lacks"),
+    ('{"results": [{"schema": "switchscope.result/9", "scenario": "x"}]}', "switchscope.result/9"),
+])
+def test_malformed_input_is_a_clear_error(tmp_path, capsys, content, fragment):
+    (tmp_path / "bad.json").write_text(content)
+    base = write(tmp_path / "base.json", result())
+    status, said = run([base, str(tmp_path / "bad.json")], capsys)
+    assert status == 2 and fragment in said and "Traceback" not in said
+
+
+def test_bad_arguments_are_clear_errors(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result())
+    assert run([base, str(tmp_path / "missing.json")], capsys)[0] == 2
+    assert run([base, base, "--metric", "fastest"], capsys)[0] == 2
+    assert run([base, base, "--threshold", "lots"], capsys)[0] == 2
+    status, said = run([base, base, "--json", base], capsys)
+    assert status == 2 and "is the input" in said
+
+
+def test_threshold_parsing():
+    assert Threshold.parse("2%") == Threshold(0.02, True)
+    assert Threshold.parse("5") == Threshold(5.0, False)
+    with pytest.raises(SwitchscopeError):
+        Threshold.parse("-1")
+
+
+@pytest.mark.firmware
+def test_a_real_change_is_compared(tmp_path, capsys):
+    """FreeRTOS at -Os against -O2 on the AVR: the same scenarios, other code."""
+    base, new = tmp_path / "o2.json", tmp_path / "os.json"
+    for path, opt in ((base, "-O2"), (new, "-Os")):
+        assert cli.main(["run", "--target", "atmega328p", "--samples", "100", "--quiet", "--config", f"opt={opt}",
+                         "--json", str(path)]) == 0
+    capsys.readouterr()
+    status, said = run([str(base), str(new)], capsys)
+    # matched by configuration: -O2 and -Os are other configurations, so nothing pairs up
+    assert status == 0 and "10 compared: 5 only in base, 5 only in new" in said
+    status, said = run([str(base), str(new), "--ignore-option", "opt", "--json", str(tmp_path / "c.json")], capsys)
+    comparisons = json.loads((tmp_path / "c.json").read_text())["comparisons"]
+    assert len(comparisons) == 5 and all(c["base"] is not None and c["new"] is not None for c in comparisons)
+    assert all("opt -O2 vs -Os" in c["why"] for c in comparisons)
+    assert status == (1 if any(c["verdict"] == "slower" for c in comparisons) else 0)
+    print(said)  # the table, for the record
