@@ -43,14 +43,19 @@ def command_list(_args) -> int:
     return 0
 
 
+def _check_samples(count: int) -> None:
+    """Before any work: the firmware counts samples in 32 bits."""
+    if not 1 <= count <= MAX_SAMPLES:
+        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {count}")
+
+
 def _say_skipped(found: Plan) -> None:
     for skipped in found.skipped:
         print(f"n/a: {skipped}")
 
 
 def command_run(args) -> int:
-    if not 1 <= args.samples <= MAX_SAMPLES:
-        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {args.samples}")
+    _check_samples(args.samples)
     scenarios = catalog.select_scenarios(args.scenario)
     if args.tasks is not None:
         if args.scenario not in ("all", "rotate"):
@@ -134,28 +139,23 @@ def command_sweep(args) -> int:
         raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
     kept = matrix.results_already_in(json_path, points) if args.resume else {}
-    todo = [point for index, point in enumerate(points) if index not in kept]
     _say_skipped(found)
-    measured: dict[int, object] = {}
-    by_point = {id(point): index for index, point in enumerate(points)}
 
-    def keep(point, outcome):
+    def keep(_point, _outcome, completed):
         """Each result in the JSON as soon as it is measured: a crash or an interruption loses none."""
-        measured[by_point[id(point)]] = outcome
         if json_path:
-            report.write_json(json_path, _in_order(points, kept, measured), [],
-                              incomplete=f"{len(kept) + len(measured)} of {len(points)} points measured so far")
+            report.write_json(json_path, _results(completed), [],
+                              incomplete=f"{len(completed)} of {len(points)} points measured so far")
 
     try:
         with display.Activity(args.quiet, "measurements") as activity:
-            activity.begin("sweep", len(todo))
-            matrix.run_points(todo, args.jobs, activity.batch, keep)
+            activity.begin("sweep", len(points))
+            outcomes = matrix.run_points(points, args.jobs, activity.batch, keep, kept)
     except Interrupted as interruption:
         if json_path:
-            interruption.kept = f"{len(_in_order(points, kept, measured))} of {len(points)} points in {json_path}"
+            interruption.kept = f"{len(_results(interruption.completed))} of {len(points)} points in {json_path}"
         raise
-    outcomes = [(point, kept[index] if index in kept else measured[index]) for index, point in enumerate(points)]
-    results = [outcome for _, outcome in outcomes if not isinstance(outcome, str)]
+    results = _results(outcomes)
     for point, outcome in outcomes:
         if isinstance(outcome, str):
             print(f"error: {point.job}: {outcome}", file=sys.stderr)
@@ -167,15 +167,13 @@ def command_sweep(args) -> int:
     return 1 if len(results) < len(outcomes) else 0
 
 
-def _in_order(points, kept: dict, measured: dict) -> list:
-    """The results of the points measured so far (kept from before, or new), in the points' order."""
-    found = {**kept, **measured}
-    return [found[index] for index in range(len(points)) if index in found and not isinstance(found[index], str)]
+def _results(outcomes: list) -> list:
+    """The results among (point, outcome) pairs: the failed points' outcomes are their error messages."""
+    return [outcome for _, outcome in outcomes if not isinstance(outcome, str)]
 
 
 def command_suite(args) -> int:
-    if not 1 <= args.samples <= MAX_SAMPLES:
-        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {args.samples}")
+    _check_samples(args.samples)
     out = outputs.check_directory(args.out, "--out")
     with display.Activity(args.quiet, "measurements") as activity:
         activity.label = "suite"
@@ -206,8 +204,7 @@ def command_measure(args) -> int:
 
 
 def command_intrusion(args) -> int:
-    if not 1 <= args.samples <= MAX_SAMPLES:
-        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {args.samples}")
+    _check_samples(args.samples)
     json_path = outputs.check_file(args.json, "--json") if args.json else None
     rows, failed = [], 0
     # a combination is reported only where every method can measure it (the printing build may be n/a)

@@ -58,11 +58,11 @@ class Comparison:
 
     @property
     def base_value(self) -> float | None:
-        return getattr(self.base.stats, self.metric) if self.base and self.verdict not in ("not comparable",) else None
+        return getattr(self.base.stats, self.metric) if self.base and self.verdict != "not comparable" else None
 
     @property
     def new_value(self) -> float | None:
-        return getattr(self.new.stats, self.metric) if self.new and self.verdict not in ("not comparable",) else None
+        return getattr(self.new.stats, self.metric) if self.new and self.verdict != "not comparable" else None
 
     @property
     def difference(self) -> float | None:

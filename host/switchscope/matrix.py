@@ -132,30 +132,41 @@ def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
 
 def run_points(points: list[Point], workers: int | None = None,
                progress: Callable[[int, int], None] | None = None,
-               on_outcome: Callable[[Point, "Result | str"], None] | None = None) -> list[tuple[Point, Result | str]]:
+               on_outcome: Callable[[Point, "Result | str", list], None] | None = None,
+               done: dict[int, Result] | None = None) -> list[tuple[Point, Result | str]]:
     """Measure every point, `workers` at a time (default: every core); each
     outcome is the result, or the error's message. The order is the points'.
-    `on_outcome` sees each outcome as soon as it is known (to write it). On an
-    interruption every worker and its simulator is ended, and the Interrupted
-    exception carries the outcomes completed so far (`completed`)."""
+    `done`: the outcomes known before, by index (what a resumed run read
+    back): not measured again, but returned with the others.
+    `on_outcome(point, outcome, completed)` sees each new outcome as soon as it
+    is known (to write it), with every outcome known so far in the points'
+    order. On an interruption every worker and its simulator is ended, and the
+    Interrupted exception carries those (`completed`)."""
     workers = workers or os.cpu_count() or 1
-    outcomes: dict[int, Result | str] = {}
-    pool = multiprocessing.get_context("fork").Pool(min(workers, max(len(points), 1)), initializer=_start_worker)
+    outcomes: dict[int, Result | str] = dict(done or {})
+    todo = [(index, point) for index, point in enumerate(points) if index not in outcomes]
+
+    def completed() -> list[tuple[Point, Result | str]]:
+        return [(points[index], outcomes[index]) for index in sorted(outcomes)]
+
+    if not todo:
+        return completed()
+    pool = multiprocessing.get_context("fork").Pool(min(workers, len(todo)), initializer=_start_worker)
     try:
-        for done, (index, outcome) in enumerate(pool.imap_unordered(_measure, list(enumerate(points))), start=1):
+        for index, outcome in pool.imap_unordered(_measure, todo):
             outcomes[index] = outcome
             if on_outcome:
-                on_outcome(points[index], outcome)
+                on_outcome(points[index], outcome, completed())
             if progress:
-                progress(done, len(points))
+                progress(len(outcomes), len(points))
         pool.close()
     except Interrupted as interruption:
         pool.terminate()
-        interruption.completed = [(points[index], outcomes[index]) for index in sorted(outcomes)]
+        interruption.completed = completed()
         raise
     except BaseException:
         pool.terminate()
         raise
     finally:
         pool.join()
-    return [(point, outcomes[index]) for index, point in enumerate(points)]
+    return completed()

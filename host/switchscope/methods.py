@@ -177,32 +177,33 @@ class Probe(Method):
         counts_down = stream.meta.get("stamp_direction") == "down"
         per_unit = target.counts_per_unit(clock_hz)
 
-        def units(start, end, length=None) -> np.ndarray:
+        def counts(start, end, length=None) -> np.ndarray:
             try:
-                counts = stats.elapsed_counts_array(start, end, modulus, counts_down)
+                elapsed = stats.elapsed_counts_array(start, end, modulus, counts_down)
                 if length is not None:  # a compact record gives the difference itself
                     too_long = np.flatnonzero(length >= modulus)
                     if len(too_long):
                         raise ValueError(f"window of {int(length[too_long[0]])} counts on a timer of period {modulus}")
-                    counts = np.where(length >= 0, length, counts)
-                return stats.counts_to_units_array(counts, per_unit)
+                    elapsed = np.where(length >= 0, length, elapsed)
+                return elapsed
             except ValueError as error:
                 raise FirmwareFailed(f"{what}: corrupt stamp in the stream: {error}") from None
 
         pairs = np.array(stream.calibration, dtype=np.int64).reshape(-1, 2)
-        calibration = units(pairs[:, 0], pairs[:, 1]).tolist()
-        if not calibration:
+        calibration_counts = counts(pairs[:, 0], pairs[:, 1])
+        if not len(calibration_counts):
             raise FirmwareFailed(f"{what}: the firmware sent no calibration of the probe")
         # an empty window takes a handful of counts; one that reads as most of the timer's period means
         # the stamps were taken the wrong way round (a wrong direction), and would shift every sample
-        counted = stats.elapsed_counts_array(pairs[:, 0], pairs[:, 1], modulus, counts_down)
-        if int(counted.min()) > modulus // 2:
-            raise FirmwareFailed(f"{what}: the probe's calibration reads {int(counted.min())} of the timer's "
-                                 f"{modulus} counts for an empty window: the stamp timer does not count "
+        if int(calibration_counts.min()) > modulus // 2:
+            raise FirmwareFailed(f"{what}: the probe's calibration reads {int(calibration_counts.min())} of the "
+                                 f"timer's {modulus} counts for an empty window: the stamp timer does not count "
                                  f"{'down' if counts_down else 'up'} as the firmware says",
                                  "correct board_stamp_counts_down() (or the Rust board's STAMP_COUNTS_DOWN)")
+        calibration = stats.counts_to_units_array(calibration_counts, per_unit).tolist()
         samples = stream.samples
-        raw = units(samples.column("start"), samples.column("end"), samples.column("length"))
+        raw = stats.counts_to_units_array(counts(samples.column("start"), samples.column("end"),
+                                                 samples.column("length")), per_unit)
         overhead = stats.overhead(calibration)
         timer = {"modulus": modulus, "direction": "down" if counts_down else "up",
                  "clock_hz": clock_hz, "counts_per_unit": str(per_unit)}

@@ -220,23 +220,16 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, progress
     workers = workers or os.cpu_count() or 1
     kept = {index: result for index, point in enumerate(found)
             if resume and (result := _written_before(out, point)) is not None}
-    todo = [point for index, point in enumerate(found) if index not in kept]
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-
-    def in_order(measured: list[tuple[Point, Result | str]]) -> list[tuple[Point, Result | str]]:
-        by_point = {id(point): outcome for point, outcome in measured}
-        return [(point, kept[index] if index in kept else by_point[id(point)])
-                for index, point in enumerate(found) if index in kept or id(point) in by_point]
-
     try:
-        measured = matrix.run_points(todo, workers, progress, lambda point, outcome: _write_result(out, point, outcome))
+        outcomes = matrix.run_points(found, workers, progress,
+                                     lambda point, outcome, _: _write_result(out, point, outcome), kept)
     except Interrupted as interruption:
-        outcomes = in_order(interruption.completed)
+        outcomes = interruption.completed
         write(out, outcomes, samples, time.monotonic() - started, workers,
               incomplete=f"interrupted after {len(outcomes)} of {len(found)} measurements")
         interruption.kept = f"{len(outcomes)} of {len(found)} measurements kept in {out}"
         raise
     wall = time.monotonic() - started
-    outcomes = in_order(measured)
     return outcomes, write(out, outcomes, samples, wall, workers), wall
