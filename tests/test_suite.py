@@ -2,6 +2,7 @@
 directory complete, and the plots real images."""
 
 import json
+import re
 
 import pytest
 
@@ -56,6 +57,13 @@ def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
             assert image.stat().st_size > 1000
     assert (tmp_path / "plots" / "bertos-freertos-atmega328p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len(list((tmp_path / "plots" / "histograms").rglob("*.png"))) == len(outcomes)
+    # the HTML report of the same results: the BeRTOS layout, the curves, a distribution per run
+    page = (tmp_path / "index.html").read_text()
+    assert "(BeRTOS layout)</h3>" in page and "Cooperative NOPRI" in page
+    assert "rotate, time per switch against the number of tasks" in page
+    assert "time per switch against the number of switches" in page
+    assert page.count('class="plot histogram"') == len(outcomes)
+    assert all((tmp_path / link).is_file() for link in re.findall(r'<dt>JSON</dt><dd><a href="([^"]+)"', page))
     # the cooperative and NOPRI cells really are other builds: the preemptive-PRI signal differs from them
     cells = {p.group: o.stats.median for p, o in outcomes if p.job.scenario.name == "signal"}
     assert cells["bertos:Preemptive PRI"] != cells["bertos:Cooperative NOPRI"]

@@ -9,7 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, compare, configs, display, intrusion, matrix, outputs, report, suite
+from switchscope import (__version__, catalog, compare, configs, display, html_report, intrusion, matrix, outputs,
+                         report, results_files, suite)
 from switchscope.capture import analyze
 from switchscope.errors import Interrupted, SwitchscopeError
 from switchscope.measure import MAX_SAMPLES, default_time_limit, measure
@@ -183,7 +184,8 @@ def command_suite(args) -> int:
     for point, outcome in failed:
         print(f"error: {point.job}: {outcome}", file=sys.stderr)
     print(f"{len(outcomes) - len(failed)} of {len(outcomes)} measurements in {wall:.1f} s; "
-          f"{len(written)} files in {args.out} (start with {Path(args.out) / 'summary.md'})")
+          f"{len(written)} files in {args.out} (open {Path(args.out) / 'index.html'} in a browser, "
+          f"or read {Path(args.out) / 'summary.md'})")
     return 1 if failed else 0
 
 
@@ -244,6 +246,19 @@ def command_compare(args) -> int:
         outputs.write_text(json_path, json.dumps({"metric": args.metric, "threshold": str(threshold),
                                                   "comparisons": [c.as_json() for c in found]}, indent=1) + "\n")
     return 1 if compare.regressions(found) else 0
+
+
+def command_report(args) -> int:
+    files = [file for given in args.inputs for file in results_files.files_in(Path(given), "input")]
+    page = outputs.check_file(args.html, "--html", tuple(files))
+    found = [results_files.read_file(file, "input") for file in files]
+    results = sum(len(f.results) + len(f.intrusion) for f in found)
+    if not results:
+        raise SwitchscopeError(f"no results in {', '.join(args.inputs)}: nothing to report",
+                               results_files.HINT)
+    html_report.write(page, found, args.title)
+    print(f"{page}: {results} results from {len(found)} file(s)")
+    return 0
 
 
 def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None) -> None:
@@ -308,7 +323,7 @@ def parser() -> argparse.ArgumentParser:
         description="For every kernel and target: each scenario under cooperative/preemptive x priorities "
                     "off/on (the BeRTOS table), rotate against the number of tasks and the number of "
                     "switches (the Cortex-M3 study's curves). Runs on all cores; writes one JSON per run, "
-                    "summary.md and PNG/SVG plots.")
+                    "summary.md, index.html (the HTML report) and PNG/SVG plots.")
     _add_selection(whole, "all", "all")
     whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
     whole.add_argument("--out", default="switchscope-results", help="the results directory")
@@ -377,6 +392,17 @@ def parser() -> argparse.ArgumentParser:
     versus.add_argument("--junit", metavar="PATH", help="also write a JUnit XML file, one test per comparison")
     versus.add_argument("--json", metavar="PATH", help="also write the comparisons as JSON")
     versus.set_defaults(handler=command_compare)
+
+    page = commands.add_parser(
+        "report", help="one HTML page from results: runs, sweeps, suites, intrusion (opens without a network)",
+        description="Read every result in the given JSON files and suite directories and write one self-contained "
+                    "HTML page: kernels and configurations side by side, rotate's curves, the intrusion table, "
+                    "every result in a sortable table, and each one's distribution and provenance.")
+    page.add_argument("inputs", nargs="+", metavar="RESULTS",
+                      help="a --json file of run, sweep, measure, analyze or intrusion, or a suite's directory")
+    page.add_argument("--html", required=True, metavar="PATH", help="the page to write")
+    page.add_argument("--title", default="switchscope report", help="the page's title")
+    page.set_defaults(handler=command_report)
 
     listing = commands.add_parser("list", help="list kernels, targets, scenarios and methods")
     listing.set_defaults(handler=command_list)

@@ -10,7 +10,6 @@ another simulator, is flagged and not compared.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from xml.etree import ElementTree
 
 from rich.markup import escape
 
-from switchscope import outputs
+from switchscope import outputs, results_files
 from switchscope.errors import SwitchscopeError
 from switchscope.result import STAT_KEYS, Result
 
@@ -107,33 +106,8 @@ def common_options(results: list[Result], ignored: tuple[str, ...] = ()) -> froz
 
 def load(path: Path, side: str) -> list[Result]:
     """Every result in a JSON file (run, sweep, measure, analyze: {"results": [...]}) or in a suite's
-    directory (its runs/**/*.json)."""
-    if path.is_dir():
-        files = sorted(path.glob("runs/**/*.json")) or sorted(path.glob("*.json"))
-        if not files:
-            raise SwitchscopeError(f"{side} {path}: a directory with no results (no runs/**/*.json, no *.json)")
-    elif path.is_file():
-        files = [path]
-    else:
-        raise SwitchscopeError(f"{side} {path}: no such file or directory")
-    results = []
-    for file in files:
-        try:
-            document = json.loads(file.read_text())
-        except (OSError, UnicodeDecodeError) as error:
-            raise SwitchscopeError(f"{side} {file}: cannot be read ({error})") from None
-        except ValueError as error:
-            raise SwitchscopeError(f"{side} {file}: not JSON ({error})",
-                                   "give the --json file of switchscope run, sweep or measure, or a suite's "
-                                   "directory") from None
-        entries = document.get("results") if isinstance(document, dict) else None
-        if not isinstance(entries, list):
-            raise SwitchscopeError(f"{side} {file}: not switchscope results (no \"results\" list)")
-        for index, entry in enumerate(entries):
-            if isinstance(entry, dict) and "schema" not in entry and "scenario" not in entry:
-                continue  # an intrusion report's row: not a measurement
-            results.append(Result.from_json(entry, f"{side} {file}, result {index}"))
-    return results
+    directory (its runs/**/*.json); an intrusion report's rows are medians, not results, and are left out."""
+    return results_files.results(path, side)
 
 
 def compare(base: list[Result], new: list[Result], metric: str, threshold: Threshold,

@@ -85,14 +85,20 @@ def option_list(kernel: Kernel) -> str:
         f"{o.name} ({o.describe_values()}, default {o.default})" for o in options.values())
 
 
+def defaults(kernel: Kernel, target: Target) -> dict[str, str]:
+    """Every option's value when none is chosen: the kernel's defaults, with its port's for this target."""
+    values = {name: option.default for name, option in options_of(kernel).items()}
+    port = kernel.port(target)
+    values.update({k: v for k, v in (port.defaults if port else ()) if k in values})
+    return values
+
+
 def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario,
             tasks: int | None = None) -> Config:
     """The complete configuration for one run, or a SwitchscopeError saying
     what is wrong with the choice."""
     options = options_of(kernel)
-    values = {name: option.default for name, option in options.items()}
-    port = kernel.port(target)
-    values.update({k: v for k, v in (port.defaults if port else ()) if k in values})
+    values = defaults(kernel, target)
     for name, value in chosen.items():
         option = options.get(name)
         if option is None:

@@ -72,6 +72,12 @@ def check_directory(path: str | Path, option: str) -> Path:
     return target
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)  # read it the only way there is: by setting it, then setting it back
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def replacing(path: Path, mode: str = "w"):
     """Open a temporary file beside `path` for writing; on success it replaces `path`."""
@@ -85,6 +91,8 @@ def replacing(path: Path, mode: str = "w"):
             yield file
             file.flush()
             os.fsync(file.fileno())
+        # mkstemp makes the file private (0600); an output gets what open() would give it: 0666 less the umask
+        os.chmod(temporary, 0o666 & ~_umask())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

@@ -7,8 +7,8 @@ and target, written to a results directory.
 - the Cortex-M3 study's curves: switch time against the number of rotating
   tasks, and against the number of switches (100, 1000, 10000).
 
-The directory holds one JSON per run (runs/), summary.md, and the plots
-(plots/, PNG and SVG).
+The directory holds one JSON per run (runs/), summary.md, index.html (the
+HTML report of them all) and the plots (plots/, PNG and SVG).
 """
 
 from __future__ import annotations
@@ -131,7 +131,8 @@ def _written_before(out: Path, point: Point) -> Result | None:
 
 def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
           workers: int, incomplete: str | None = None) -> list[Path]:
-    from switchscope import plots  # matplotlib loads only when a suite is written
+    from switchscope import html_report, plots  # matplotlib loads only when a suite is written
+    from switchscope.results_files import ResultsFile
 
     plots_dir = out / "plots"
     draw = incomplete is None  # an interrupted suite writes its summary at once, without plots
@@ -208,7 +209,12 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
             o.unit] for p, o in outcomes if isinstance(o, Result)]), "```", ""]
     summary = out / "summary.md"
     outputs.write_text(summary, "\n".join(lines))
-    return [summary, *written]
+    page = html_report.write(out / "index.html",
+                             [ResultsFile(result_path(out, p), [o]) for p, o in outcomes if isinstance(o, Result)],
+                             "switchscope suite", [f"Incomplete: {incomplete}; switchscope suite --resume measures "
+                                                   "the rest."] * bool(incomplete)
+                             + [f"failed: {p.job} ({p.samples} samples): {o}" for p, o in failures])
+    return [summary, page, *written]
 
 
 def run(kernels, targets, samples: int, out: Path, workers: int | None, progress=None, resume: bool = False):

@@ -1,0 +1,524 @@
+"""The HTML report: one self-contained page (styles, a small sorting script and
+SVG figures inline; nothing fetched) from any results switchscope wrote.
+
+What it shows, each part only where the results hold it:
+- kernels side by side, per target, method and unit (default configurations);
+- configurations side by side per kernel and target (the BeRTOS layout when
+  the configurations are preemption x priorities);
+- rotate against the number of tasks and against the number of switches;
+- the intrusion table;
+- every result in one sortable table, and each one's distribution, statistics
+  and provenance (method, configuration, compiler, simulator, firmware size,
+  stamp timer), with a link to the JSON file it came from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from html import escape
+from pathlib import Path
+
+from switchscope import __version__, catalog, configs, outputs, svg
+from switchscope.methods import METHODS, PRINT_IN_WINDOW
+from switchscope.result import STAT_KEYS, Result
+from switchscope.results_files import ResultsFile
+from switchscope.suite import BERTOS_COLUMNS
+
+SCENARIO_ORDER = ("resume", "signal", "yield", "isr", "rotate")
+BERTOS_OPTIONS = {"preemption", "priorities"}  # configurations that differ in these are BeRTOS's four columns
+
+STYLE = """
+:root { color-scheme: light; --ink: #1d2731; --faint: #5c6b7a; --rule: #d5dde5; --band: #f3f6f9; }
+* { box-sizing: border-box; }
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto;
+       max-width: 1180px; padding: 1rem 1.2rem 4rem; }
+h1 { font-size: 1.6rem; margin: .4rem 0; } h2 { font-size: 1.25rem; margin-top: 2.4rem;
+     border-bottom: 2px solid var(--rule); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin-top: 1.6rem; }
+p.note, ul.note { color: var(--faint); font-size: .88rem; margin: .3rem 0; }
+nav ul { columns: 2 18rem; padding-left: 1.1rem; font-size: .92rem; }
+.scroll { overflow-x: auto; margin: .5rem 0; }
+table { border-collapse: collapse; font-size: .88rem; font-variant-numeric: tabular-nums; }
+th, td { padding: .22rem .55rem; border-bottom: 1px solid var(--rule); text-align: right; white-space: nowrap; }
+th:first-child, td:first-child, td.text, th.text { text-align: left; }
+thead th { background: var(--band); position: sticky; top: 0; }
+table.sortable thead th { cursor: pointer; user-select: none; }
+table.sortable thead th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: .7em; }
+table.sortable thead th[aria-sort="descending"]::after { content: " \\25BC"; font-size: .7em; }
+tbody tr:nth-child(even) { background: #fafbfc; }
+small, .us { color: var(--faint); }
+.warning { background: #fff4e0; border-left: 4px solid #e67e22; padding: .5rem .8rem; margin: 1rem 0; }
+svg.plot { width: 100%; max-width: 640px; height: auto; display: block; margin: .6rem 0; }
+svg.plot rect.bar:hover, svg.plot circle.point:hover { opacity: .7; }
+details.result { border: 1px solid var(--rule); border-radius: 6px; margin: .5rem 0; padding: .3rem .8rem; }
+details.result > summary { cursor: pointer; font-weight: 600; }
+details.result[open] { background: #fcfdfe; }
+dl.provenance { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .9rem; font-size: .86rem; }
+dl.provenance dt { color: var(--faint); } dl.provenance dd { margin: 0; overflow-wrap: anywhere; }
+code { font-size: .82rem; }
+input#filter { font: inherit; padding: .3rem .5rem; width: min(100%, 26rem); margin: .3rem 0; }
+@media (max-width: 640px) { body { font-size: 14px; padding: .6rem; } th, td { padding: .2rem .35rem; } }
+"""
+
+# Click a header to sort by it (numbers as numbers, by each cell's data-sort when it has one);
+# type in the filter to keep the rows that contain the text.
+SCRIPT = """
+(function () {
+  function key(cell) {
+    var text = cell.getAttribute("data-sort") || cell.textContent.trim();
+    var number = parseFloat(text.replace(/,/g, ""));
+    return isNaN(number) || !/^[-+]?[0-9.,]+/.test(text) ? text.toLowerCase() : number;
+  }
+  document.querySelectorAll("table.sortable").forEach(function (table) {
+    table.querySelectorAll("thead th").forEach(function (header, column) {
+      header.addEventListener("click", function () {
+        var ascending = header.getAttribute("aria-sort") !== "ascending";
+        table.querySelectorAll("thead th").forEach(function (other) { other.removeAttribute("aria-sort"); });
+        header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
+        var body = table.tBodies[0];
+        var rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[column]), y = key(b.cells[column]);
+          if (typeof x !== typeof y) { x = String(x); y = String(y); }
+          return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
+        });
+        rows.forEach(function (row) { body.appendChild(row); });
+      });
+    });
+  });
+  var filter = document.getElementById("filter");
+  if (filter) {
+    filter.addEventListener("input", function () {
+      var wanted = filter.value.toLowerCase();
+      document.querySelectorAll("#every-result tbody tr").forEach(function (row) {
+        row.hidden = wanted !== "" && row.textContent.toLowerCase().indexOf(wanted) < 0;
+      });
+    });
+  }
+})();
+"""
+
+
+class _Entry:
+    """A result, where it came from, and its anchor in the page."""
+
+    def __init__(self, index: int, result: Result, file: Path, link: str):
+        self.index, self.result, self.file, self.link = index, result, file, link
+        self.anchor = f"result-{index}"
+        self.defaults = _default_options(result)
+
+    @property
+    def is_default(self) -> bool:
+        """Measured in its kernel's default configuration (as far as this catalog knows it)."""
+        return self.defaults is not None and all(self.defaults.get(k, v) == v for k, v in self.result.options.items())
+
+    @property
+    def options_key(self) -> tuple:
+        return tuple(sorted(self.result.options.items()))
+
+    @property
+    def size(self) -> int:
+        return self.result.count + self.result.excluded
+
+    @property
+    def label(self) -> str:
+        r = self.result
+        parts = [r.kernel, r.target, r.scenario + (f" ({r.tasks} tasks)" if r.tasks else ""), r.method]
+        return " / ".join(str(part) for part in parts if part) or (r.source or r.scenario)
+
+
+def _default_options(result: Result) -> dict | None:
+    kernel, target = catalog.KERNELS.get(result.kernel or ""), catalog.TARGETS.get(result.target or "")
+    return configs.defaults(kernel, target) if kernel and target else None
+
+
+def _figure(value: float) -> str:
+    return svg.figure_number(value)
+
+
+def _with_us(result: Result, statistic: str = "median") -> str:
+    """A statistic in its unit, and in µs when the unit is a cycle of a known clock."""
+    text = f"{_figure(getattr(result.stats, statistic))} {escape(result.unit)}"
+    if result.ns_per_unit is not None:
+        text += f' <span class="us">({getattr(result.stats_ns, statistic) / 1000:.3f} µs)</span>'
+    return text
+
+
+def _plain(result: Result) -> str:
+    """_with_us as plain text, for a figure's hover title."""
+    text = f"{_figure(result.stats.median)} {result.unit}"
+    return text + (f" ({result.stats_ns.median / 1000:.3f} µs)" if result.ns_per_unit is not None else "")
+
+
+def _table(header: list[str], rows: list[list[str]], css_class: str = "", table_id: str = "",
+           text_columns: tuple[int, ...] = (0,)) -> str:
+    """Cells are HTML already; the columns in `text_columns` are words, left-aligned, the others numbers."""
+    attributes = (f' class="{css_class}"' if css_class else "") + (f' id="{table_id}"' if table_id else "")
+    head = "".join(f'<th{" class=text" if i in text_columns else ""} scope="col">{h}</th>'
+                   for i, h in enumerate(header))
+    body = "".join("<tr>" + "".join(cell if cell.startswith("<td") else
+                                    f'<td{" class=text" if i in text_columns else ""}>{cell}</td>'
+                                    for i, cell in enumerate(row)) + "</tr>" for row in rows)
+    return f'<div class="scroll"><table{attributes}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _scenario_key(scenario: str, tasks: int | None) -> tuple:
+    order = SCENARIO_ORDER.index(scenario) if scenario in SCENARIO_ORDER else len(SCENARIO_ORDER)
+    return order, scenario, tasks or 0
+
+
+def _row_name(scenario: str, tasks: int | None) -> str:
+    return scenario + (f" ({tasks} tasks)" if tasks else "")
+
+
+def _preferred(entries: list[_Entry]) -> _Entry:
+    """Of several measurements of one thing, the one with the most samples (the first of those)."""
+    return max(entries, key=lambda e: e.size)
+
+
+def _cells(columns: dict[str, list[_Entry]]) -> dict[tuple, _Entry]:
+    """{((scenario, tasks), column): the result shown there}, from each column's results."""
+    cells = {}
+    for column, entries in columns.items():
+        by_row: dict[tuple, list[_Entry]] = {}
+        for e in entries:
+            by_row.setdefault((e.result.scenario, e.result.tasks), []).append(e)
+        for row, found in by_row.items():
+            cells[(row, column)] = _preferred(found)
+    return cells
+
+
+def _median_grid(rows: list[tuple], columns: list[str], cells: dict[tuple, _Entry], unit: str, what: str) -> str:
+    """A table of medians, rows (scenario, tasks) by columns, each cell a link to its result; then the
+    same as grouped bars."""
+    table_rows = [[_row_name(*row), *(f'<a href="#{cells[(row, c)].anchor}">{_with_us(cells[(row, c)].result)}</a>'
+                                     if (row, c) in cells else "n/a" for c in columns)] for row in rows]
+    shown = [(row, c) for row in rows for c in columns if (row, c) in cells]
+    values = {(_row_name(*row), c): cells[(row, c)].result.stats.median for row, c in shown}
+    titles = {(_row_name(*row), c): f"{c}, {_row_name(*row)}: median {_plain(cells[(row, c)].result)}"
+              for row, c in shown}
+    return (_table(["scenario (median)", *map(escape, columns)], table_rows)
+            + svg.grouped_bars([_row_name(*row) for row in rows], columns, values, unit,
+                               f"{what}: medians in {unit}", titles))
+
+
+def _differing_options(option_sets: list[tuple]) -> list[str]:
+    names = sorted({k for options in option_sets for k, _ in options})
+    return [name for name in names if len({dict(options).get(name) for options in option_sets}) > 1]
+
+
+def _options_label(options: tuple, differing: list[str]) -> str:
+    values = dict(options)
+    if set(differing) == BERTOS_OPTIONS:
+        for column, chosen in BERTOS_COLUMNS:
+            if all(values.get(k) == v for k, v in chosen.items()):
+                return column
+    return ", ".join(f"{name}={values.get(name)}" for name in differing) or "default"
+
+
+def _unit_heading(entry: _Entry) -> str:
+    r = entry.result
+    model = f" ({r.timing_model} timing model)" if r.timing_model else ""
+    clock = f" at {r.f_cpu_hz / 1e6:g} MHz" if r.ns_per_unit is not None else ""
+    return f"{r.method} method, {r.unit}{clock}{model}"
+
+
+def _provenance_note(entries: list[_Entry]) -> str:
+    """What every figure of a table was measured with: compiler, simulator, switchscope."""
+    said = []
+    for name, get in (("built with", lambda r: (r.toolchain or {}).get("compiler")),
+                      ("on", lambda r: (r.simulator or {}).get("name")),
+                      ("switchscope", lambda r: r.switchscope_version)):
+        values = list(dict.fromkeys(str(v) for v in (get(e.result) for e in entries) if v))
+        if values:
+            said.append(f"{name} {' / '.join(values)}")
+    return "; ".join(said)
+
+
+class Page:
+    def __init__(self, files: list[ResultsFile], page_path: Path, title: str, warnings: list[str] = ()):
+        self.files, self.title, self.warnings = files, title, list(warnings)
+        self.entries: list[_Entry] = []
+        for found in files:
+            link = Path(os.path.relpath(found.path.resolve(), page_path.resolve().parent)).as_posix()
+            for result in found.results:
+                self.entries.append(_Entry(len(self.entries) + 1, result, found.path, link))
+        self.sections: list[tuple[str, str, str]] = []  # (anchor, title, html)
+
+    # -- the parts -------------------------------------------------------------------------------
+
+    def _scenario_entries(self) -> list[_Entry]:
+        return [e for e in self.entries if e.result.kind == "scenario" and e.result.kernel and e.result.target]
+
+    def kernels_side_by_side(self) -> None:
+        groups: dict[tuple, list[_Entry]] = {}
+        for entry in self._scenario_entries():
+            r = entry.result
+            groups.setdefault((r.target, r.method, r.unit, r.timing_model), []).append(entry)
+        parts = []
+        for (target, _, unit, _), entries in groups.items():
+            kernels = list(dict.fromkeys(e.result.kernel for e in entries))
+            if len(kernels) < 2:
+                continue
+            columns: dict[str, list[_Entry]] = {}
+            for kernel in kernels:
+                mine = [e for e in entries if e.result.kernel == kernel]
+                defaults = [e for e in mine if e.is_default]
+                if defaults:
+                    chosen_options, differing = defaults[0].options_key, []
+                else:  # not measured in its defaults: the configuration measured most, and what it changes
+                    chosen_options = Counter(e.options_key for e in mine).most_common(1)[0][0]
+                    differing = [f"{k}={v}" for k, v in chosen_options if (mine[0].defaults or {}).get(k) != v]
+                column = kernel + (f" [{', '.join(differing)}]" if differing else "")
+                columns[column] = [e for e in mine if e.options_key == chosen_options]
+            cells = _cells(columns)
+            # rows two kernels or more were measured in: one kernel's other rows are in its own tables
+            rows = sorted({row for row, _ in cells if sum((row, c) in cells for c in columns) > 1},
+                          key=lambda row: _scenario_key(*row))
+            if not rows:
+                continue
+            chosen = [cells[(row, c)] for row in rows for c in columns if (row, c) in cells]
+            parts.append(
+                f"<h3>{escape(target)}: {escape(_unit_heading(chosen[0]))}</h3>"
+                + _median_grid(rows, list(columns), cells, unit, f"kernels side by side on {target}")
+                + f'<p class="note">Median of each distribution, in {escape(unit)}; each kernel in its default '
+                  f"configuration unless its column says otherwise. {escape(_provenance_note(chosen))}.</p>")
+        if parts:
+            self.sections.append(("kernels", "Kernels side by side", "".join(parts)))
+
+    def configurations(self) -> None:
+        """Per kernel and target: each configuration measured, side by side."""
+        groups: dict[tuple, list[_Entry]] = {}
+        for entry in self._scenario_entries():
+            r = entry.result
+            groups.setdefault((r.kernel, r.target, r.method, r.unit, r.timing_model), []).append(entry)
+        parts = []
+        for (kernel, target, _, unit, _), entries in groups.items():
+            option_sets = list(dict.fromkeys(e.options_key for e in entries))
+            if len(option_sets) < 2:
+                continue
+            differing = _differing_options(option_sets)
+            labelled = sorted(((_options_label(o, differing), o) for o in option_sets),
+                              key=lambda pair: [c for c, _ in BERTOS_COLUMNS].index(pair[0])
+                              if pair[0] in [c for c, _ in BERTOS_COLUMNS] else len(BERTOS_COLUMNS))
+            cells = _cells({label: [e for e in entries if e.options_key == options] for label, options in labelled})
+            columns = [label for label, _ in labelled]
+            # rows measured in more than one configuration: the others are in the tables below
+            rows = sorted({row for row, _ in cells if sum((row, c) in cells for c in columns) > 1},
+                          key=lambda row: _scenario_key(*row))
+            if not rows:
+                continue
+            shared = [f"{k}={v}" for k, v in option_sets[0] if k not in differing]
+            bertos = set(differing) == BERTOS_OPTIONS
+            notes = [f"Median of each distribution, in {unit}. " + _provenance_note(list(cells.values())) + "."]
+            if bertos:
+                notes.append("Cooperative: preemption=off; Preemptive: preemption=on. NOPRI: every task at one "
+                             "priority (priorities=off); PRI: low task 1, high task 2. Where the call does not "
+                             "switch by itself (cooperative, or NOPRI) the window also holds the yield that "
+                             "completes the switch.")
+            notes.append("Every cell: " + (", ".join(shared) or "no other option"))
+            parts.append(
+                f"<h3>{escape(kernel)} on {escape(target)}: {escape(_unit_heading(entries[0]))}"
+                f"{' (BeRTOS layout)' if bertos else ''}</h3>"
+                + _median_grid(rows, columns, cells, unit, f"{kernel} on {target} by configuration")
+                + "".join(f'<p class="note">{escape(note)}</p>' for note in notes))
+        if parts:
+            self.sections.append(("configurations", "Configurations side by side", "".join(parts)))
+
+    def rotate_curves(self) -> None:
+        """The Cortex-M3 study's curves: time per switch against tasks, and against the number of switches."""
+        rotate = [e for e in self._scenario_entries() if e.result.scenario == "rotate" and e.result.tasks]
+        groups: dict[tuple, list[_Entry]] = {}
+        for entry in rotate:
+            r = entry.result
+            groups.setdefault((r.kernel, r.target, r.method, r.unit, entry.options_key), []).append(entry)
+        parts = []
+        for (kernel, target, method, unit, _), entries in groups.items():
+            by_tasks: dict[int, list[_Entry]] = {}
+            for e in entries:
+                by_tasks.setdefault(e.result.tasks, []).append(e)
+            if len(by_tasks) > 1:
+                chosen = [_preferred(by_tasks[t]) for t in sorted(by_tasks)]
+                parts.append(self._curve(f"{kernel} on {target}: rotate, time per switch against the number of "
+                                         f"tasks", "tasks", [str(e.result.tasks) for e in chosen], chosen, unit,
+                                         "number of tasks"))
+            for tasks, same in sorted(by_tasks.items()):
+                by_size = {e.size: e for e in same}
+                if len(by_size) > 1:
+                    chosen = [by_size[n] for n in sorted(by_size)]
+                    parts.append(self._curve(f"{kernel} on {target}: rotate with {tasks} tasks, time per switch "
+                                             f"against the number of switches", "switches",
+                                             [f"{e.size:,}" for e in chosen], chosen, unit, "number of switches"))
+        if parts:
+            self.sections.append(("rotate", "Rotate: tasks and switches", "".join(parts)))
+
+    def _curve(self, title: str, axis: str, labels: list[str], chosen: list[_Entry], unit: str, x_label: str) -> str:
+        points = [{"median": e.result.stats.median, "min": e.result.stats.min, "max": e.result.stats.max,
+                   "title": f"{label} {axis}: median {_figure(e.result.stats.median)} {unit} "
+                            f"(min {_figure(e.result.stats.min)}, max {_figure(e.result.stats.max)}, "
+                            f"{e.result.excluded} excluded)"} for label, e in zip(labels, chosen)]
+        rows = [[f'<a href="#{e.anchor}">{label}</a>', _with_us(e.result), _figure(e.result.stats.min),
+                 _figure(e.result.stats.max), f"{e.result.stats.mean:,.2f}", str(e.result.excluded)]
+                for label, e in zip(labels, chosen)]
+        return (f"<h3>{escape(title)}</h3>"
+                + svg.series(labels, points, x_label, unit, title)
+                + _table([axis, f"median ({escape(unit)})", "min", "max", "mean", "excluded"], rows)
+                + f'<p class="note">Line: median; band: min to max. {escape(_unit_heading(chosen[0]))}; '
+                  f"{escape(_provenance_note(chosen))}.</p>")
+
+    def intrusion(self) -> None:
+        rows = [row for found in self.files for row in found.intrusion]
+        if not rows:
+            return
+        parts = []
+        for target in dict.fromkeys(r.get("target") for r in rows):
+            group = [r for r in rows if r.get("target") == target]
+            unit = group[0].get("unit", "")
+            table_rows = []
+            for r in group:
+                probe, scope, printed = r.get("probe", {}), r.get("scope", {}), r.get("print", {})
+                print_cells = (["n/a", "", ""] if "error" in printed or not printed else
+                               [_figure(printed["raw"]), f"+{_figure(printed['adds'])}",
+                                f"{printed['factor']:.1f}" if printed.get("factor") else "-"])
+                table_rows.append([escape(str(r.get("kernel"))), escape(str(r.get("scenario"))),
+                                   _figure(r["marker"]), _figure(probe["raw"]), f"+{_figure(probe['adds'])}",
+                                   _figure(probe["corrected"]), f"{probe['residual']:+g}",
+                                   _figure(scope["t_cd"]), f"+{_figure(scope['adds'])}", _figure(scope["t_cs"]),
+                                   f"{scope['residual']:+g}", *print_cells])
+            parts.append(f"<h3>{escape(str(target))}, in {escape(unit)}</h3>" + _table(
+                ["kernel", "scenario", "marker", "probe raw", "adds", "corrected", "residual", "scope tCD", "adds",
+                 "tCS", "residual", "print raw", "adds", "× marker"], table_rows, text_columns=(0, 1)))
+        parts.append('<p class="note">Medians. The marker method puts no code in the path: its figure is the '
+                     "reference. Each method's raw reading, what it adds to the path, its figure after its own "
+                     "correction and the error left; the last columns measure a build that prints one trace line "
+                     "inside the window.</p>")
+        self.sections.append(("intrusion", "Intrusion of each method", "".join(parts)))
+
+    def every_result(self) -> None:
+        if not self.entries:
+            return
+        header = ["#", "kernel", "target", "scenario", "tasks", "method", "configuration", "samples", "kept",
+                  "excl", *STAT_KEYS, "unit", "median µs", "file"]
+        rows = []
+        for e in self.entries:
+            r, stats = e.result, e.result.stats
+            changed = [f"{k}={v}" for k, v in sorted(r.options.items()) if (e.defaults or {}).get(k) != v]
+            rows.append([f'<td data-sort="{e.index}"><a href="#{e.anchor}">{e.index}</a></td>',
+                         *(escape(str(v or "-")) for v in (r.kernel, r.target, r.scenario)),
+                         str(r.tasks or "-"), escape(r.method), escape(", ".join(changed) or "default"),
+                         f"{e.size:,}", f"{r.count:,}", str(r.excluded),
+                         *(_figure(getattr(stats, key)) if key != "stddev" else f"{stats.stddev:.2f}"
+                           for key in STAT_KEYS),
+                         escape(r.unit), f"{r.stats_ns.median / 1000:.3f}" if r.ns_per_unit is not None else "-",
+                         f'<a href="{escape(e.link)}">{escape(e.file.name)}</a>'])
+        self.sections.append((
+            "every-result-section", "Every result",
+            '<p class="note">Click a column to sort by it; type to keep the rows that contain the text. '
+            '"configuration" lists the options that differ from the kernel\'s defaults.</p>'
+            '<input id="filter" type="search" placeholder="filter: freertos, rotate, -Os ..." aria-label="filter">'
+            + _table(header, rows, "sortable results", "every-result",
+                     text_columns=tuple(i for i, name in enumerate(header)
+                                        if name in ("kernel", "target", "scenario", "method", "configuration",
+                                                    "unit", "file")))))
+
+    def distributions(self) -> None:
+        if not self.entries:
+            return
+        self.sections.append(("distributions", "Each result: distribution and provenance",
+                              "".join(self._details(e) for e in self.entries)))
+
+    def _details(self, entry: _Entry) -> str:
+        r, stats = entry.result, entry.result.stats
+        header = ["", *STAT_KEYS]
+        rows = [[escape(r.unit), *(_figure(getattr(stats, k)) if k != "stddev" else f"{stats.stddev:.2f}"
+                                    for k in STAT_KEYS)]]
+        if r.ns_per_unit is not None:
+            us = r.stats_ns.scaled(1 / 1000)
+            rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
+        method = METHODS.get(r.method, PRINT_IN_WINDOW)
+        facts = [("method", f"{r.method}: {method.summary}; {method.note(r.overhead, r.unit, (r.scope or {}).get('pin'))}"),
+                 ("unit", r.unit + (f" ({r.timing_model} timing model)" if r.timing_model else "")
+                  + (f"; clock {r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "")),
+                 ("kernel", " ".join(str(v) for v in (r.kernel, r.kernel_version) if v)
+                  + (f" (from {r.kernel_source})" if r.kernel_source else "")),
+                 ("target", f"{r.target} ({r.cpu})" if r.target else None),
+                 ("source", r.source),
+                 ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.options.items()))),
+                 ("firmware reports", ", ".join(f"{k}={v}" for k, v in r.config.items())),
+                 ("compiler", (r.toolchain or {}).get("compiler")),
+                 ("flags", " ".join((r.toolchain or {}).get("cflags", []))),
+                 ("simulator", "; ".join(str(v) for v in ((r.simulator or {}).get("name"),
+                                                        (r.simulator or {}).get("options")) if v)),
+                 ("firmware size", "flash {flash_bytes:,} of {flash_limit:,} bytes, static RAM {ram_bytes:,} of "
+                                   "{ram_limit:,} bytes".format(**r.firmware) if {"flash_bytes", "flash_limit",
+                                   "ram_bytes", "ram_limit"} <= set(r.firmware) else None),
+                 ("stamp timer", ", ".join(f"{k} {v}" for k, v in r.timer.items()) if r.timer else None),
+                 ("scope pin", ", ".join(f"{k} {v}" for k, v in r.scope.items() if not isinstance(v, list))
+                  if r.scope else None),
+                 ("samples", f"{r.count:,} kept of {entry.size:,}; first {_figure(r.first)}"
+                  + (f"; {r.clamped} clamped to 0" if r.clamped else "")
+                  + (f"; {r.ticks_in_window} with a tick in the window" if r.ticks_in_window else "")),
+                 ("excluded", "; ".join(f"{n} {reason}" for reason, n in
+                                        Counter(str(s.get("reason")) for s in r.excluded_samples
+                                                if isinstance(s, dict)).items()) or None),
+                 ("stream problems", "; ".join(map(str, r.stream_problems)) or None),
+                 ("measured in", f"{r.wall_seconds:.2f} s" if r.wall_seconds is not None else None),
+                 ("switchscope", r.switchscope_version),
+                 ("details", ", ".join(f"{k}={v}" for k, v in r.details.items()
+                                       if not isinstance(v, (list, dict))) or None)]
+        listed = "".join(f"<dt>{escape(name)}</dt><dd>{escape(str(value))}</dd>" for name, value in facts if value)
+        listed += f'<dt>JSON</dt><dd><a href="{escape(entry.link)}">{escape(str(entry.file))}</a></dd>'
+        figure = svg.histogram(r.samples, r.unit, stats.as_dict(), f"distribution of {entry.label}, {r.unit}") \
+            if r.samples else "<p>No sample was kept.</p>"
+        return (f'<details class="result" id="{entry.anchor}"><summary>#{entry.index} {escape(entry.label)}: '
+                f"median {_with_us(r)}</summary>{figure}{_table(header, rows)}"
+                f'<dl class="provenance">{listed}</dl></details>')
+
+    # -- the page -------------------------------------------------------------------------------
+
+    def render(self) -> str:
+        self.kernels_side_by_side()
+        self.configurations()
+        self.rotate_curves()
+        self.intrusion()
+        self.every_result()
+        self.distributions()
+        warnings = self.warnings + [f"{f.path}: incomplete: {f.incomplete}" for f in self.files if f.incomplete]
+        warnings += [f"{f.path}: failed: {failure.get('job', '')} {failure.get('error', '')}".strip()
+                     if isinstance(failure, dict) else f"{f.path}: failed: {failure}"
+                     for f in self.files for failure in f.failures]
+        sources = sorted({f.path.parent if f.path.parent.name != "runs" else f.path for f in self.files})
+        units = ", ".join(sorted({e.result.unit for e in self.entries})) or "none"
+        contents = "".join(f'<li><a href="#{anchor}">{escape(title)}</a></li>' for anchor, title, _ in self.sections)
+        body = "".join(f'<section id="{anchor}"><h2>{escape(title)}</h2>{html}</section>'
+                       for anchor, title, html in self.sections)
+        return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="switchscope {escape(__version__)}">
+<title>{escape(self.title)}</title><style>{STYLE}</style></head>
+<body><header><h1>{escape(self.title)}</h1>
+<p class="note">switchscope {escape(__version__)}; {len(self.entries)} results from {len(self.files)} file(s);
+units: {escape(units)}. Every figure says its unit: cycles and instructions are what the simulator or
+board counted, µs appear only where the unit is a cycle of a known clock. Each result below names its
+method, configuration, compiler and simulator.</p>
+<p class="note">read from: {escape(", ".join(map(str, sources[:6])) + (" ..." if len(sources) > 6 else ""))}</p>
+</header>
+{"".join(f'<div class="warning">{escape(w)}</div>' for w in warnings)}
+<nav><ul>{contents}</ul></nav>
+{body}
+<script>{SCRIPT}</script>
+</body></html>
+"""
+
+
+def render(files: list[ResultsFile], page_path: Path, title: str = "switchscope report",
+           warnings: list[str] = ()) -> str:
+    """The page for these files, its links relative to where it will be written; `warnings`
+    (what failed, what is incomplete) head the page."""
+    return Page(files, page_path, title, warnings).render()
+
+
+def write(path: Path, files: list[ResultsFile], title: str = "switchscope report", warnings: list[str] = ()) -> Path:
+    outputs.write_text(path, render(files, path, title, warnings))
+    return path

@@ -1,0 +1,191 @@
+"""The HTML report: built from real measurements (every kernel on mps2-an385,
+a rotate sweep), checked as text, then opened in headless Chromium through
+Selenium: tables and plots present, nothing fetched, no script error, sorting
+and filtering work, a phone-sized window has no sideways scrolling. The
+screenshots are kept as test artefacts (build/test-artefacts/, or
+$SWITCHSCOPE_TEST_ARTEFACTS)."""
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from switchscope import results_files, svg
+from switchscope.cli import main
+
+ARTEFACTS = Path(os.environ.get("SWITCHSCOPE_TEST_ARTEFACTS", Path(__file__).parent.parent / "build" / "test-artefacts"))
+
+
+def test_ticks_are_round_and_cover_the_range():
+    assert svg.nice_ticks(0, 9812, 4) == [0, 2000, 4000, 6000, 8000]
+    assert svg.nice_ticks(265, 289, 6) == [265, 270, 275, 280, 285]
+    assert svg.nice_ticks(267, 267) == [267]
+    ticks = svg.nice_ticks(0.0, 0.37, 4)
+    assert ticks[0] == 0 and ticks[-1] <= 0.37 and len(ticks) >= 3
+
+
+def test_a_narrow_distribution_gets_a_bar_per_value_and_a_wide_one_equal_bins():
+    edges, counts, one_per_value = svg.histogram_bins([267, 267, 268, 300])
+    assert one_per_value and list(edges[:2]) == [267, 268] and counts.sum() == 4 and counts[0] == 2
+    edges, counts, one_per_value = svg.histogram_bins(list(range(0, 100_000, 7)))
+    assert not one_per_value and len(counts) == svg.MAX_BINS and counts.sum() == len(range(0, 100_000, 7))
+    _, counts, one_per_value = svg.histogram_bins([1.5, 2.25, 2.25])  # ns from a capture: not whole units
+    assert not one_per_value and counts.sum() == 3
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    """Real results: every kernel's scenarios on mps2-an385 (so kernels side by side), and a
+    rotate sweep over tasks, switch counts and preemption (so curves and configurations)."""
+    where = tmp_path_factory.mktemp("report")
+    run, sweep = where / "run.json", where / "sweep.json"
+    assert main(["run", "--kernel", "all", "--samples", "300", "--json", str(run), "--quiet"]) == 0
+    assert main(["sweep", "--scenario", "rotate", "--tasks", "2-3", "--samples", "100,300",
+                 "--config", "preemption=on,off", "--json", str(sweep), "--quiet"]) == 0
+    return where, [run, sweep]
+
+
+@pytest.fixture(scope="module")
+def page(measured):
+    where, inputs = measured
+    page = where / "pages" / "report.html"
+    assert main(["report", *map(str, inputs), "--html", str(page)]) == 0
+    results = [r for path in inputs for r in results_files.results(path, "input")]
+    return page, results
+
+
+@pytest.mark.firmware
+def test_the_page_is_self_contained_and_shows_every_result(page):
+    path, results = page
+    text = path.read_text()
+    # nothing to fetch: no external script, style, image or font (the SVG namespace is a name, not a fetch)
+    assert not re.search(r"<(link|img|iframe)\b|\bsrc=|url\(", text)
+    assert set(re.findall(r"https?://[^\"' )]+", text)) <= {"http://www.w3.org/2000/svg"}
+    for section in ("Kernels side by side", "Configurations side by side", "Rotate: tasks and switches",
+                    "Every result", "Each result: distribution and provenance"):
+        assert f">{section}</h2>" in text
+    assert text.count('<details class="result"') == len(results)
+    assert text.count('class="plot histogram"') == len(results)
+    # each result's link leads to the JSON it came from, relative to the page
+    links = set(re.findall(r'<dt>JSON</dt><dd><a href="([^"]+)"', text))
+    assert len(links) == 2 and all((path.parent / link).resolve().is_file() for link in links)
+    # provenance is on the page: compiler, simulator, the unit and the clock
+    assert "arm-none-eabi-gcc" in text and "QEMU emulator version 10" in text and "cycles at 25 MHz" in text
+
+
+@pytest.mark.firmware
+def test_each_histogram_holds_every_kept_sample(page):
+    _, results = page
+    for result in results:
+        figure = svg.histogram(result.samples, result.unit, result.stats.as_dict(), "test")
+        counted = sum(int(n.replace(",", "")) for n in re.findall(r": ([0-9,]+) samples \(", figure))
+        assert counted == result.count, result.scenario
+
+
+def test_report_refuses_bad_input_with_a_clear_error(tmp_path, capsys):
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"results": [')
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"results": []}')
+    cases = [([str(tmp_path / "missing.json")], "no such file or directory"),
+             ([str(broken)], "not JSON"),
+             ([str(empty)], "nothing to report"),
+             ([str(tmp_path)], "not JSON")]  # a directory of JSON files: each is read, the broken one named
+    for inputs, said in cases:
+        assert main(["report", *inputs, "--html", str(tmp_path / "out.html")]) == 2
+        assert said in capsys.readouterr().err
+    assert main(["report", str(empty), "--html", str(empty)]) == 2  # never onto an input
+    assert "which it would replace" in capsys.readouterr().err
+    assert not (tmp_path / "out.html").exists()
+
+
+def _chromium():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    browser, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    assert browser and driver, "headless Chromium is needed: apt-get install chromium chromium-driver (./setup.sh does)"
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                     "--window-size=1280,1000"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver), options=options)
+
+
+def _column(browser, name: str) -> list[str]:
+    return browser.execute_script(
+        "var name = arguments[0], table = document.getElementById('every-result');"
+        "var index = Array.prototype.findIndex.call(table.tHead.rows[0].cells, function (c) {"
+        "  return c.textContent === name; });"
+        "return Array.prototype.filter.call(table.tBodies[0].rows, function (r) { return !r.hidden; })"
+        "  .map(function (r) { return r.cells[index].textContent; });", name)
+
+
+@pytest.mark.smoke
+@pytest.mark.firmware
+def test_the_report_renders_in_a_real_browser(page):
+    path, results = page
+    from selenium.webdriver.common.by import By
+
+    browser = _chromium()
+    try:
+        browser.get(path.resolve().as_uri())
+        assert browser.title == "switchscope report"
+        errors = [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+        assert not errors, errors
+        # nothing was fetched: every style, script and figure is in the page
+        assert browser.execute_script("return performance.getEntriesByType('resource').length") == 0
+
+        rows = browser.find_elements(By.CSS_SELECTOR, "#every-result tbody tr")
+        assert len(rows) == len(results)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "section#kernels table")) >= 1
+        drawn = browser.find_elements(By.CSS_SELECTOR, "section#kernels svg.plot rect.bar")
+        assert drawn and all(bar.size["height"] > 0 for bar in drawn)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "section#rotate svg.plot circle.point")) >= 2
+
+        # every link inside the page leads somewhere
+        missing = browser.execute_script(
+            "return Array.prototype.filter.call(document.querySelectorAll('a[href^=\"#\"]'), function (a) {"
+            "  return !document.getElementById(a.getAttribute('href').slice(1)); }).length")
+        assert missing == 0
+
+        # a click on "median" sorts by it, a second click the other way
+        header = browser.find_element(By.XPATH, "//table[@id='every-result']//th[text()='median']")
+        header.click()
+        medians = [float(v.replace(",", "")) for v in _column(browser, "median")]
+        assert medians == sorted(medians) and len(set(medians)) > 1
+        header.click()
+        assert [float(v.replace(",", "")) for v in _column(browser, "median")] == sorted(medians, reverse=True)
+
+        # the filter keeps the rows that say what was typed
+        browser.find_element(By.ID, "filter").send_keys("lilos")
+        kernels = _column(browser, "kernel")
+        assert kernels and set(kernels) == {"lilos"}
+
+        # a result opened shows its histogram with a bar per value, and its provenance
+        first = browser.find_element(By.ID, "result-1")
+        first.find_element(By.TAG_NAME, "summary").click()
+        bars = first.find_elements(By.CSS_SELECTOR, "svg.histogram rect.bar")
+        assert bars and bars[0].size["width"] > 0
+        assert "compiler" in first.text and "simulator" in first.text
+
+        ARTEFACTS.mkdir(parents=True, exist_ok=True)
+        height = browser.execute_script("return document.documentElement.scrollHeight")
+        browser.set_window_size(1280, min(height, 8000))
+        assert browser.save_screenshot(str(ARTEFACTS / "report.png"))
+
+        # on a phone: the page itself never scrolls sideways (wide tables scroll in their own box)
+        browser.set_window_size(390, 844)
+        overflow = browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        assert overflow <= 1
+        assert browser.save_screenshot(str(ARTEFACTS / "report-phone.png"))
+        print(f"\nscreenshots: {ARTEFACTS / 'report.png'}, {ARTEFACTS / 'report-phone.png'}")
+        assert not [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    finally:
+        browser.quit()
