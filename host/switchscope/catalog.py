@@ -108,6 +108,19 @@ class Kernel:
 
 
 @dataclass(frozen=True)
+class RealBoard:
+    """A kit that runs a target's very image: how to flash it, and what it is called."""
+    name: str  # what --target takes for it: arduino-uno
+    summary: str
+    flasher: str  # the program that writes the image: avrdude
+    flasher_package: str  # the Debian package that has it
+    flash_arguments: tuple[str, ...]  # {port} is the serial device, {hex} the Intel HEX image, {elf} the ELF
+
+    def flash_command(self, executable: str, port: str, hex_image: Path, elf_image: Path) -> list[str]:
+        return [executable, *(a.format(port=port, hex=hex_image, elf=elf_image) for a in self.flash_arguments)]
+
+
+@dataclass(frozen=True)
 class Target:
     name: str
     summary: str
@@ -137,6 +150,8 @@ class Target:
     scope_high_edge: str | None = None  # QEMU: labels of the stores that drive the pin high / low
     scope_low_edge: str | None = None
     uart: str = ""
+    uart_baud: int = 115_200  # on a real board: the line's speed
+    real_board: "RealBoard | None" = None  # the kit this target's image also runs on, read over a serial line
 
     @property
     def units(self) -> tuple[str, ...]:
@@ -276,6 +291,13 @@ def _option(name: str, table: _Table) -> Option:
     return option
 
 
+def _real_board(real: "_Table") -> RealBoard:
+    return RealBoard(name=real.get("name", str, required=True), summary=real.get("summary", str, required=True),
+                     flasher=real.get("flasher", str, required=True),
+                     flasher_package=real.get("flasher_package", str, required=True),
+                     flash_arguments=real.strings("flash_arguments", required=True))
+
+
 def _board(path: Path) -> Target:
     top = _read(path)
     toolchain, simulator, stamp, scope = (top.table(key) for key in ("toolchain", "simulator", "stamp", "scope"))
@@ -307,6 +329,8 @@ def _board(path: Path) -> Target:
         scope_high_edge=scope.get("high_edge", str),
         scope_low_edge=scope.get("low_edge", str),
         uart=top.table("uart").get("device", str, ""),
+        uart_baud=top.table("uart").get("baud", int, 115_200),
+        real_board=_real_board(top.table("real")) if "real" in top.data else None,
         code_directory=path.parent.parent / shared if (shared := top.table("code").get("from", str)) else None,
     )
     if target.name != path.parent.name:
@@ -417,8 +441,20 @@ def select_kernels(name: str) -> list[Kernel]:
     return _select("kernel", current().kernels, name)
 
 
+def real_boards() -> dict[str, Target]:
+    """The real kits, by name, each with the target whose image it runs."""
+    return {t.real_board.name: t for t in current().targets.values() if t.real_board}
+
+
 def select_targets(name: str) -> list[Target]:
-    return _select("target", current().targets, name)
+    """Targets by name; a real kit's name (arduino-uno) selects the target whose image it runs."""
+    if name in real_boards():
+        return [real_boards()[name]]
+    try:
+        return _select("target", current().targets, name)
+    except UnknownName as error:
+        boards = ", ".join(real_boards())
+        raise UnknownName(error.message, f"{error.hint}; real boards (with --port): {boards}") from None
 
 
 def select_scenarios(name: str) -> list[Scenario]:

@@ -10,19 +10,40 @@ import time
 from pathlib import Path
 
 from switchscope import (__version__, catalog, compare, configs, display, html_report, intrusion, matrix, outputs,
-                         report, results_files, suite)
+                         report, results_files, serial_port, suite)
 from switchscope.capture import analyze
 from switchscope.errors import Interrupted, SwitchscopeError
-from switchscope.measure import MAX_SAMPLES, default_time_limit, measure
+from switchscope.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.measure_elf import measure_elf
 from switchscope.methods import METHODS
 from switchscope.plan import Plan, plan
 
 
-def command_list(_args) -> int:
+LIST_SECTIONS = ("kernels", "targets", "boards", "scenarios", "methods", "options")
+
+
+def _list_boards() -> None:
+    print("real boards (switchscope run --target BOARD --port DEVICE; --simulate runs the same image simulated):")
+    boards = catalog.real_boards()
+    width = max((len(name) for name in boards), default=0)
+    for name, target in boards.items():
+        board = target.real_board
+        print(f"  {name.ljust(width)}  {board.summary}")
+        print(f"  {''.ljust(width)}    image of target {target.name}; stamps with {target.stamp_timer}; "
+              f"{target.uart_baud} baud on {target.uart}; flashed with {board.flasher} ({board.flasher_package})")
+
+
+def command_list(args) -> int:
+    shown = args.section or "all"
+    if shown not in (*LIST_SECTIONS, "all"):
+        raise SwitchscopeError(f"switchscope list shows {', '.join(LIST_SECTIONS)} or all, not '{shown}'")
     sections = [("kernels", catalog.KERNELS), ("targets", catalog.TARGETS),
                 ("scenarios", catalog.SCENARIOS), ("methods", METHODS)]
+    if shown in ("boards", "all"):
+        _list_boards()
     for title, table in sections:
+        if shown not in (title, "all"):
+            continue
         print(f"{title}:")
         width = max(len(name) for name in table)
         for name, item in table.items():
@@ -32,6 +53,8 @@ def command_list(_args) -> int:
                 print(f"  {''.ljust(width)}    targets: {', '.join(item.targets) or 'none'}")
                 for scenario, why in item.not_applicable:
                     print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
+    if shown not in ("options", "all"):
+        return 0
     print("configuration options (--config NAME=VALUE):")
     every_option = {}
     for kernel in catalog.KERNELS.values():
@@ -55,8 +78,36 @@ def _say_skipped(found: Plan) -> None:
         print(f"n/a: {skipped}")
 
 
+def _check_board_options(args) -> None:
+    """--port, --no-flash, --baud and --simulate: a real board is read over its port, its image simulated
+    with --simulate; the simulated targets are read over a port only when asked (--port)."""
+    is_real_board = args.target in catalog.real_boards()
+    if args.port is None:
+        if args.no_flash or args.baud:
+            raise SwitchscopeError(f"{'--no-flash' if args.no_flash else '--baud'} applies to a board read over "
+                                   "--port")
+        if is_real_board and not args.simulate:
+            (target,) = catalog.select_targets(args.target)
+            raise SwitchscopeError(f"{args.target} is a real board: give its serial port",
+                                   f"switchscope run --target {args.target} --port /dev/ttyACM0, or --simulate to "
+                                   f"run its image on {target.name}'s simulator")
+        return
+    if args.simulate:
+        raise SwitchscopeError("--simulate runs the image on a simulator; --port reads a board: give one of them")
+    if args.vcd:
+        raise SwitchscopeError("--vcd records the scope pin on a simulator: on a board, record the pin with a logic "
+                               "analyzer and read the capture with switchscope analyze")
+    if args.target == "all" or args.kernel == "all":
+        raise SwitchscopeError("a board runs one kernel's image at a time: choose --kernel and --target")
+    serial_port.check_exists(args.port)  # before any build: a missing board is said at once
+
+
 def command_run(args) -> int:
-    _check_samples(args.samples)
+    _check_board_options(args)
+    if args.samples is None and args.port is None:
+        args.samples = 10_000
+    if args.samples is not None:
+        _check_samples(args.samples)
     scenarios = catalog.select_scenarios(args.scenario)
     if args.tasks is not None:
         if args.scenario not in ("all", "rotate"):
@@ -65,6 +116,9 @@ def command_run(args) -> int:
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target), scenarios,
                  catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks], unit=args.unit)
     jobs = found.jobs
+    if args.port and args.no_flash and len(jobs) > 1:
+        raise SwitchscopeError(f"--no-flash reads the one image the board runs, and {len(jobs)} were asked for",
+                               "choose its --scenario (and --method probe)")
     if args.vcd and not any(job.method.name == "scope" for job in jobs):
         raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
     scope_jobs = [job for job in jobs if job.method.name == "scope"]
@@ -80,10 +134,15 @@ def command_run(args) -> int:
     try:
         with display.Activity(args.quiet, "samples") as activity:
             for job in jobs:
-                activity.begin(str(job), args.samples)
+                activity.begin(str(job), args.samples or 1000)
                 try:
-                    results.append(measure(job, args.samples, args.timeout, activity.advance_to, activity.on_stage,
-                                           vcds.get(str(job))))
+                    if args.port:
+                        results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
+                                                       args.samples, not args.no_flash, args.timeout,
+                                                       activity.advance_to, activity.on_stage))
+                    else:
+                        results.append(measure(job, args.samples, args.timeout, activity.advance_to,
+                                               activity.on_stage, vcds.get(str(job))))
                 except SwitchscopeError as error:
                     activity.say(f"error: {error}")
                     failures.append({"job": str(job), "error": error.message})
@@ -283,7 +342,8 @@ def parser() -> argparse.ArgumentParser:
                               description="Build each (kernel, target, scenario), run it on the simulated "
                                           "board and print the distribution of switch times.")
     _add_selection(run, "freertos", "mps2-an385", "all", "probe")
-    run.add_argument("--samples", type=int, default=10000, help="samples per scenario (default: 10000)")
+    run.add_argument("--samples", type=int,
+                     help="samples per scenario (default: 10000; on a board, what its image measures)")
     run.add_argument("--unit", choices=catalog.UNITS,
                      help="what to count: cycles by default (true cycles on simavr, the core's timing model on "
                           "the Cortex-M boards), or instructions (what QEMU itself counts)")
@@ -297,6 +357,14 @@ def parser() -> argparse.ArgumentParser:
                           "when several run: PATH-TARGET-SCENARIO.vcd)")
     run.add_argument("--timeout", type=float, metavar="SECONDS",
                      help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
+    run.add_argument("--port", metavar="URL",
+                     help="measure on a real board: its serial device (/dev/ttyACM0) or any pyserial URL "
+                          "(socket://HOST:PORT, rfc2217://HOST:PORT); the image is flashed first unless --no-flash")
+    run.add_argument("--no-flash", action="store_true",
+                     help="with --port: the board runs the image already (flashed by other means); read it")
+    run.add_argument("--baud", type=int, metavar="N", help="with --port: the line's speed (default: the board's)")
+    run.add_argument("--simulate", action="store_true",
+                     help="with a real board's name (arduino-uno): run its very image on the simulator instead")
     run.add_argument("--quiet", action="store_true", help="no progress display or summary line")
     run.set_defaults(handler=command_run)
 
@@ -404,7 +472,8 @@ def parser() -> argparse.ArgumentParser:
     page.add_argument("--title", default="switchscope report", help="the page's title")
     page.set_defaults(handler=command_report)
 
-    listing = commands.add_parser("list", help="list kernels, targets, scenarios and methods")
+    listing = commands.add_parser("list", help="list kernels, targets, real boards, scenarios, methods and options")
+    listing.add_argument("section", nargs="?", metavar="SECTION", help=f"one of {', '.join(LIST_SECTIONS)}")
     listing.set_defaults(handler=command_list)
     return top
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from switchscope import configs, scope, stats, wire
+from switchscope import configs, flash, scope, serial_port, stats, wire
 from switchscope.build import Firmware, build
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.configs import Config
@@ -176,3 +176,43 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
                         timescale, ticks, f"switchscope {job}: scope pin, 1 {result.unit} = {ticks} x {timescale}")
         result.scope["vcd"] = str(vcd)
     return result
+
+
+def board_samples(stream: Stream) -> int:
+    """How many samples a board's image measures, as its stream says."""
+    try:
+        return int(stream.meta.get("samples", ""))
+    except ValueError:
+        raise FirmwareFailed(f"the board's stream does not say how many samples it measures "
+                             f"(samples={stream.meta.get('samples')!r})") from None
+
+
+def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_first: bool,
+                    time_limit: float | None = None, progress: Progress | None = None, on_stage=None) -> Result:
+    """Build the job's image, flash it into the board at `port` (unless not `flash_first`: the board
+    runs it already), and read one run from the port. `samples`: None takes what the image measures."""
+    why = job.kernel.not_measured(job.target, job.scenario, job.method, job.counted_in)
+    if why:
+        raise SwitchscopeError(f"{job}: not applicable: {why}")
+    if job.method.name != "probe":
+        raise SwitchscopeError(f"{job}: over a serial line only the probe method measures",
+                               "the scope method needs the pin recorded by a logic analyzer (then switchscope "
+                               "analyze), the marker method a simulator")
+    if job.target.simulator == "qemu" and job.counted_in != "instructions":
+        raise SwitchscopeError(f"{job}: the {job.target.name} image stamps with SysTick, which on QEMU's model counts "
+                               "instructions, not cycles", "read it with --unit instructions")
+    firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
+    if flash_first:
+        if on_stage:
+            on_stage("flashing")
+        flash.flash(job.target, firmware.elf, port)
+    if on_stage:
+        on_stage("reading")
+    limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
+    reading = serial_port.read_run(port, baud, limit, progress)
+    board = job.target.real_board.name if job.target.real_board else job.target.name
+    skipped = f"; {reading.skipped} bytes before the run skipped" if reading.skipped else ""
+    output = RunOutput(stream=reading.stream, exit_code=0, stopped=None, stderr="", wall_seconds=reading.seconds,
+                       simulator=f"{board} at {port}", options=f"{baud} baud, read with pyserial{skipped}")
+    check_completed(output, str(job))
+    return analyse(output.stream, firmware, job, output, samples or board_samples(output.stream))

@@ -1,0 +1,217 @@
+"""Boards over a serial line, without hardware: the very image the simulated
+path measures runs on its simulator with the serial port on a pty (simavr,
+read as a /dev/pts/N device) or a TCP socket (QEMU, read as socket://), and
+`switchscope run --port ... --no-flash` reads it through pyserial. Its figures
+must equal the simulated path's, sample for sample."""
+
+import json
+import os
+import select
+import socket
+import subprocess
+import threading
+import time
+import tty
+from pathlib import Path
+
+import pytest
+
+from switchscope import catalog, configs, flash, native, runner, serial_port
+from switchscope.build import build
+from switchscope.cli import main
+from switchscope.errors import FirmwareFailed, SwitchscopeError
+from switchscope.measure import Job, measure
+
+SAMPLES = 300
+
+
+def _job(target: str, scenario: str) -> Job:
+    return Job(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS[scenario],
+               catalog.METHODS["probe"], unit="instructions" if target.startswith("mps2") else None)
+
+
+def _parameters(job: Job) -> list[str]:
+    return [f"samples={SAMPLES}", *configs.run_parameters(job.resolved_config())]
+
+
+def _listening(port: int) -> bool:
+    wanted = f":{port:04X} "
+    with open("/proc/net/tcp") as table:
+        return any(wanted in line and line.split()[3] == "0A" for line in table)  # 0A: LISTEN
+
+
+def _board_on_socket(job: Job) -> tuple[subprocess.Popen, str]:
+    """QEMU running the job's image, its USART on a TCP socket it listens on (waiting for the reader)."""
+    elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = runner.qemu_command(runner.QEMU, job.target, elf, _parameters(job))
+    command[command.index("stdio")] = f"tcp:127.0.0.1:{port},server=on,wait=on"
+    board = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             start_new_session=True)
+    deadline = time.monotonic() + 20
+    while not _listening(port):
+        assert board.poll() is None and time.monotonic() < deadline, board.stderr.read().decode()
+        time.sleep(0.05)
+    return board, f"socket://127.0.0.1:{port}"
+
+
+class PtyBoard:
+    """A serial device (a pty's slave) with a board behind it (its master). Like an Arduino, which
+    resets when its port is opened, the board starts only once the reader has opened the device: a
+    serial port drops what arrived before it was opened."""
+
+    def __init__(self, start):
+        self.master, slave = os.openpty()
+        tty.setraw(slave)  # bytes as they are: no newline translation, no echo
+        self.device = os.ttyname(slave)
+        os.close(slave)
+        self.board = None
+        self.thread = threading.Thread(target=self._start_when_opened, args=(start,), daemon=True)
+        self.thread.start()
+
+    def _start_when_opened(self, start):
+        hangup = select.poll()
+        hangup.register(self.master, select.POLLHUP)
+        deadline = time.monotonic() + 30
+        while hangup.poll(0) and time.monotonic() < deadline:  # no one has the slave open yet
+            time.sleep(0.01)
+        time.sleep(0.2)  # the reader's open() flushes what has arrived: start after it, as a bootloader does
+        self.board = start(self.master)
+
+    def close(self):
+        self.thread.join(timeout=30)
+        if isinstance(self.board, subprocess.Popen):
+            self.board.kill()
+            self.board.wait()
+        os.close(self.master)  # open until now: what the board wrote before it ended is still there to read
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:  # a pty takes a few kilobytes at a time
+        data = data[os.write(fd, data):]
+
+
+def _simavr_board(job: Job) -> PtyBoard:
+    """simavr running the job's image, its USART0 written to the pty's master."""
+    elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
+    command = runner.simavr_command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
+                                    runner.INTERRUPT_ENTRY_CYCLES)
+    return PtyBoard(lambda master: subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=master,
+                                                    stderr=subprocess.DEVNULL, start_new_session=True))
+
+
+def _read_over_port(capsys, tmp_path, target: str, scenario: str, port: str, *extra: str) -> dict:
+    out = tmp_path / f"{target}-{scenario}.json"
+    status = main(["run", "--target", target, "--scenario", scenario, "--port", port, "--no-flash",
+                   "--json", str(out), "--quiet", *extra])
+    printed = capsys.readouterr()
+    assert status == 0, printed.err
+    (result,) = json.loads(out.read_text())["results"]
+    return result
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("scenario", ["yield", "signal"])
+def test_the_arduino_image_read_over_a_serial_device_gives_the_simulated_figures(scenario, capsys, tmp_path):
+    job = _job("atmega328p", scenario)
+    simulated = measure(job, SAMPLES)
+    board = _simavr_board(job)
+    try:
+        result = _read_over_port(capsys, tmp_path, "arduino-uno", scenario, board.device, "--samples", str(SAMPLES))
+    finally:
+        board.close()
+    assert result["samples"] == simulated.samples and result["unit"] == "cycles"
+    assert result["excluded"] == simulated.excluded
+    assert result["simulator"]["name"] == f"arduino-uno at {board.device}"
+    assert "2000000 baud" in result["simulator"]["options"]
+
+
+@pytest.mark.firmware
+def test_a_qemu_board_model_read_over_a_socket_gives_the_simulated_figures(capsys, tmp_path):
+    job = _job("mps2-an385", "yield")
+    simulated = measure(job, SAMPLES)
+    board, url = _board_on_socket(job)
+    try:
+        result = _read_over_port(capsys, tmp_path, "mps2-an385", "yield", url, "--unit", "instructions")
+    finally:
+        board.kill()
+        board.wait()
+    assert result["samples"] == simulated.samples and result["unit"] == "instructions"
+    assert result["count"] == SAMPLES  # without --samples: what the image measures
+
+
+@pytest.mark.firmware
+def test_a_board_already_running_is_read_from_the_start_of_its_next_run(tmp_path):
+    """Garbage first (another run's tail, a bootloader's chatter), then a whole run: the reader skips to its HELLO."""
+    job = _job("atmega328p", "yield")
+    elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
+    whole = subprocess.run(runner.simavr_command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
+                                                 runner.INTERRUPT_ENTRY_CYCLES),
+                           capture_output=True, check=False).stdout
+    board = PtyBoard(lambda master: _write_all(master, whole[len(whole) // 2:] + b"\x13garbage\x00\xff" + whole))
+    try:
+        reading = serial_port.read_run(board.device, 2_000_000, time_limit=20)
+    finally:
+        board.close()
+    assert reading.stream.complete and len(reading.stream.samples) == SAMPLES and not reading.stream.problems
+    assert reading.skipped == len(whole) - len(whole) // 2 + len(b"\x13garbage\x00\xff")
+
+
+def test_a_missing_or_silent_board_fails_within_seconds_with_what_to_do(tmp_path, capsys):
+    started = time.monotonic()
+    assert main(["run", "--target", "arduino-uno", "--port", str(tmp_path / "ttyACM0"), "--scenario", "yield"]) == 2
+    assert "no board at" in capsys.readouterr().err and time.monotonic() - started < 5
+    master, slave = os.openpty()  # a port that exists but where nothing is said
+    device = os.ttyname(slave)
+    try:
+        started = time.monotonic()
+        with pytest.raises(FirmwareFailed, match="no switchscope run started within 1 s") as failure:
+            serial_port.read_run(device, 115_200, time_limit=10, start_wait=1)
+        assert "reset button" in failure.value.hint and time.monotonic() - started < 4
+    finally:
+        os.close(master)
+        os.close(slave)
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    with pytest.raises(SwitchscopeError, match="nothing listens there"):
+        serial_port.read_run(f"socket://127.0.0.1:{port}", 115_200, time_limit=5)
+
+
+def test_the_board_options_are_checked_before_any_work(capsys):
+    cases = [(["--target", "arduino-uno"], "is a real board: give its serial port"),
+             (["--target", "atmega328p", "--no-flash"], "--no-flash applies to a board read over --port"),
+             (["--target", "arduino-uno", "--port", "/dev/null", "--kernel", "all"], "one kernel's image at a time"),
+             (["--target", "arduino-uno", "--port", "/dev/null", "--simulate"], "give one of them"),
+             (["--target", "arduino-uno", "--port", "/dev/null", "--no-flash"], "choose its --scenario"),
+             (["--target", "arduino-uno", "--port", "/dev/null", "--scenario", "yield", "--method", "scope"],
+              "only the probe method measures")]
+    for arguments, said in cases:
+        status = main(["run", *arguments])
+        assert status in (1, 2) and said in capsys.readouterr().err, arguments
+
+
+def test_the_uno_is_flashed_with_avrdude_through_its_bootloader(tmp_path, monkeypatch):
+    target = catalog.TARGETS["atmega328p"]
+    device = tmp_path / "ttyACM0"
+    device.touch()
+    monkeypatch.setattr(flash, "hex_image", lambda _target, elf: elf.with_suffix(".hex"))
+    monkeypatch.setattr(flash, "require", lambda executable, package: f"/usr/bin/{executable}")
+    argv = flash.command(target, tmp_path / "yield.elf", str(device))
+    assert argv == ["/usr/bin/avrdude", "-p", "atmega328p", "-c", "arduino", "-P", str(device), "-b", "115200", "-D",
+                    "-U", f"flash:w:{tmp_path / 'yield.hex'}:i"]
+    with pytest.raises(SwitchscopeError, match="not a URL"):
+        flash.command(target, tmp_path / "yield.elf", "socket://127.0.0.1:4444")
+    with pytest.raises(SwitchscopeError, match="no real board"):
+        flash.command(catalog.TARGETS["mps2-an385"], tmp_path / "yield.elf", str(device))
+
+
+def test_without_avrdude_flashing_names_the_package(tmp_path, monkeypatch):
+    device = tmp_path / "ttyACM0"
+    device.touch()
+    monkeypatch.setenv("PATH", str(tmp_path))  # no avrdude, no avr-objcopy: the first one missing is named
+    with pytest.raises(SwitchscopeError) as failure:
+        flash.command(catalog.TARGETS["atmega328p"], tmp_path / "yield.elf", str(device))
+    assert "avrdude" in f"{failure.value} {failure.value.hint}"  # the flasher and its Debian package
