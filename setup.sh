@@ -56,7 +56,7 @@ APT_PACKAGES=(
     gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev                             # ATmega328P and its simulator
     gcc libc6-dev                        # host builds: simavr runner, QEMU plugin, the Rust crates' build scripts
     sigrok-cli                           # reading and writing captures
-    avrdude                              # flashing a real Arduino Uno
+    avrdude openocd                      # flashing real boards: the Arduino Uno, the STM32 kits
     chromium chromium-driver fonts-dejavu-core  # the HTML report's test in a real browser (headless)
     python3 python3-venv                 # the host tool
     curl ca-certificates                 # downloads (rustup)

@@ -40,6 +40,15 @@ REFERENCE = {
         {"resume": {472}, "signal": {656}, "yield": {275}, "isr": {673}, "rotate": {1135, 1138}},
     ("freertos", "atmega328p", GCC_14_AVR, "cycles"):
         {"resume": {463}, "signal": {621}, "yield": {273}, "isr": {646}, "rotate": {1132, 1135}},
+    # the STM32 kits' image on QEMU's models: the instructions of mps2's FreeRTOS, fewer cycles in the model
+    ("freertos", "stm32vldiscovery", GCC_12_ARM, "instructions"):
+        {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {170}},
+    ("freertos", "stm32vldiscovery", GCC_12_ARM, "cycles"):
+        {"resume": {255}, "signal": {355}, "yield": {114}, "isr": {356}, "rotate": {288}},
+    ("freertos", "netduinoplus2", GCC_12_ARM, "instructions"):
+        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {197}, "rotate": {169}},
+    ("freertos", "netduinoplus2", GCC_12_ARM, "cycles"):
+        {"resume": {251}, "signal": {352}, "yield": {114}, "isr": {354}, "rotate": {289}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "instructions"): {"resume": {40}, "signal": {159}, "isr": {4}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "cycles"): {"resume": {70}, "signal": {250}, "isr": {18}},
     # Embassy's first yield finds the run queue empty: it is the cheaper one

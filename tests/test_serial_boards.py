@@ -16,18 +16,18 @@ from pathlib import Path
 
 import pytest
 
-from switchscope import catalog, configs, flash, native, runner, serial_port
+from switchscope import catalog, configs, flash, native, runner, serial_port, wire
 from switchscope.build import build
 from switchscope.cli import main
 from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.measure import Job, measure
+from switchscope.measure import Job, counted_over_port, measure
 
 SAMPLES = 300
 
 
 def _job(target: str, scenario: str) -> Job:
     return Job(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS[scenario],
-               catalog.METHODS["probe"], unit="instructions" if target.startswith("mps2") else None)
+               catalog.METHODS["probe"], unit="instructions" if catalog.TARGETS[target].simulator == "qemu" else None)
 
 
 def _parameters(job: Job) -> list[str]:
@@ -129,17 +129,20 @@ def test_the_arduino_image_read_over_a_serial_device_gives_the_simulated_figures
 
 
 @pytest.mark.firmware
-def test_a_qemu_board_model_read_over_a_socket_gives_the_simulated_figures(capsys, tmp_path):
-    job = _job("mps2-an385", "yield")
+@pytest.mark.parametrize("target", ["stm32vldiscovery", "netduinoplus2", "mps2-an385"])
+def test_a_qemu_board_model_read_over_a_socket_gives_the_simulated_figures(target, capsys, tmp_path):
+    """The STM32 kits' image on QEMU's model of the kit: SysTick stamps, so instructions."""
+    job = _job(target, "signal")
     simulated = measure(job, SAMPLES)
     board, url = _board_on_socket(job)
     try:
-        result = _read_over_port(capsys, tmp_path, "mps2-an385", "yield", url, "--unit", "instructions")
+        result = _read_over_port(capsys, tmp_path, target, "signal", url)
     finally:
         board.kill()
         board.wait()
     assert result["samples"] == simulated.samples and result["unit"] == "instructions"
     assert result["count"] == SAMPLES  # without --samples: what the image measures
+    assert "stamps: SysTick (QEMU's model: instructions)" in result["simulator"]["options"]
 
 
 @pytest.mark.firmware
@@ -202,10 +205,24 @@ def test_the_uno_is_flashed_with_avrdude_through_its_bootloader(tmp_path, monkey
     argv = flash.command(target, tmp_path / "yield.elf", str(device))
     assert argv == ["/usr/bin/avrdude", "-p", "atmega328p", "-c", "arduino", "-P", str(device), "-b", "115200", "-D",
                     "-U", f"flash:w:{tmp_path / 'yield.hex'}:i"]
+    kit = catalog.TARGETS["stm32vldiscovery"]  # through its ST-LINK: the port is the adapter's, for reading
+    monkeypatch.setattr(flash, "hex_image", lambda _target, elf: elf.with_suffix(".hex"))
+    assert flash.command(kit, tmp_path / "yield.elf", str(device)) == [
+        "/usr/bin/openocd", "-f", "board/stm32vldiscovery.cfg", "-c", f"program {tmp_path / 'yield.elf'} verify reset exit"]
     with pytest.raises(SwitchscopeError, match="not a URL"):
         flash.command(target, tmp_path / "yield.elf", "socket://127.0.0.1:4444")
     with pytest.raises(SwitchscopeError, match="no real board"):
         flash.command(catalog.TARGETS["mps2-an385"], tmp_path / "yield.elf", str(device))
+
+
+def test_every_kit_is_listed_with_its_stamp_timer_and_flasher(capsys):
+    assert main(["list", "boards"]) == 0
+    listed = capsys.readouterr().out
+    for board, timer, flasher in (("arduino-uno", "Timer1", "avrdude"), ("stm32vldiscovery", "DWT", "openocd"),
+                                  ("netduinoplus2", "DWT", "openocd")):
+        line = next(line for line in listed.splitlines() if line.strip().startswith(board))
+        details = listed.split(line, 1)[1].splitlines()[1]
+        assert timer in details and flasher in details, (board, details)
 
 
 def test_without_avrdude_flashing_names_the_package(tmp_path, monkeypatch):
@@ -215,3 +232,27 @@ def test_without_avrdude_flashing_names_the_package(tmp_path, monkeypatch):
     with pytest.raises(SwitchscopeError) as failure:
         flash.command(catalog.TARGETS["atmega328p"], tmp_path / "yield.elf", str(device))
     assert "avrdude" in f"{failure.value} {failure.value.hint}"  # the flasher and its Debian package
+
+
+def _record(kind: int, body: bytes) -> bytes:
+    return wire.encode_record(bytes([kind]) + body)
+
+
+def test_a_chip_that_stamps_with_its_cycle_counter_is_read_in_true_cycles():
+    """What an STM32 kit sends (no chip here, so the stream is written out): the DWT counter
+    counts up through 2^32 (modulus 0), one count per cycle, and may wrap inside a window."""
+    meta = {"board": "netduinoplus2", "stamp_timer": "DWT", "stamp_modulus": "0", "stamp_direction": "up",
+            "stamp_clock_hz": "168000000", "samples": "2"}
+    data = _record(wire.HELLO, bytes([wire.PROTOCOL_VERSION]))
+    data += b"".join(_record(wire.META, f"{k}={v}".encode()) for k, v in meta.items())
+    data += _record(wire.CALIB, (1000).to_bytes(4, "little") + (1011).to_bytes(4, "little"))  # the probe: 11
+    for seq, start, end in ((0, 5000, 5125), (1, 2**32 - 100, 25)):  # 125 counts, then 125 across the wrap
+        data += _record(wire.SAMPLE, seq.to_bytes(4, "little") + start.to_bytes(4, "little")
+                        + end.to_bytes(4, "little") + bytes(3))
+    stream = wire.decode(data + _record(wire.END, (2).to_bytes(4, "little")))
+    job, said = counted_over_port(_job("netduinoplus2", "yield"), stream)
+    assert job.counted_in == "cycles" and job.target.timing_model_for("cycles") is None
+    assert said == "stamps: DWT cycle counter (silicon)"
+    reading = catalog.METHODS["probe"].reading(stream, None, job.target, "chip", job.counted_in)
+    assert list(reading.raw) == [125, 125] and reading.overhead == 11
+    assert reading.extra["timer"]["modulus"] == 2**32 and reading.extra["timer"]["counts_per_unit"] == "1"

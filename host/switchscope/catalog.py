@@ -115,6 +115,12 @@ class RealBoard:
     flasher: str  # the program that writes the image: avrdude
     flasher_package: str  # the Debian package that has it
     flash_arguments: tuple[str, ...]  # {port} is the serial device, {hex} the Intel HEX image, {elf} the ELF
+    stamp_timer: str  # what the probe reads on the chip (the simulated twin's may differ: SysTick on QEMU)
+
+    @property
+    def flashes_through_port(self) -> bool:
+        """Whether flashing goes through the serial port read (a bootloader), not a debug probe."""
+        return any("{port}" in argument for argument in self.flash_arguments)
 
     def flash_command(self, executable: str, port: str, hex_image: Path, elf_image: Path) -> list[str]:
         return [executable, *(a.format(port=port, hex=hex_image, elf=elf_image) for a in self.flash_arguments)]
@@ -291,11 +297,12 @@ def _option(name: str, table: _Table) -> Option:
     return option
 
 
-def _real_board(real: "_Table") -> RealBoard:
+def _real_board(real: "_Table", stamp_timer: str) -> RealBoard:
     return RealBoard(name=real.get("name", str, required=True), summary=real.get("summary", str, required=True),
                      flasher=real.get("flasher", str, required=True),
                      flasher_package=real.get("flasher_package", str, required=True),
-                     flash_arguments=real.strings("flash_arguments", required=True))
+                     flash_arguments=real.strings("flash_arguments", required=True),
+                     stamp_timer=real.get("stamp_timer", str, stamp_timer))
 
 
 def _board(path: Path) -> Target:
@@ -330,7 +337,7 @@ def _board(path: Path) -> Target:
         scope_low_edge=scope.get("low_edge", str),
         uart=top.table("uart").get("device", str, ""),
         uart_baud=top.table("uart").get("baud", int, 115_200),
-        real_board=_real_board(top.table("real")) if "real" in top.data else None,
+        real_board=_real_board(top.table("real"), stamp.get("timer", str, "")) if "real" in top.data else None,
         code_directory=path.parent.parent / shared if (shared := top.table("code").get("from", str)) else None,
     )
     if target.name != path.parent.name:

@@ -29,7 +29,7 @@ def _list_boards() -> None:
     for name, target in boards.items():
         board = target.real_board
         print(f"  {name.ljust(width)}  {board.summary}")
-        print(f"  {''.ljust(width)}    image of target {target.name}; stamps with {target.stamp_timer}; "
+        print(f"  {''.ljust(width)}    image of target {target.name}; stamps with {board.stamp_timer}; "
               f"{target.uart_baud} baud on {target.uart}; flashed with {board.flasher} ({board.flasher_package})")
 
 
@@ -81,7 +81,8 @@ def _say_skipped(found: Plan) -> None:
 def _check_board_options(args) -> None:
     """--port, --no-flash, --baud and --simulate: a real board is read over its port, its image simulated
     with --simulate; the simulated targets are read over a port only when asked (--port)."""
-    is_real_board = args.target in catalog.real_boards()
+    # a kit's own name (arduino-uno) needs its port; a kit QEMU also models (stm32vldiscovery) is simulated without
+    is_real_board = args.target in catalog.real_boards() and args.target not in catalog.TARGETS
     if args.port is None:
         if args.no_flash or args.baud:
             raise SwitchscopeError(f"{'--no-flash' if args.no_flash else '--baud'} applies to a board read over "

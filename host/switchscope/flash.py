@@ -34,10 +34,11 @@ def command(target: Target, elf: Path, port: str) -> list[str]:
     if board is None:
         raise SwitchscopeError(f"{target.name} is no real board switchscope can flash",
                                "flash its image by other means, then read the board with --port ... --no-flash")
-    if "://" in port:
-        raise SwitchscopeError(f"--port {port}: flashing needs the board's serial device, not a URL",
-                               "flash it by other means and read it with --no-flash")
-    check_exists(port)
+    if board.flashes_through_port:  # a bootloader on the serial line (the Uno's); a debug probe needs no port
+        if "://" in port:
+            raise SwitchscopeError(f"--port {port}: flashing {board.name} needs its serial device, not a URL",
+                                   "flash it by other means and read it with --no-flash")
+        check_exists(port)
     executable = require(board.flasher, board.flasher_package)
     return board.flash_command(executable, port, hex_image(target, elf), elf)
 

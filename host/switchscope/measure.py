@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -198,9 +199,6 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
         raise SwitchscopeError(f"{job}: over a serial line only the probe method measures",
                                "the scope method needs the pin recorded by a logic analyzer (then switchscope "
                                "analyze), the marker method a simulator")
-    if job.target.simulator == "qemu" and job.counted_in != "instructions":
-        raise SwitchscopeError(f"{job}: the {job.target.name} image stamps with SysTick, which on QEMU's model counts "
-                               "instructions, not cycles", "read it with --unit instructions")
     firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
     if flash_first:
         if on_stage:
@@ -210,9 +208,28 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
         on_stage("reading")
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     reading = serial_port.read_run(port, baud, limit, progress)
+    job, stamps = counted_over_port(job, reading.stream)
     board = job.target.real_board.name if job.target.real_board else job.target.name
     skipped = f"; {reading.skipped} bytes before the run skipped" if reading.skipped else ""
     output = RunOutput(stream=reading.stream, exit_code=0, stopped=None, stderr="", wall_seconds=reading.seconds,
-                       simulator=f"{board} at {port}", options=f"{baud} baud, read with pyserial{skipped}")
+                       simulator=f"{board} at {port}", options=f"{baud} baud, read with pyserial{skipped}; {stamps}")
     check_completed(output, str(job))
     return analyse(output.stream, firmware, job, output, samples or board_samples(output.stream))
+
+
+def counted_over_port(job: Job, stream: Stream) -> tuple[Job, str]:
+    """The job as what was at the port's far end counts, and how it stamped. The stream names its stamp
+    timer: the DWT cycle counter counts only on a chip (true cycles); SysTick on a board QEMU models is
+    QEMU's (instructions, under -icount: the timing model's cycles need the simulator's own log)."""
+    target = job.target
+    timer = stream.meta.get("stamp_timer", target.stamp_timer)
+    if timer == "DWT":
+        chip = dataclasses.replace(target, simulator="silicon", unit="cycles", default_unit=None, timing_model=None)
+        return dataclasses.replace(job, target=chip, unit="cycles"), "stamps: DWT cycle counter (silicon)"
+    if target.simulator == "qemu":
+        if job.unit == "cycles":
+            raise FirmwareFailed(f"{job}: the board stamped with {timer}, which on QEMU's model counts instructions",
+                                 "read it with --unit instructions, or measure it simulated (without --port) for "
+                                 "the timing model's cycles")
+        return dataclasses.replace(job, unit="instructions"), f"stamps: {timer} (QEMU's model: instructions)"
+    return job, f"stamps: {timer}"

@@ -169,7 +169,9 @@ class Probe(Method):
         return calibration + spans(timer_reading.raw.tolist(), Probe._tolerances(stream))
 
     def _timer_reading(self, stream, target, what) -> Reading:
-        modulus = meta_int(stream, "stamp_modulus", what, minimum=2)
+        # a 32-bit free-running counter (DWT_CYCCNT) wraps at 2^32, which the firmware writes as 0
+        modulus = 2**32 if stream.meta.get("stamp_modulus") == "0" else meta_int(stream, "stamp_modulus", what,
+                                                                                minimum=2)
         clock_hz = meta_int(stream, "stamp_clock_hz", what, minimum=1)
         if stream.meta.get("stamp_direction") not in ("up", "down"):
             raise FirmwareFailed(f"{what}: the firmware did not say which way its stamp timer counts "

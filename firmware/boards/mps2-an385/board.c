@@ -1,10 +1,11 @@
 /*
  * mps2-an385 under QEMU: CMSDK UART0 for the record stream, semihosting for the
  * run parameters and the exit code, SysTick for stamps, NVIC STIR for the
- * software interrupt.
+ * software interrupt. Reset, vectors and the fault report: common/cortex_m.c.
  */
 #include <stdint.h>
 #include "switchscope/board.h"
+#include "switchscope/cortex_m.h"
 #include "switchscope/harness.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
@@ -24,18 +25,6 @@
 #define NVIC_IPR_BYTE(n) (*(volatile uint8_t *)(0xE000E400u + (n)))
 #define NVIC_STIR REG(0xE000EF00u)
 
-#define SEMIHOSTING_SYS_GET_CMDLINE 0x15
-#define SEMIHOSTING_SYS_EXIT_EXTENDED 0x20
-#define SEMIHOSTING_APPLICATION_EXIT 0x20026
-
-static int semihosting_call(int operation, void *argument)
-{
-    register int r0 __asm__("r0") = operation;
-    register void *r1 __asm__("r1") = argument;
-    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
-
 void board_init(void)
 {
     UART0_BAUDDIV = 16;
@@ -53,15 +42,7 @@ void board_write(const uint8_t *data, size_t len)
     }
 }
 
-const char *board_parameters(void)
-{
-    static char cmdline[128];
-    struct { char *buffer; int length; } block = {cmdline, sizeof cmdline - 1};
-    if (semihosting_call(SEMIHOSTING_SYS_GET_CMDLINE, &block) != 0)
-        return "";
-    cmdline[block.length] = '\0';
-    return cmdline;
-}
+const char *board_parameters(void) { return cortex_m_semihosting_cmdline(); }
 
 uint32_t board_stamp_modulus(void) { return SYSTICK_LOAD + 1u; }
 int board_stamp_counts_down(void) { return 1; }
@@ -112,12 +93,7 @@ void board_idle(void) {}
 
 void board_soft_irq_pend(void) { NVIC_STIR = BOARD_SOFT_IRQ_NUMBER; }
 
-void board_exit(int code)
-{
-    struct { uint32_t reason; uint32_t code; } block = {SEMIHOSTING_APPLICATION_EXIT, (uint32_t)code};
-    for (;;)
-        semihosting_call(SEMIHOSTING_SYS_EXIT_EXTENDED, &block);
-}
+void board_exit(int code) { cortex_m_semihosting_exit(code); }
 
 void board_describe(void (*emit)(const char *key, const char *value))
 {
@@ -126,29 +102,3 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
     emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
 }
-
-static void hex32(char *out, uint32_t value)
-{
-    for (int i = 7; i >= 0; i--, value >>= 4)
-        out[i] = "0123456789abcdef"[value & 0xF];
-}
-
-/* Every unexpected exception lands here: report which, and where it struck. */
-void board_fault_handler(void)
-{
-    uint32_t ipsr, *frame;
-    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
-    __asm__ volatile("tst lr, #4\n ite eq\n mrseq %0, msp\n mrsne %0, psp" : "=r"(frame));
-    static char reason[] = "exception xxxxxxxx at pc=0xxxxxxxxx lr=0xxxxxxxxx";
-    hex32(reason + 10, ipsr & 0x1FF);
-    hex32(reason + 27, frame[6]);
-    hex32(reason + 41, frame[5]);
-    harness_fail_formatted(reason);
-}
-
-/* Handlers a kernel port provides under these standard names; a kernel that
- * does not use one leaves it on the fault handler. */
-void SVC_Handler(void) __attribute__((weak, alias("board_fault_handler")));
-void PendSV_Handler(void) __attribute__((weak, alias("board_fault_handler")));
-void SysTick_Handler(void) __attribute__((weak, alias("board_fault_handler")));
-void switchscope_soft_irq(void) __attribute__((weak, alias("board_fault_handler")));

@@ -63,7 +63,11 @@ void ss_freertos_assert_failed(const char *file, int line);
 #else
 #define configTICK_TYPE_WIDTH_IN_BITS TICK_TYPE_WIDTH_32_BITS
 #define configMINIMAL_STACK_SIZE 128
+#if defined(BOARD_KERNEL_HEAP_BYTES) /* a board with little RAM says how much the kernel may have */
+#define configTOTAL_HEAP_SIZE BOARD_KERNEL_HEAP_BYTES
+#else
 #define configTOTAL_HEAP_SIZE (24 * 1024)
+#endif
 #endif
 #define configSUPPORT_DYNAMIC_ALLOCATION 1
 #define configSUPPORT_STATIC_ALLOCATION 0

@@ -1,0 +1,70 @@
+/* STM32 kits (STM32F100 of the STM32VLDISCOVERY, STM32F405 of the Netduino
+ * Plus 2): one image for the chip and for QEMU's model of the kit. The stamp
+ * timer is the DWT cycle counter where it counts (silicon), else SysTick
+ * (QEMU has no DWT); board_init() finds out which, before anything is stamped. */
+#ifndef BOARD_CONFIG_H
+#define BOARD_CONFIG_H
+
+#include <stdint.h>
+
+/* BOARD_NAME, BOARD_CPU, BOARD_CPU_CLOCK_HZ and the family (STM32_F1 or
+ * STM32_F4) come from board.toml's cflags. */
+#define BOARD_TEXT_OF(x) #x
+#define BOARD_TEXT(x) BOARD_TEXT_OF(x)
+#define BOARD_CPU_CLOCK_HZ_TEXT BOARD_TEXT(BOARD_CPU_CLOCK_HZ)
+
+/* The RAM of the smallest kit (8 KB on the STM32F100RB): the kernel's heap
+ * holds the idle task and four 1 KB task stacks. */
+#define BOARD_KERNEL_HEAP_BYTES 5632
+
+/* 1: stamps from DWT_CYCCNT (cycles of the chip); 0: from SysTick. */
+extern uint32_t board_stamp_with_dwt;
+
+/* One timer read in one fixed sequence: test the flag, then on QEMU the
+ * mps2 board's SysTick read (both addresses formed, the load, then at once
+ * the store), on the chip the same read of DWT_CYCCNT and a branch to the
+ * store. The test and the branch are in
+ * the calibration as in every window; being in one asm statement, no
+ * compiler optimisation moves them. */
+#define BOARD_STAMP_TO(dest)                                                  \
+    do {                                                                      \
+        uint32_t board_stamp_at_, board_stamp_count_;                         \
+        __asm__ volatile("movw %1, #:lower16:board_stamp_with_dwt\n\t"        \
+                         "movt %1, #:upper16:board_stamp_with_dwt\n\t"        \
+                         "ldr %1, [%1]\n\t"                                   \
+                         "movw %0, #:lower16:%c2\n\t"                         \
+                         "movt %0, #:upper16:%c2\n\t"                         \
+                         "cmp %1, #0\n\t"                                     \
+                         "beq.w 1f\n\t"                                       \
+                         "movw %1, #0x1004\n\t"                               \
+                         "movt %1, #0xE000\n\t"                               \
+                         "ldr %1, [%1]\n\t"                                   \
+                         "b.w 2f\n"                                            \
+                         "1:\n\t"                                             \
+                         "movw %1, #0xE018\n\t"                               \
+                         "movt %1, #0xE000\n\t"                               \
+                         "ldr %1, [%1]\n"                                      \
+                         "2:\n\t"                                             \
+                         "str %1, [%0]"                                       \
+                         : "=&r"(board_stamp_at_), "=&r"(board_stamp_count_)  \
+                         : "i"(&(dest))                                       \
+                         : "memory", "cc");                                   \
+    } while (0)
+
+/* SysTick's COUNTFLAG, as on mps2; the 32-bit cycle counter wraps after
+ * more than 25 s, which the host's modulo arithmetic absorbs. */
+#define BOARD_STAMP_WRAP_CLEAR() ((void)*(volatile uint32_t *)0xE000E010u)
+#define BOARD_STAMP_WRAPPED() (board_stamp_with_dwt ? 0u : (*(volatile uint32_t *)0xE000E010u >> 16) & 1u)
+
+/* TIM4's interrupt line: the timer is never started, so only the pend fires it. */
+#define BOARD_SOFT_IRQ_NUMBER 30
+#define BOARD_SOFT_IRQ_PRIORITY 0xC0
+
+/* The scope pin: a kit's LED, set and cleared through its GPIO port's BSRR
+ * at the labels board_scope_high_edge and board_scope_low_edge. */
+void board_scope_high(void);
+void board_scope_low(void);
+#define BOARD_SCOPE_HIGH() board_scope_high()
+#define BOARD_SCOPE_LOW() board_scope_low()
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * What every Cortex-M board shares: the reset handler and vector table, the
+ * semihosting call (parameters in, exit code out, on QEMU), and the report of
+ * an unexpected exception. A board supplies the rest of board.h.
+ */
+#if defined(__arm__)
+#include <stdint.h>
+#include <string.h>
+#include "switchscope/board.h"
+#include "switchscope/cortex_m.h"
+#include "switchscope/harness.h"
+
+extern uint32_t __data_load, __data_start, __data_end, __bss_start, __bss_end, __stack_top;
+int main(void);
+
+void Reset_Handler(void)
+{
+    memcpy(&__data_start, &__data_load, (size_t)((char *)&__data_end - (char *)&__data_start));
+    memset(&__bss_start, 0, (size_t)((char *)&__bss_end - (char *)&__bss_start));
+    main();
+    board_exit(4);
+}
+
+int cortex_m_semihosting(int operation, void *argument)
+{
+    register int r0 __asm__("r0") = operation;
+    register void *r1 __asm__("r1") = argument;
+    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+
+const char *cortex_m_semihosting_cmdline(void)
+{
+    static char cmdline[128];
+    struct { char *buffer; int length; } block = {cmdline, sizeof cmdline - 1};
+    if (cortex_m_semihosting(SEMIHOSTING_SYS_GET_CMDLINE, &block) != 0)
+        return "";
+    cmdline[block.length] = '\0';
+    return cmdline;
+}
+
+void cortex_m_semihosting_exit(int code)
+{
+    struct { uint32_t reason; uint32_t code; } block = {SEMIHOSTING_APPLICATION_EXIT, (uint32_t)code};
+    for (;;)
+        cortex_m_semihosting(SEMIHOSTING_SYS_EXIT_EXTENDED, &block);
+}
+
+static void hex32(char *out, uint32_t value)
+{
+    for (int i = 7; i >= 0; i--, value >>= 4)
+        out[i] = "0123456789abcdef"[value & 0xF];
+}
+
+/* Every unexpected exception lands here: report which, and where it struck. */
+void board_fault_handler(void)
+{
+    uint32_t ipsr, *frame;
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    __asm__ volatile("tst lr, #4\n ite eq\n mrseq %0, msp\n mrsne %0, psp" : "=r"(frame));
+    static char reason[] = "exception xxxxxxxx at pc=0xxxxxxxxx lr=0xxxxxxxxx";
+    hex32(reason + 10, ipsr & 0x1FF);
+    hex32(reason + 27, frame[6]);
+    hex32(reason + 41, frame[5]);
+    harness_fail_formatted(reason);
+}
+
+/* Handlers a kernel port provides under these standard names; a kernel that
+ * does not use one leaves it on the fault handler. */
+void SVC_Handler(void) __attribute__((weak, alias("board_fault_handler")));
+void PendSV_Handler(void) __attribute__((weak, alias("board_fault_handler")));
+void SysTick_Handler(void) __attribute__((weak, alias("board_fault_handler")));
+void switchscope_soft_irq(void) __attribute__((weak, alias("board_fault_handler")));
+
+#define EXTERNAL_IRQS 32
+
+__attribute__((section(".vectors"), used))
+static void (*const vector_table[16 + EXTERNAL_IRQS])(void) = {
+    [0] = (void (*)(void))&__stack_top,
+    [1] = Reset_Handler,
+    [2] = board_fault_handler,  /* NMI */
+    [3] = board_fault_handler,  /* HardFault */
+    [4] = board_fault_handler,  /* MemManage */
+    [5] = board_fault_handler,  /* BusFault */
+    [6] = board_fault_handler,  /* UsageFault */
+    [11] = SVC_Handler,
+    [12] = board_fault_handler, /* DebugMonitor */
+    [14] = PendSV_Handler,
+    [15] = SysTick_Handler,
+    [16 + BOARD_SOFT_IRQ_NUMBER] = switchscope_soft_irq,
+};
+#endif
