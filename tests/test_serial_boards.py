@@ -256,3 +256,57 @@ def test_a_chip_that_stamps_with_its_cycle_counter_is_read_in_true_cycles():
     reading = catalog.METHODS["probe"].reading(stream, None, job.target, "chip", job.counted_in)
     assert list(reading.raw) == [125, 125] and reading.overhead == 11
     assert reading.extra["timer"]["modulus"] == 2**32 and reading.extra["timer"]["counts_per_unit"] == "1"
+
+
+def _fake_flasher(directory: Path, name: str, exit_code: int, said: str = "") -> Path:
+    """A stand-in for the flasher alone (no board here): it records its arguments and answers as told."""
+    log = directory / f"{name}.args"
+    script = directory / name
+    script.write_text(f"#!/bin/sh\nprintf '%s\\n' \"$@\" > {log}\necho '{said}' >&2\nexit {exit_code}\n")
+    script.chmod(0o755)
+    return log
+
+
+@pytest.mark.firmware
+def test_flash_builds_the_image_and_hands_it_to_avrdude(tmp_path, monkeypatch, capsys):
+    device = tmp_path / "ttyACM0"
+    device.touch()
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    log = _fake_flasher(tools, "avrdude", 0)
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    assert main(["flash", "--target", "arduino-uno", "--port", str(device), "--scenario", "signal",
+                 "--method", "scope"]) == 0
+    arguments = log.read_text().split("\n")
+    image = Path(arguments[arguments.index("-U") + 1].removeprefix("flash:w:").removesuffix(":i"))
+    assert arguments[:6] == ["-p", "atmega328p", "-c", "arduino", "-P", str(device)]
+    assert image.read_text().startswith(":") and image.with_suffix(".elf").is_file()  # Intel HEX beside the ELF
+    assert "freertos/atmega328p/signal/scope" in capsys.readouterr().out
+
+    _fake_flasher(tools, "avrdude", 1, "avrdude: stk500_recv(): programmer is not responding")
+    assert main(["flash", "--target", "arduino-uno", "--port", str(device)]) == 1
+    said = capsys.readouterr().err
+    assert "programmer is not responding" in said and "by hand: " in said and "flash:w:" in said
+
+
+@pytest.mark.firmware
+def test_a_kit_flashed_through_its_debug_probe_is_flashed_with_the_port_open_and_its_failure_said(
+        tmp_path, monkeypatch, capsys):
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    log = _fake_flasher(tools, "openocd", 1, "Error: open failed")
+    monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
+    master, slave = os.openpty()  # the USB-serial adapter's port: open while the probe flashes
+    device = os.ttyname(slave)
+    try:
+        started = time.monotonic()
+        assert main(["run", "--target", "stm32vldiscovery", "--port", device, "--scenario", "yield", "--quiet"]) == 1
+        assert time.monotonic() - started < 30
+        said = capsys.readouterr().err
+        assert main(["run", "--target", "mps2-an385", "--port", device, "--scenario", "yield"]) == 1
+        assert "no real board switchscope can flash" in capsys.readouterr().err
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert "openocd could not flash stm32vldiscovery" in said and "Error: open failed" in said
+    assert "by hand: " in said and "program " in said and "board/stm32vldiscovery.cfg" in log.read_text()

@@ -9,10 +9,11 @@ import sys
 import time
 from pathlib import Path
 
-from switchscope import (__version__, catalog, compare, configs, display, html_report, intrusion, matrix, outputs,
-                         report, results_files, serial_port, suite)
+from switchscope import (__version__, catalog, compare, configs, display, flash, html_report, intrusion, matrix,
+                         outputs, report, results_files, serial_port, suite)
+from switchscope.build import build
 from switchscope.capture import analyze
-from switchscope.errors import Interrupted, SwitchscopeError
+from switchscope.errors import FirmwareFailed, Interrupted, SwitchscopeError
 from switchscope.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.measure_elf import measure_elf
 from switchscope.methods import METHODS
@@ -173,6 +174,32 @@ def command_run(args) -> int:
     if json_path:
         report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
     return 1 if failures else 0
+
+
+def command_flash(args) -> int:
+    """Build one image and write it into a real board, without reading it: for a logic analyzer on the
+    scope pin (--method scope, then switchscope analyze), or to read it later with run --no-flash."""
+    (target,) = catalog.select_targets(args.target)
+    if target.real_board is None:
+        boards = ", ".join(catalog.real_boards())
+        raise SwitchscopeError(f"{args.target} is no real board switchscope can flash", f"real boards: {boards}")
+    if target.real_board.flashes_through_port:
+        serial_port.check_exists(args.port)
+    found = plan(catalog.select_kernels(args.kernel), [target], catalog.select_scenarios(args.scenario),
+                 catalog.select_methods(args.method), [configs.parse(args.config)])
+    if len(found.jobs) != 1:
+        _say_skipped(found)
+        raise SwitchscopeError(f"a board holds one image: {len(found.jobs)} were asked for",
+                               "choose one --kernel, --scenario and --method")
+    (job,) = found.jobs
+    firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
+    try:
+        flash.flash(target, firmware.elf, args.port)
+    except FirmwareFailed as error:  # the flasher ran and failed: not bad input, a failed step
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"{job}: {firmware.elf} written into {target.real_board.name} at {args.port}")
+    return 0
 
 
 def command_analyze(args) -> int:
@@ -431,6 +458,18 @@ def parser() -> argparse.ArgumentParser:
     intrude.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     intrude.add_argument("--quiet", action="store_true", help="no progress display")
     intrude.set_defaults(handler=command_intrusion)
+
+    burn = commands.add_parser(
+        "flash", help="write one scenario's image into a real board, without reading it",
+        description="Build the image and flash it (avrdude, OpenOCD, as the board's board.toml says): for a logic "
+                    "analyzer on the scope pin (--method scope, then switchscope analyze), or to read the board "
+                    "later with switchscope run --port ... --no-flash.")
+    _add_selection(burn, "freertos", "arduino-uno", "yield", "probe")
+    burn.add_argument("--port", required=True, metavar="DEVICE",
+                      help="the board's serial device (the Uno's bootloader listens there; a debug probe needs it "
+                           "only to be named)")
+    burn.add_argument("--config", action="append", default=[], metavar="NAME=VALUE", help="a kernel or build option")
+    burn.set_defaults(handler=command_flash)
 
     capture = commands.add_parser(
         "analyze", help="tAB, tCD and tCS from a logic-analyzer capture (VCD, sigrok .sr, sigrok CSV)",

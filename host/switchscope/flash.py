@@ -4,7 +4,11 @@ failure says how to flash by hand and read the board with --no-flash."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
+import tempfile
+import time
 from pathlib import Path
 
 from switchscope.catalog import Target
@@ -43,15 +47,47 @@ def command(target: Target, elf: Path, port: str) -> list[str]:
     return board.flash_command(executable, port, hex_image(target, elf), elf)
 
 
+class Flashing:
+    """A flasher at work, in its own process group (ended with the command, however that ends).
+    done() says whether it has finished, and raises FirmwareFailed, with what it said and how to
+    flash by hand, when it failed or overran its time."""
+
+    def __init__(self, target: Target, elf: Path, port: str, time_limit: float = FLASH_TIME_LIMIT_S):
+        self.argv = command(target, elf, port)
+        self.board, self.port, self.time_limit = target.real_board, port, time_limit
+        self.output = tempfile.TemporaryFile(mode="w+")  # a pipe could fill and stall a talkative flasher
+        self.process = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=self.output,
+                                        stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.started = time.monotonic()
+
+    def done(self) -> bool:
+        code = self.process.poll()
+        by_hand = f"by hand: {' '.join(self.argv)}"
+        if code is None:
+            if time.monotonic() - self.started <= self.time_limit:
+                return False
+            self.close()
+            raise FirmwareFailed(f"{self.board.flasher} did not finish flashing within {self.time_limit:.0f} s",
+                                 f"check the board and its cable; {by_hand}")
+        if code != 0:
+            self.output.seek(0)
+            said = "\n".join(f"    {line}" for line in self.output.read().strip().splitlines()[-8:])
+            raise FirmwareFailed(f"{self.board.flasher} could not flash {self.board.name} (exit {code}):\n{said}",
+                                 f"is the board connected, powered and the one named? {by_hand}")
+        return True
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self.output.close()
+
+
 def flash(target: Target, elf: Path, port: str, time_limit: float = FLASH_TIME_LIMIT_S) -> None:
-    argv = command(target, elf, port)
-    by_hand = " ".join(argv)
+    """Flash and wait for the flasher to finish."""
+    flashing = Flashing(target, elf, port, time_limit)
     try:
-        completed = subprocess.run(argv, capture_output=True, text=True, timeout=time_limit, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        raise FirmwareFailed(f"{target.real_board.flasher} did not finish flashing {port} within {time_limit:.0f} s",
-                             f"check the board and its cable; by hand: {by_hand}") from None
-    if completed.returncode != 0:
-        said = "\n".join(f"    {line}" for line in (completed.stderr or completed.stdout).strip().splitlines()[-8:])
-        raise FirmwareFailed(f"{target.real_board.flasher} could not flash {port} (exit {completed.returncode}):\n{said}",
-                             f"is this a {target.real_board.summary.split(' (')[0]}? by hand: {by_hand}")
+        while not flashing.done():
+            time.sleep(0.05)
+    finally:
+        flashing.close()

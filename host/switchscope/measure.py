@@ -199,15 +199,26 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
         raise SwitchscopeError(f"{job}: over a serial line only the probe method measures",
                                "the scope method needs the pin recorded by a logic analyzer (then switchscope "
                                "analyze), the marker method a simulator")
+    if flash_first and job.target.real_board is None:
+        raise SwitchscopeError(f"{job.target.name} is no real board switchscope can flash",
+                               "flash its image by other means, then read the board with --no-flash")
     firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
-    if flash_first:
+    limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
+    flashing = None
+    if flash_first and job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
         if on_stage:
             on_stage("flashing")
         flash.flash(job.target, firmware.elf, port)
+    elif flash_first:  # through a debug probe, once the port is open: the run that follows its reset is read whole
+        flashing = flash.Flashing(job.target, firmware.elf, port)
     if on_stage:
         on_stage("reading")
-    limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
-    reading = serial_port.read_run(port, baud, limit, progress)
+    try:
+        reading = serial_port.read_run(port, baud, limit + (flash.FLASH_TIME_LIMIT_S if flashing else 0), progress,
+                                       alongside=flashing)
+    finally:
+        if flashing:
+            flashing.close()
     job, stamps = counted_over_port(job, reading.stream)
     board = job.target.real_board.name if job.target.real_board else job.target.name
     skipped = f"; {reading.skipped} bytes before the run skipped" if reading.skipped else ""

@@ -105,21 +105,26 @@ def _read_some(port) -> bytes | None:
 
 
 def read_run(url: str, baud: int, time_limit: float, progress: Progress | None = None,
-             start_wait: float = START_WAIT_S, record_wait: float = RECORD_WAIT_S) -> PortReading:
-    """One run's stream, from its HELLO to its END record, within `time_limit` seconds."""
+             start_wait: float = START_WAIT_S, record_wait: float = RECORD_WAIT_S, alongside=None) -> PortReading:
+    """One run's stream, from its HELLO to its END record, within `time_limit` seconds.
+    `alongside`: a flasher that writes the board through a debug probe once the port is open, so that
+    the run its reset starts is read from its first byte (its done() raises if it fails); the wait
+    for the run to start counts from its end."""
     port = open_port(url, baud)
     decoder = StreamDecoder()
-    started = last_data = time.monotonic()
+    started = last_data = waiting_since = time.monotonic()
     preamble = bytearray()
     skipped = 0
     running = False
     try:
         while not decoder.stream.complete:
             now = time.monotonic()
+            if alongside is not None and alongside.done():
+                alongside, waiting_since = None, now
             if now - started > time_limit:
                 raise FirmwareFailed(_stopped(url, decoder.stream, f"did not finish within {time_limit:.0f} s"),
                                      "--timeout raises the limit for long runs")
-            if not running and now - started > start_wait:
+            if not running and alongside is None and now - waiting_since > start_wait:
                 seen = f"{len(preamble) + skipped} bytes came, none of them the start of a run" if preamble or skipped \
                     else "nothing came"
                 raise FirmwareFailed(
