@@ -22,7 +22,9 @@ FREERTOS_TARGETS = catalog.KERNELS["freertos"].targets
 # one VCD time step per sigrok sample: one cycle (625 x 100 ps at 16 MHz, 400 x 100 ps at 25 MHz)
 SIGROK_DOWNSAMPLE = {name: catalog.TARGETS[name].vcd_scale(catalog.TARGETS[name].resolve_unit(None))[1]
                      for name in FREERTOS_TARGETS}
-CLOCK = {name: catalog.TARGETS[name].f_cpu_hz for name in FREERTOS_TARGETS}  # cycles per second of the trace
+# cycles per second of the trace: the clock, or 1 GHz where a VCD step is a cycle (24 MHz, 168 MHz: periods
+# that are no whole number of picoseconds)
+CLOCK = {name: catalog.TARGETS[name].f_cpu_hz if SIGROK_DOWNSAMPLE[name] > 1 else 10**9 for name in FREERTOS_TARGETS}
 PIN = {name: catalog.TARGETS[name].scope_pin for name in FREERTOS_TARGETS}
 
 

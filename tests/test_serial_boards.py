@@ -165,7 +165,9 @@ def test_a_board_already_running_is_read_from_the_start_of_its_next_run(tmp_path
 def test_a_missing_or_silent_board_fails_within_seconds_with_what_to_do(tmp_path, capsys):
     started = time.monotonic()
     assert main(["run", "--target", "arduino-uno", "--port", str(tmp_path / "ttyACM0"), "--scenario", "yield"]) == 2
-    assert "no board at" in capsys.readouterr().err and time.monotonic() - started < 5
+    said = capsys.readouterr().err
+    assert "no board at" in said and "ls /dev/ttyACM*" in said and time.monotonic() - started < 5
+    assert "to flash it by hand: avrdude -p atmega328p -c arduino -P PORT" in said
     master, slave = os.openpty()  # a port that exists but where nothing is said
     device = os.ttyname(slave)
     try:

@@ -42,24 +42,33 @@ static void create_the_others(void)
         tasks[i] = ss_task_create("rotate", rotating_task, (void *)(uintptr_t)i, WAITING);
 }
 
+/* We were switched to: put the previous task back to WAITING, ourselves to
+ * RUNNING (neither switches), and record the window past the warm-up. */
+static void after_switch(uint32_t self)
+{
+    uint32_t previous = (self + task_count - 1) % task_count;
+    ss_task_set_priority(tasks[previous], WAITING);
+    ss_task_set_priority(tasks[self], RUNNING);
+    if (switches > task_count) { /* past the warm-up rotation */
+        uint32_t seq = switches - task_count - 1;
+        harness_record(seq, (uint16_t)(previous << 8 | self));
+        if (seq + 1 == harness_samples())
+            harness_end(seq + 1);
+    }
+}
+
+/* The window closes first thing where the switch returns: no test, no
+ * arithmetic of the scenario's own inside it, whatever the compiler does. */
 static void rotating_task(void *arg)
 {
     uint32_t self = (uint32_t)(uintptr_t)arg;
-    if (self == 0)
+    if (self == 0) {
         create_the_others();
+    } else { /* our first run, reached by the warm-up rotation: a window too */
+        PROBE_CLOSE();
+        after_switch(self);
+    }
     for (;;) {
-        uint32_t previous = (self + task_count - 1) % task_count;
-        if (switches > 0) { /* we were switched to */
-            PROBE_CLOSE();
-            ss_task_set_priority(tasks[previous], WAITING);
-            ss_task_set_priority(tasks[self], RUNNING);
-            if (switches > task_count) { /* past the warm-up rotation */
-                uint32_t seq = switches - task_count - 1;
-                harness_record(seq, (uint16_t)(previous << 8 | self));
-                if (seq + 1 == harness_samples())
-                    harness_end(seq + 1);
-            }
-        }
         switches++;
         ss_task *next = tasks[(self + 1) % task_count];
         if (SWITCHSCOPE_METHOD_SCOPE) {
@@ -69,6 +78,8 @@ static void rotating_task(void *arg)
         PROBE_OPEN();
         ss_task_set_priority(next, NEXT);
         ss_complete_switch();
+        PROBE_CLOSE();
+        after_switch(self);
     }
 }
 

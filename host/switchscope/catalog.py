@@ -125,6 +125,11 @@ class RealBoard:
     def flash_command(self, executable: str, port: str, hex_image: Path, elf_image: Path) -> list[str]:
         return [executable, *(a.format(port=port, hex=hex_image, elf=elf_image) for a in self.flash_arguments)]
 
+    @property
+    def by_hand(self) -> str:
+        """How to flash it by hand, for messages: the command with its placeholders named."""
+        return " ".join(self.flash_command(self.flasher, "PORT", Path("IMAGE.hex"), Path("IMAGE.elf")))
+
 
 @dataclass(frozen=True)
 class Target:
@@ -196,14 +201,17 @@ class Target:
     def vcd_scale(self, unit: str | None = None) -> tuple[str, int]:
         """A VCD timescale that resolves one unit exactly, and its steps per unit:
         virtual time (2**shift ns per instruction) for QEMU's instructions, the
-        clock period (40 ns at 25 MHz; 62.5 ns = 625 x 100 ps at 16 MHz) for cycles."""
+        clock period (40 ns at 25 MHz; 62.5 ns = 625 x 100 ps at 16 MHz) for cycles.
+        A period that is no whole number of picoseconds (24 MHz: 41,666.67 ps)
+        gets one 1 ns step per cycle: exact in cycles, not in seconds, and the
+        file's comment says so (scope.write_vcd)."""
         if (unit or self.unit) == "instructions":
             return "1 ns", 2**self.icount_shift
         period_ps = Fraction(10**12, self.f_cpu_hz)
         for step_ps, name in ((100, "100 ps"), (10, "10 ps"), (1, "1 ps")):
             if (period_ps / step_ps).denominator == 1:
                 return name, int(period_ps / step_ps)
-        raise ValueError(f"no VCD timescale resolves one cycle at {self.f_cpu_hz} Hz")
+        return "1 ns", 1
 
     def ns_per_unit(self, unit: str | None = None) -> Fraction | None:
         """Nanoseconds per unit, where the unit is a clock cycle."""

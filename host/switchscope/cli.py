@@ -101,7 +101,10 @@ def _check_board_options(args) -> None:
                                "analyzer and read the capture with switchscope analyze")
     if args.target == "all" or args.kernel == "all":
         raise SwitchscopeError("a board runs one kernel's image at a time: choose --kernel and --target")
-    serial_port.check_exists(args.port)  # before any build: a missing board is said at once
+    (target,) = catalog.select_targets(args.target)
+    board = target.real_board
+    by_hand = f"to flash it by hand: {board.by_hand}, then add --no-flash" if board and not args.no_flash else ""
+    serial_port.check_exists(args.port, by_hand)  # before any build: a missing board is said at once
 
 
 def command_run(args) -> int:
@@ -184,7 +187,10 @@ def command_flash(args) -> int:
         boards = ", ".join(catalog.real_boards())
         raise SwitchscopeError(f"{args.target} is no real board switchscope can flash", f"real boards: {boards}")
     if target.real_board.flashes_through_port:
-        serial_port.check_exists(args.port)
+        if not args.port:
+            raise SwitchscopeError(f"{target.real_board.name} is flashed through its serial port: give it with "
+                                   "--port", "an Arduino Uno is usually /dev/ttyACM0")
+        serial_port.check_exists(args.port, f"to flash it by hand: {target.real_board.by_hand}")
     found = plan(catalog.select_kernels(args.kernel), [target], catalog.select_scenarios(args.scenario),
                  catalog.select_methods(args.method), [configs.parse(args.config)])
     if len(found.jobs) != 1:
@@ -194,11 +200,11 @@ def command_flash(args) -> int:
     (job,) = found.jobs
     firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
     try:
-        flash.flash(target, firmware.elf, args.port)
+        flash.flash(target, firmware.elf, args.port or "")
     except FirmwareFailed as error:  # the flasher ran and failed: not bad input, a failed step
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"{job}: {firmware.elf} written into {target.real_board.name} at {args.port}")
+    print(f"{job}: {firmware.elf} written into {target.real_board.name}" + (f" at {args.port}" if args.port else ""))
     return 0
 
 
@@ -465,9 +471,9 @@ def parser() -> argparse.ArgumentParser:
                     "analyzer on the scope pin (--method scope, then switchscope analyze), or to read the board "
                     "later with switchscope run --port ... --no-flash.")
     _add_selection(burn, "freertos", "arduino-uno", "yield", "probe")
-    burn.add_argument("--port", required=True, metavar="DEVICE",
-                      help="the board's serial device (the Uno's bootloader listens there; a debug probe needs it "
-                           "only to be named)")
+    burn.add_argument("--port", metavar="DEVICE",
+                      help="the board's serial device, where its bootloader listens (the Uno's); a kit flashed "
+                           "through a debug probe needs none")
     burn.add_argument("--config", action="append", default=[], metavar="NAME=VALUE", help="a kernel or build option")
     burn.set_defaults(handler=command_flash)
 

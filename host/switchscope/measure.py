@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -173,8 +174,10 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     result = analyse(output.stream, firmware, job, output, samples)
     if vcd is not None and output.edges is not None:
         timescale, ticks = job.target.vcd_scale(result.unit)
+        steps = " (time steps are cycles: the clock's period is no whole number of ps)" \
+            if result.unit == "cycles" and Fraction(10**12, job.target.f_cpu_hz).denominator != 1 else ""
         scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result.scope["pin"] or "pin",
-                        timescale, ticks, f"switchscope {job}: scope pin, 1 {result.unit} = {ticks} x {timescale}")
+                        timescale, ticks, f"switchscope {job}: scope pin{steps}, 1 {result.unit} = {ticks} x {timescale}")
         result.scope["vcd"] = str(vcd)
     return result
 

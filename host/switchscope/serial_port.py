@@ -36,11 +36,13 @@ def _is_device(url: str) -> bool:
     return "://" not in url
 
 
-def check_exists(url: str) -> None:
-    """A serial device must be there (a URL's far end is known only once it is opened)."""
+def check_exists(url: str, also: str = "") -> None:
+    """A serial device must be there (a URL's far end is known only once it is opened); `also`
+    adds to what the error says to do."""
     if _is_device(url) and not Path(url).exists():
         raise SwitchscopeError(f"no board at {url}: there is no such port",
-                               f"connect the board and find its port: {FIND_PORTS}; then give it with --port")
+                               f"connect the board and find its port: {FIND_PORTS}; then give it with --port"
+                               + (f"; {also}" if also else ""))
 
 
 def open_port(url: str, baud: int):

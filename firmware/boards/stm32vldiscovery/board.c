@@ -181,28 +181,29 @@ uint32_t board_stamp_clock_hz(void)
 
 #define SCOPE_TEXT_OF(x) #x
 #define SCOPE_TEXT(x) SCOPE_TEXT_OF(x)
-/* BSRR: bit n sets pin n, bit n + 16 clears it. */
+/* BSRR: bit n sets pin n, bit n + 16 clears it. The address is formed with
+ * movw/movt, not loaded from a literal pool, so that the pulse costs the
+ * same whatever load came before it (loads pipeline on the Cortex-M). */
 __asm__(".syntax unified\n"
         ".thumb\n"
         ".section .text.board_scope, \"ax\", %progbits\n"
         ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge\n"
         ".thumb_func\n"
         "board_scope_high:\n"
-        "    ldr r0, =" SCOPE_TEXT(SCOPE_BSRR) "\n"
-        "    movs r1, #1\n"
-        "    lsls r1, r1, #" SCOPE_TEXT(SCOPE_PIN) "\n"
+        "    movw r0, #(" SCOPE_TEXT(SCOPE_BSRR) " & 0xFFFF)\n"
+        "    movt r0, #(" SCOPE_TEXT(SCOPE_BSRR) " >> 16)\n"
+        "    mov.w r1, #(1 << " SCOPE_TEXT(SCOPE_PIN) ")\n"
         "board_scope_high_edge:\n"
         "    str r1, [r0]\n"
         "    bx lr\n"
         ".thumb_func\n"
         "board_scope_low:\n"
-        "    ldr r0, =" SCOPE_TEXT(SCOPE_BSRR) "\n"
-        "    movs r1, #1\n"
-        "    lsls r1, r1, #(" SCOPE_TEXT(SCOPE_PIN) " + 16)\n"
+        "    movw r0, #(" SCOPE_TEXT(SCOPE_BSRR) " & 0xFFFF)\n"
+        "    movt r0, #(" SCOPE_TEXT(SCOPE_BSRR) " >> 16)\n"
+        "    mov.w r1, #(1 << (" SCOPE_TEXT(SCOPE_PIN) " + 16))\n"
         "board_scope_low_edge:\n"
         "    str r1, [r0]\n"
         "    bx lr\n"
-        ".ltorg\n"
         ".text\n");
 
 void board_idle(void) {}
