@@ -26,29 +26,42 @@ RUST_AVR = "rustc 1.101.0-nightly (92b5b8c87 2026-10-29)"  # firmware/rust-avr/r
 # default configuration; cycles on QEMU through the timing model of the board's core
 REFERENCE = {
     ("freertos", "mps2-an385", GCC_12_ARM, "instructions"):
-        {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {174}},
+        {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {166}},
     ("freertos", "mps2-an385", GCC_12_ARM, "cycles"):
-        {"resume": {267}, "signal": {367}, "yield": {126}, "isr": {364}, "rotate": {306, 307}},
+        {"resume": {267}, "signal": {367}, "yield": {126}, "isr": {364}, "rotate": {295}},
     ("freertos", "mps2-an385", GCC_14_ARM, "instructions"):
-        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {198}, "rotate": {173}},
+        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {198}, "rotate": {165}},
+    ("freertos", "mps2-an385", GCC_14_ARM, "cycles"):
+        {"resume": {263}, "signal": {365}, "yield": {126}, "isr": {364}, "rotate": {295}},
+    ("freertos", "mps2-an386", GCC_14_ARM, "instructions"):
+        {"resume": {143}, "signal": {198}, "yield": {54}, "isr": {198}, "rotate": {164}},
+    ("freertos", "mps2-an386", GCC_14_ARM, "cycles"):
+        {"resume": {263}, "signal": {363}, "yield": {126}, "isr": {363}, "rotate": {295}},
     ("freertos", "mps2-an386", GCC_12_ARM, "instructions"):
-        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {197}, "rotate": {173}},
+        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {197}, "rotate": {165}},
     ("freertos", "mps2-an386", GCC_12_ARM, "cycles"):
-        {"resume": {263}, "signal": {364}, "yield": {126}, "isr": {362}, "rotate": {306, 307}},
+        {"resume": {263}, "signal": {364}, "yield": {126}, "isr": {362}, "rotate": {296}},
     ("freertos", "atmega328p", GCC_5_AVR, "cycles"):
-        # rotate between 2 tasks: one direction of the switch is 3 cycles cheaper than the other
-        {"resume": {472}, "signal": {656}, "yield": {275}, "isr": {673}, "rotate": {1135, 1138}},
+        {"resume": {472}, "signal": {656}, "yield": {275}, "isr": {673}, "rotate": {518}},
     ("freertos", "atmega328p", GCC_14_AVR, "cycles"):
-        {"resume": {463}, "signal": {621}, "yield": {273}, "isr": {646}, "rotate": {1132, 1135}},
+        {"resume": {463}, "signal": {621}, "yield": {273}, "isr": {646}, "rotate": {523}},
     # the STM32 kits' image on QEMU's models: the instructions of mps2's FreeRTOS, fewer cycles in the model
     ("freertos", "stm32vldiscovery", GCC_12_ARM, "instructions"):
-        {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {170}},
+        {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {166}},
     ("freertos", "stm32vldiscovery", GCC_12_ARM, "cycles"):
-        {"resume": {255}, "signal": {355}, "yield": {114}, "isr": {356}, "rotate": {288}},
+        {"resume": {255}, "signal": {355}, "yield": {114}, "isr": {356}, "rotate": {283}},
     ("freertos", "netduinoplus2", GCC_12_ARM, "instructions"):
-        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {197}, "rotate": {169}},
+        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {197}, "rotate": {165}},
     ("freertos", "netduinoplus2", GCC_12_ARM, "cycles"):
-        {"resume": {251}, "signal": {352}, "yield": {114}, "isr": {354}, "rotate": {289}},
+        {"resume": {251}, "signal": {352}, "yield": {114}, "isr": {354}, "rotate": {284}},
+    ("freertos", "stm32vldiscovery", GCC_14_ARM, "instructions"):
+        {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {198}, "rotate": {165}},
+    ("freertos", "stm32vldiscovery", GCC_14_ARM, "cycles"):
+        {"resume": {251}, "signal": {353}, "yield": {114}, "isr": {356}, "rotate": {283}},
+    ("freertos", "netduinoplus2", GCC_14_ARM, "instructions"):
+        {"resume": {143}, "signal": {198}, "yield": {54}, "isr": {198}, "rotate": {164}},
+    ("freertos", "netduinoplus2", GCC_14_ARM, "cycles"):
+        {"resume": {251}, "signal": {351}, "yield": {114}, "isr": {355}, "rotate": {283}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "instructions"): {"resume": {40}, "signal": {159}, "isr": {4}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "cycles"): {"resume": {70}, "signal": {250}, "isr": {18}},
     # Embassy's first yield finds the run queue empty: it is the cheaper one

@@ -136,11 +136,11 @@ def _figure(value: float) -> str:
     return svg.figure_number(value)
 
 
-def _with_us(result: Result, statistic: str = "median") -> str:
-    """A statistic in its unit, and in µs when the unit is a cycle of a known clock."""
-    text = f"{_figure(getattr(result.stats, statistic))} {escape(result.unit)}"
+def _with_us(result: Result) -> str:
+    """The median in its unit, and in µs when the unit is a cycle of a known clock."""
+    text = f"{_figure(result.stats.median)} {escape(result.unit)}"
     if result.ns_per_unit is not None:
-        text += f' <span class="us">({getattr(result.stats_ns, statistic) / 1000:.3f} µs)</span>'
+        text += f' <span class="us">({result.stats_ns.median / 1000:.3f} µs)</span>'
     return text
 
 
