@@ -41,11 +41,13 @@ def measured(tmp_path_factory):
     """Real results: every kernel's scenarios on mps2-an385 (so kernels side by side), and a
     rotate sweep over tasks, switch counts and preemption (so curves and configurations)."""
     where = tmp_path_factory.mktemp("report")
-    run, sweep = where / "run.json", where / "sweep.json"
+    run, sweep, avr = where / "run.json", where / "sweep.json", where / "avr.json"
     assert main(["run", "--kernel", "all", "--samples", "300", "--json", str(run), "--quiet"]) == 0
     assert main(["sweep", "--scenario", "rotate", "--tasks", "2-3", "--samples", "100,300",
                  "--config", "preemption=on,off", "--json", str(sweep), "--quiet"]) == 0
-    return where, [run, sweep]
+    assert main(["run", "--target", "atmega328p", "--scenario", "yield", "--samples", "100", "--json", str(avr),
+                 "--quiet"]) == 0  # a second target: targets side by side
+    return where, [run, sweep, avr]
 
 
 @pytest.fixture(scope="module")
@@ -64,14 +66,16 @@ def test_the_page_is_self_contained_and_shows_every_result(page):
     # nothing to fetch: no external script, style, image or font (the SVG namespace is a name, not a fetch)
     assert not re.search(r"<(link|img|iframe)\b|\bsrc=|url\(", text)
     assert set(re.findall(r"https?://[^\"' )]+", text)) <= {"http://www.w3.org/2000/svg"}
-    for section in ("Kernels side by side", "Configurations side by side", "Rotate: tasks and switches",
-                    "Every result", "Each result: distribution and provenance"):
+    for section in ("Kernels side by side", "Targets side by side", "Configurations side by side",
+                    "Rotate: tasks and switches", "Every result", "Each result: distribution and provenance"):
         assert f">{section}</h2>" in text
     assert text.count('<details class="result"') == len(results)
     assert text.count('class="plot histogram"') == len(results)
     # each result's link leads to the JSON it came from, relative to the page
     links = set(re.findall(r'<dt>JSON</dt><dd><a href="([^"]+)"', text))
-    assert len(links) == 2 and all((path.parent / link).resolve().is_file() for link in links)
+    assert len(links) == 3 and all((path.parent / link).resolve().is_file() for link in links)
+    # the targets' table names what counted each one's cycles
+    assert "atmega328p (simavr)" in text and "mps2-an385 (cortex-m3 model)" in text
     # provenance is on the page: compiler, simulator, the unit and the clock
     assert "arm-none-eabi-gcc" in text and "QEMU emulator version 10" in text and "cycles at 25 MHz" in text
 

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from switchscope import catalog, configs, flash, native, runner, serial_port, wire
+from switchscope import catalog, configs, flash, native, report, runner, serial_port, wire
 from switchscope.build import build
 from switchscope.cli import main
 from switchscope.errors import FirmwareFailed, SwitchscopeError
 from switchscope.measure import Job, counted_over_port, measure
+from switchscope.result import Result
 
 SAMPLES = 300
 
@@ -126,6 +127,35 @@ def test_the_arduino_image_read_over_a_serial_device_gives_the_simulated_figures
     assert result["excluded"] == simulated.excluded
     assert result["simulator"]["name"] == f"arduino-uno at {board.device}"
     assert "2000000 baud" in result["simulator"]["options"]
+
+
+def _simavr_on_socket(job: Job) -> tuple[threading.Thread, str]:
+    """simavr running the job's image once a reader connects, its USART0 written to the connection."""
+    elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
+    command = runner.simavr_command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
+                                    runner.INTERRUPT_ENTRY_CYCLES)
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(30)
+
+    def serve():
+        with server, server.accept()[0] as connection:
+            subprocess.run(command, stdin=subprocess.DEVNULL, stdout=connection.fileno(), stderr=subprocess.DEVNULL,
+                           timeout=60, check=False)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return thread, f"socket://127.0.0.1:{server.getsockname()[1]}"
+
+
+@pytest.mark.firmware
+def test_the_arduino_image_read_over_a_socket_gives_the_simulated_figures(capsys, tmp_path):
+    job = _job("atmega328p", "isr")
+    simulated = measure(job, SAMPLES)
+    thread, url = _simavr_on_socket(job)
+    result = _read_over_port(capsys, tmp_path, "arduino-uno", "isr", url)
+    thread.join(timeout=60)
+    assert result["samples"] == simulated.samples and result["unit"] == "cycles"
+    assert result["simulator"]["name"] == f"arduino-uno at {url}"
 
 
 @pytest.mark.firmware
@@ -258,6 +288,9 @@ def test_a_chip_that_stamps_with_its_cycle_counter_is_read_in_true_cycles():
     reading = catalog.METHODS["probe"].reading(stream, None, job.target, "chip", job.counted_in)
     assert list(reading.raw) == [125, 125] and reading.overhead == 11
     assert reading.extra["timer"]["modulus"] == 2**32 and reading.extra["timer"]["counts_per_unit"] == "1"
+    chip = Result(kind="scenario", scenario="yield", method="probe", unit="cycles", samples=[125], overhead=11,
+                  first=125, timer={"name": "DWT", **reading.extra["timer"]})
+    assert report.counted_by(chip) == " (DWT, silicon)"  # what the tables say beside the unit
 
 
 def _fake_flasher(directory: Path, name: str, exit_code: int, said: str = "") -> Path:

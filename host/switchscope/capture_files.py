@@ -284,7 +284,7 @@ def _csv_time_reader(rows, rate: Fraction, time_unit: Fraction):
         written = cell.strip()
         time = _decimal(written, "a time")
         resolution = Fraction(1, 10**len(written.partition(".")[2]))
-        if resolution >= period:
+        if resolution > period:  # equal still tells each sample from the next
             raise ValueError(f"the time column's last digit ({resolution} of its unit) is coarser than one "
                              f"sample period ({float(period):g}): export it without the time column")
         sample = round(time / period)

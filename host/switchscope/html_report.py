@@ -19,7 +19,7 @@ from collections import Counter
 from html import escape
 from pathlib import Path
 
-from switchscope import __version__, catalog, configs, outputs, svg
+from switchscope import __version__, catalog, configs, outputs, report, svg
 from switchscope.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.result import STAT_KEYS, Result
 from switchscope.results_files import ResultsFile
@@ -218,9 +218,18 @@ def _options_label(options: tuple, differing: list[str]) -> str:
 
 def _unit_heading(entry: _Entry) -> str:
     r = entry.result
-    model = f" ({r.timing_model} timing model)" if r.timing_model else ""
     clock = f" at {r.f_cpu_hz / 1e6:g} MHz" if r.ns_per_unit is not None else ""
-    return f"{r.method} method, {r.unit}{clock}{model}"
+    return f"{r.method} method, {r.unit}{clock}{report.counted_by(r)}"
+
+
+def _counted_by(result: Result) -> str:
+    """What counted a result's unit, briefly: the model, or the simulator or board."""
+    if result.timing_model:
+        return f"{result.timing_model} model"
+    if (result.timer or {}).get("name") == "DWT":
+        return "DWT, silicon"
+    name = (result.simulator or {}).get("name", "")
+    return "simavr" if "simavr" in name else name.split(" (")[0].split(" ")[0] or "?"
 
 
 def _provenance_note(entries: list[_Entry]) -> str:
@@ -250,41 +259,55 @@ class Page:
     def _scenario_entries(self) -> list[_Entry]:
         return [e for e in self.entries if e.result.kind == "scenario" and e.result.kernel and e.result.target]
 
-    def kernels_side_by_side(self) -> None:
+    def side_by_side(self, across: str) -> None:
+        """Each kernel in its default configuration, side by side: the kernels on each target
+        (across="kernel"), or each kernel's targets (across="target"), per method and unit."""
+        fixed = "target" if across == "kernel" else "kernel"
         groups: dict[tuple, list[_Entry]] = {}
         for entry in self._scenario_entries():
             r = entry.result
-            groups.setdefault((r.target, r.method, r.unit, r.timing_model), []).append(entry)
+            # kernels on one target are counted alike; targets are compared where their unit is one name
+            model = r.timing_model if across == "kernel" else None
+            groups.setdefault((getattr(r, fixed), r.method, r.unit, model), []).append(entry)
         parts = []
-        for (target, _, unit, _), entries in groups.items():
-            kernels = list(dict.fromkeys(e.result.kernel for e in entries))
-            if len(kernels) < 2:
+        for (held, _, unit, _), entries in groups.items():
+            names = list(dict.fromkeys(getattr(e.result, across) for e in entries))
+            if len(names) < 2:
                 continue
             columns: dict[str, list[_Entry]] = {}
-            for kernel in kernels:
-                mine = [e for e in entries if e.result.kernel == kernel]
+            for name in names:
+                mine = [e for e in entries if getattr(e.result, across) == name]
                 defaults = [e for e in mine if e.is_default]
                 if defaults:
                     chosen_options, differing = defaults[0].options_key, []
                 else:  # not measured in its defaults: the configuration measured most, and what it changes
                     chosen_options = Counter(e.options_key for e in mine).most_common(1)[0][0]
                     differing = [f"{k}={v}" for k, v in chosen_options if (mine[0].defaults or {}).get(k) != v]
-                column = kernel + (f" [{', '.join(differing)}]" if differing else "")
+                counted = "" if across == "kernel" else f" ({_counted_by(mine[0].result)})"
+                column = name + counted + (f" [{', '.join(differing)}]" if differing else "")
                 columns[column] = [e for e in mine if e.options_key == chosen_options]
             cells = _cells(columns)
-            # rows two kernels or more were measured in: one kernel's other rows are in its own tables
+            # rows measured in two columns or more: the others are in their own tables
             rows = sorted({row for row, _ in cells if sum((row, c) in cells for c in columns) > 1},
                           key=lambda row: _scenario_key(*row))
             if not rows:
                 continue
             chosen = [cells[(row, c)] for row in rows for c in columns if (row, c) in cells]
+            heading = (f"{held}: {_unit_heading(chosen[0])}" if across == "kernel" else
+                       f"{held} on each target: {chosen[0].result.method} method, {unit}")
             parts.append(
-                f"<h3>{escape(target)}: {escape(_unit_heading(chosen[0]))}</h3>"
-                + _median_grid(rows, list(columns), cells, unit, f"kernels side by side on {target}")
-                + f'<p class="note">Median of each distribution, in {escape(unit)}; each kernel in its default '
+                f"<h3>{escape(heading)}</h3>"
+                + _median_grid(rows, list(columns), cells, unit, f"{across}s side by side, {held}")
+                + f'<p class="note">Median of each distribution, in {escape(unit)}; each in its kernel\'s default '
                   f"configuration unless its column says otherwise. {escape(_provenance_note(chosen))}.</p>")
         if parts:
-            self.sections.append(("kernels", "Kernels side by side", "".join(parts)))
+            anchor, title = ("kernels", "Kernels side by side") if across == "kernel" else \
+                ("targets", "Targets side by side")
+            note = "" if across == "kernel" else (
+                '<p class="note">Each target\'s cycles are its own: simavr counts the AVR\'s; on the Cortex-M '
+                "boards they come from the core's timing model under QEMU (a column names which). Instructions "
+                "are comparable across Cortex-M targets only.</p>")
+            self.sections.append((anchor, title, note + "".join(parts)))
 
     def configurations(self) -> None:
         """Per kernel and target: each configuration measured, side by side."""
@@ -437,7 +460,7 @@ class Page:
             rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
         method = METHODS.get(r.method, PRINT_IN_WINDOW)
         facts = [("method", f"{r.method}: {method.summary}; {method.note(r.overhead, r.unit, (r.scope or {}).get('pin'))}"),
-                 ("unit", r.unit + (f" ({r.timing_model} timing model)" if r.timing_model else "")
+                 ("unit", r.unit + report.counted_by(r)
                   + (f"; clock {r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "")),
                  ("kernel", " ".join(str(v) for v in (r.kernel, r.kernel_version) if v)
                   + (f" (from {r.kernel_source})" if r.kernel_source else "")),
@@ -477,7 +500,8 @@ class Page:
     # -- the page -------------------------------------------------------------------------------
 
     def render(self) -> str:
-        self.kernels_side_by_side()
+        self.side_by_side("kernel")
+        self.side_by_side("target")
         self.configurations()
         self.rotate_curves()
         self.intrusion()

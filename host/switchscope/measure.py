@@ -80,6 +80,11 @@ def _check_identity(stream: Stream, job: Job, samples: int) -> None:
                 "the board's C or Rust code and its board.toml must state the same facts: correct one of them")
 
 
+def _named_timer(timer: dict | None, name: str) -> dict | None:
+    """The probe's timer facts with the timer's name (SysTick, Timer1, DWT), as the firmware gave it."""
+    return {"name": name, **timer} if timer is not None else None
+
+
 def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, samples: int) -> Result:
     """The Result of a completed run of `samples` samples."""
     _check_identity(stream, job, samples)
@@ -137,7 +142,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         toolchain={"compiler": firmware.compiler, "cflags": list(firmware.cflags)},
         firmware={"flash_bytes": firmware.flash_bytes, "ram_bytes": firmware.ram_bytes,
                   "flash_limit": target.flash_bytes, "ram_limit": target.ram_bytes},
-        timer=reading.extra.get("timer"),
+        timer=_named_timer(reading.extra.get("timer"), stream.meta.get("stamp_timer", target.stamp_timer)),
         scope=reading.extra.get("scope"),
         tasks=(job.tasks or 2) if rotate else None,  # 2: the firmware's default
         pairs=[[tag >> 8, tag & 0xFF] for tag in tags] if rotate else None,

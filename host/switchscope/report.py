@@ -26,10 +26,19 @@ def _row(result: Result) -> list[str]:
             f"{stats.stddev:.2f}", cell(stats.p99), cell(result.first)]
 
 
+def counted_by(result: Result) -> str:
+    """What turned the count into the unit, where something did: the timing model, or a chip's cycle counter."""
+    if result.timing_model:
+        return f" ({result.timing_model} timing model)"
+    if (result.timer or {}).get("name") == "DWT":
+        return " (DWT, silicon)"
+    return ""
+
+
 def heading(result: Result) -> str:
     config = result.config
     tick = config.get("configTICK_RATE_HZ")
-    model = f" ({result.timing_model} timing model)" if result.timing_model else ""
+    model = counted_by(result)
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
              f"method {result.method}", f"unit: {result.unit}{model}"]
     method = METHODS.get(result.method, PRINT_IN_WINDOW)

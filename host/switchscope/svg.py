@@ -13,6 +13,7 @@ import numpy as np
 PALETTE = ("#3b6ea5", "#c0392b", "#27ae60", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d", "#d35400")
 FONT = 'font-family="system-ui, sans-serif" font-size="11"'
 MAX_BINS = 60
+CHARACTER_WIDTH = 6.2  # pixels a character of the 11 px font takes, about: for fitting labels
 
 
 def figure_number(value: float) -> str:
@@ -170,10 +171,15 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
     """One group of bars per category, one bar per series: values[(category, series)]
     (a missing pair has no bar); titles[(category, series)] is what hovering says."""
     present = [v for v in values.values() if v is not None]
-    legend_rows = math.ceil(len(series_names) / 3)
-    canvas = _Canvas(width, height + 16 * legend_rows, bottom=40 + 16 * legend_rows)
+    inner_width = width - 56 - 12  # _Canvas's margins
+    # as many legend entries to a row as fit their longest name; category names slanted where they would collide
+    per_row = max(1, min(3, int(inner_width // (CHARACTER_WIDTH * max(map(len, series_names), default=1) + 24))))
+    legend_rows = math.ceil(len(series_names) / per_row)
+    group_width = inner_width / max(len(categories), 1)
+    slanted = CHARACTER_WIDTH * max(map(len, categories), default=1) > group_width * 0.95
+    label_room = int(CHARACTER_WIDTH * 0.6 * max(map(len, categories), default=1)) if slanted else 0
+    canvas = _Canvas(width, height + 16 * legend_rows + label_room, bottom=40 + 16 * legend_rows + label_room)
     top_value = (max(present) if present else 1) * 1.15 or 1
-    group_width = canvas.inner_width / max(len(categories), 1)
     bar_width = group_width * 0.8 / max(len(series_names), 1)
     canvas.y_axis(top_value, unit)
     for c, category in enumerate(categories):
@@ -190,11 +196,15 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
             if bar_width >= 22:
                 canvas.add(f'<text x="{x + bar_width * 0.46:.1f}" y="{y - 3:.1f}" text-anchor="middle" '
                            f'font-size="9">{figure_number(value)}</text>')
-        canvas.add(f'<text x="{group_left + group_width * 0.4:.1f}" y="{canvas.top + canvas.inner_height + 15}" '
-                   f'text-anchor="middle">{escape(category)}</text>')
-    legend_top = canvas.top + canvas.inner_height + 30
+        x, y = group_left + group_width * 0.4, canvas.top + canvas.inner_height + 15
+        if slanted:
+            canvas.add(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" transform="rotate(-35 {x:.1f} {y - 4:.1f})">'
+                       f'{escape(category)}</text>')
+        else:
+            canvas.add(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle">{escape(category)}</text>')
+    legend_top = canvas.top + canvas.inner_height + 30 + label_room
     for s, name in enumerate(series_names):
-        x, y = canvas.left + (s % 3) * canvas.inner_width / 3, legend_top + 16 * (s // 3)
+        x, y = canvas.left + (s % per_row) * canvas.inner_width / per_row, legend_top + 16 * (s // per_row)
         canvas.add(f'<rect x="{x:.1f}" y="{y:.1f}" width="10" height="10" fill="{PALETTE[s % len(PALETTE)]}"/>'
                    f'<text x="{x + 14:.1f}" y="{y + 9:.1f}">{escape(name)}</text>')
     return canvas.svg(description, "plot bars")
