@@ -345,3 +345,31 @@ def test_a_kit_flashed_through_its_debug_probe_is_flashed_with_the_port_open_and
         os.close(slave)
     assert "openocd could not flash stm32vldiscovery" in said and "Error: open failed" in said
     assert "by hand: " in said and "program " in said and "board/stm32vldiscovery.cfg" in log.read_text()
+
+
+def test_a_socket_port_never_drops_what_has_arrived():
+    """pyserial's open() of a socket:// URL calls reset_input_buffer(), which reads and drops whatever
+    has arrived: a board model that sends the moment it is connected (QEMU with wait=on) lost the start
+    of its run, now and then. The port switchscope opens keeps it, even when that reset is called."""
+    server = socket.create_server(("127.0.0.1", 0))
+    sent = bytes(range(1, 256)) * 8
+
+    def send():
+        with server, server.accept()[0] as connection:
+            connection.sendall(sent)
+            connection.recv(1)  # stay connected until the reader has read
+
+    thread = threading.Thread(target=send, daemon=True)
+    thread.start()
+    port = serial_port.open_port(f"socket://127.0.0.1:{server.getsockname()[1]}", 115_200)
+    try:
+        time.sleep(0.2)  # everything has arrived
+        port.reset_input_buffer()  # what pyserial's open() does
+        received = b""
+        while len(received) < len(sent) and (data := port.read(len(sent) - len(received))):
+            received += data
+        assert received == sent
+        port.write(b"x")
+    finally:
+        port.close()
+        thread.join(timeout=10)

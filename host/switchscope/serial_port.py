@@ -51,8 +51,15 @@ def open_port(url: str, baud: int):
 
     check_exists(url)
     try:
-        return serial.serial_for_url(url, baudrate=baud, timeout=0.05,
+        port = serial.serial_for_url(url, baudrate=baud, timeout=0.05, do_not_open=True,
                                      **({"exclusive": True} if _is_device(url) else {}))
+        if not _is_device(url):
+            # pyserial's open() of a socket:// URL reads and drops whatever has arrived, for as long as
+            # more keeps arriving: a board model that starts sending when the connection is made would
+            # lose the start of its run. What a device had before it was opened is stale, and dropped.
+            port.reset_input_buffer = lambda: None
+        port.open()
+        return port
     except ValueError as error:
         raise SwitchscopeError(f"--port {url}: {error}",
                                "give a serial device (/dev/ttyACM0) or a pyserial URL (socket://HOST:PORT, "
@@ -76,18 +83,29 @@ def open_port(url: str, baud: int):
 HELLO_FRAME = len(wire.cobs_encode(bytes([wire.HELLO, wire.PROTOCOL_VERSION, 0])))  # type, version, CRC
 
 
+def _is_record(frame: bytes, kind: int, length: int | None = None) -> bool:
+    """Whether a frame (without its delimiter) is an intact record of this type."""
+    try:
+        record = wire.cobs_decode(frame)
+    except ValueError:
+        return False
+    return (len(record) >= 2 and record[0] == kind and wire.crc8(record[:-1]) == record[-1]
+            and (length is None or len(record) == length))
+
+
 def _run_start(buffer: bytes) -> int | None:
-    """Where the first intact HELLO frame starts in `buffer`, if there is one. A HELLO is
-    recognised by its last bytes before a delimiter: whatever came before it (a bootloader's
-    output, the tail of another run) need not have ended with one."""
+    """Where the run's first record, its HELLO, starts in `buffer`, if it has arrived. A HELLO is
+    recognised by its last bytes before a delimiter, whatever came before it (a bootloader's output,
+    the tail of another run, which need not end with a delimiter), and by the META record that
+    follows it: four bytes of another run's records pass for a HELLO about once in 65,536 frames."""
     end = buffer.find(b"\0", HELLO_FRAME)
     while end >= 0:
-        try:
-            record = wire.cobs_decode(buffer[end - HELLO_FRAME:end])
-        except ValueError:
-            record = b""
-        if len(record) == 3 and record[0] == wire.HELLO and wire.crc8(record[:-1]) == record[-1]:
-            return end - HELLO_FRAME
+        if _is_record(buffer[end - HELLO_FRAME:end], wire.HELLO, 3):
+            following = buffer.find(b"\0", end + 1)
+            if following < 0:
+                return None  # the record after it has not arrived yet
+            if _is_record(buffer[end + 1:following], wire.META):
+                return end - HELLO_FRAME
         end = buffer.find(b"\0", end + 1)
     return None
 
