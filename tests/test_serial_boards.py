@@ -222,7 +222,11 @@ def test_the_board_options_are_checked_before_any_work(capsys):
              (["--target", "arduino-uno", "--port", "/dev/null", "--simulate"], "give one of them"),
              (["--target", "arduino-uno", "--port", "/dev/null", "--no-flash"], "choose its --scenario"),
              (["--target", "arduino-uno", "--port", "/dev/null", "--scenario", "yield", "--method", "scope"],
-              "only the probe method measures")]
+              "only the probe method measures"),
+             (["--target", "mps2-an385", "--port", "socket://127.0.0.1", "--no-flash", "--scenario", "yield"],
+              "a socket URL names a host and a port"),
+             (["--target", "mps2-an385", "--port", "bogus://x", "--no-flash", "--scenario", "yield"],
+              "protocol 'bogus' not known")]
     for arguments, said in cases:
         status = main(["run", *arguments])
         assert status in (1, 2) and said in capsys.readouterr().err, arguments
@@ -347,29 +351,42 @@ def test_a_kit_flashed_through_its_debug_probe_is_flashed_with_the_port_open_and
     assert "by hand: " in said and "program " in said and "board/stm32vldiscovery.cfg" in log.read_text()
 
 
-def test_a_socket_port_never_drops_what_has_arrived():
-    """pyserial's open() of a socket:// URL calls reset_input_buffer(), which reads and drops whatever
-    has arrived: a board model that sends the moment it is connected (QEMU with wait=on) lost the start
-    of its run, now and then. The port switchscope opens keeps it, even when that reset is called."""
+def test_a_socket_port_keeps_what_arrives_at_once_and_what_came_before_the_peer_closed():
+    """pyserial's socket port drops what arrives while it opens, and what it had read when the peer
+    closes mid-read: a board model that sends the moment it is connected (QEMU with wait=on) lost
+    the start of its run now and then. The socket port switchscope reads keeps every byte."""
     server = socket.create_server(("127.0.0.1", 0))
-    sent = bytes(range(1, 256)) * 8
+    sent = bytes(range(1, 256)) * 64
 
     def send():
         with server, server.accept()[0] as connection:
-            connection.sendall(sent)
-            connection.recv(1)  # stay connected until the reader has read
+            connection.sendall(sent)  # at once, then close
 
     thread = threading.Thread(target=send, daemon=True)
     thread.start()
     port = serial_port.open_port(f"socket://127.0.0.1:{server.getsockname()[1]}", 115_200)
+    received = b""
     try:
-        time.sleep(0.2)  # everything has arrived
-        port.reset_input_buffer()  # what pyserial's open() does
-        received = b""
-        while len(received) < len(sent) and (data := port.read(len(sent) - len(received))):
+        while (data := port.read_some()) is not None:
             received += data
-        assert received == sent
-        port.write(b"x")
     finally:
         port.close()
         thread.join(timeout=10)
+    assert received == sent
+
+
+def test_the_search_for_a_run_start_looks_at_each_byte_once():
+    """A board already deep in a long run: the reader scans what it has not scanned yet, never the
+    whole preamble again (which made it quadratic in what came before the run)."""
+    hello = wire.encode_record(bytes([wire.HELLO, wire.PROTOCOL_VERSION]))
+    meta = wire.encode_record(bytes([wire.META]) + b"board=x")
+    other = wire.encode_record(bytes([wire.SAMPLE_COMPACT, 7, 1, 0]))
+    buffer = other * 1000
+    start, searched = serial_port._run_start(buffer)
+    assert start is None and searched == len(buffer)
+    buffer += hello  # its META has not come yet: looked at again next time
+    start, searched = serial_port._run_start(buffer, searched)
+    assert start is None and searched == len(buffer) - 1
+    buffer += meta
+    start, _ = serial_port._run_start(buffer, searched)
+    assert start == len(other) * 1000

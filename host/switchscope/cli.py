@@ -104,7 +104,7 @@ def _check_board_options(args) -> None:
     (target,) = catalog.select_targets(args.target)
     board = target.real_board
     by_hand = f"to flash it by hand: {board.by_hand}, then add --no-flash" if board and not args.no_flash else ""
-    serial_port.check_exists(args.port, by_hand)  # before any build: a missing board is said at once
+    serial_port.check_port(args.port, by_hand)  # before any build: a missing board or a bad URL is said at once
 
 
 def command_run(args) -> int:

@@ -231,7 +231,7 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     board = job.target.real_board.name if job.target.real_board else job.target.name
     skipped = f"; {reading.skipped} bytes before the run skipped" if reading.skipped else ""
     output = RunOutput(stream=reading.stream, exit_code=0, stopped=None, stderr="", wall_seconds=reading.seconds,
-                       simulator=f"{board} at {port}", options=f"{baud} baud, read with pyserial{skipped}; {stamps}")
+                       simulator=f"{board} at {port}", options=f"{baud} baud{skipped}; {stamps}")
     check_completed(output, str(job))
     return analyse(output.stream, firmware, job, output, samples or board_samples(output.stream))
 

@@ -10,7 +10,10 @@ bounded: for the run to start, and for each next record once it has.
 from __future__ import annotations
 
 import errno
+import select
+import socket
 import time
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from switchscope.wire import Stream, StreamDecoder
 START_WAIT_S = 8.0  # from opening the port to the run's first record: an Arduino's bootloader waits about 1.6 s
 RECORD_WAIT_S = 5.0  # once the run has started, the longest silence between records
 PREAMBLE_LIMIT = 1 << 20  # bytes kept while looking for the run's start
+URL_HINT = "give a serial device (/dev/ttyACM0) or a pyserial URL (socket://HOST:PORT, rfc2217://HOST:PORT)"
 FIND_PORTS = "ls /dev/ttyACM* /dev/ttyUSB* (an Arduino Uno or an ST-LINK is usually /dev/ttyACM0)"
 
 
@@ -45,25 +49,95 @@ def check_exists(url: str, also: str = "") -> None:
                                + (f"; {also}" if also else ""))
 
 
+def check_port(url: str, also: str = "") -> None:
+    """Before any work: a device must exist, a URL must be one pyserial knows (its far end is
+    known only once it is opened)."""
+    if _is_device(url):
+        check_exists(url, also)
+    elif url.startswith("socket://"):
+        _socket_address(url)
+    else:
+        import serial
+
+        try:
+            serial.serial_for_url(url, do_not_open=True)
+        except ValueError as error:
+            raise SwitchscopeError(f"--port {url}: {error}", URL_HINT) from None
+
+
+def _socket_address(url: str) -> tuple[str, int]:
+    where = urllib.parse.urlsplit(url)
+    try:
+        port = where.port
+    except ValueError:
+        port = None
+    if not where.hostname or port is None:
+        raise SwitchscopeError(f"--port {url}: a socket URL names a host and a port", "socket://127.0.0.1:4444, "
+                                                                                     "for example")
+    return where.hostname, port
+
+
+class _SerialPort:
+    """A serial device or an rfc2217:// URL, through pyserial."""
+
+    def __init__(self, port):
+        self.port = port
+
+    def read_some(self) -> bytes | None:
+        """What has arrived (b"" if nothing did within the port's timeout); None once it is gone."""
+        import serial
+
+        try:
+            waiting = self.port.in_waiting
+            return self.port.read(waiting if waiting else 1)
+        except (serial.SerialException, OSError):
+            return None  # unplugged, or a pty's simulator ended: what came before is decoded already
+
+    def close(self) -> None:
+        self.port.close()
+
+
+class _SocketPort:
+    """A socket://HOST:PORT URL (pyserial's syntax), read with the socket itself: pyserial's socket
+    port reads and drops whatever arrives while it opens (a board model that sends the moment it is
+    connected, as QEMU with wait=on does, lost the start of its run), and drops what it had read when
+    the peer closes in the middle of a read."""
+
+    def __init__(self, url: str):
+        try:
+            self.socket = socket.create_connection(_socket_address(url), timeout=5)
+        except ConnectionRefusedError:
+            raise SwitchscopeError(f"{url}: nothing listens there (connection refused)",
+                                   "start the board's bridge or simulator first, or check the host and port") from None
+        except OSError as error:
+            raise SwitchscopeError(f"{url}: cannot connect: {error.strerror or error}") from None
+
+    def read_some(self) -> bytes | None:
+        try:
+            ready, _, _ = select.select([self.socket], [], [], 0.05)
+            if not ready:
+                return b""
+            return self.socket.recv(65536) or None  # b"": the peer closed
+        except OSError:
+            return None
+
+    def close(self) -> None:
+        self.socket.close()
+
+
 def open_port(url: str, baud: int):
-    """The port, opened for reading; a SwitchscopeError that says what to do when it cannot be."""
+    """The port, opened for reading (read_some, close); a SwitchscopeError that says what to do
+    when it cannot be. What a device had before it was opened is stale, and pyserial drops it."""
+    if url.startswith("socket://"):
+        return _SocketPort(url)
     import serial  # pyserial
 
     check_exists(url)
     try:
-        port = serial.serial_for_url(url, baudrate=baud, timeout=0.05, do_not_open=True,
-                                     **({"exclusive": True} if _is_device(url) else {}))
-        if not _is_device(url):
-            # pyserial's open() of a socket:// URL reads and drops whatever has arrived, for as long as
-            # more keeps arriving: a board model that starts sending when the connection is made would
-            # lose the start of its run. What a device had before it was opened is stale, and dropped.
-            port.reset_input_buffer = lambda: None
-        port.open()
-        return port
+        return _SerialPort(serial.serial_for_url(url, baudrate=baud, timeout=0.05,
+                                                 **({"exclusive": True} if _is_device(url) else {})))
     except ValueError as error:
-        raise SwitchscopeError(f"--port {url}: {error}",
-                               "give a serial device (/dev/ttyACM0) or a pyserial URL (socket://HOST:PORT, "
-                               "rfc2217://HOST:PORT)") from None
+        raise SwitchscopeError(f"--port {url}: {error}", URL_HINT) from None
     except (serial.SerialException, OSError) as error:
         number = getattr(error, "errno", None)
         text = str(error)
@@ -93,35 +167,22 @@ def _is_record(frame: bytes, kind: int, length: int | None = None) -> bool:
             and (length is None or len(record) == length))
 
 
-def _run_start(buffer: bytes) -> int | None:
-    """Where the run's first record, its HELLO, starts in `buffer`, if it has arrived. A HELLO is
-    recognised by its last bytes before a delimiter, whatever came before it (a bootloader's output,
-    the tail of another run, which need not end with a delimiter), and by the META record that
-    follows it: four bytes of another run's records pass for a HELLO about once in 65,536 frames."""
-    end = buffer.find(b"\0", HELLO_FRAME)
+def _run_start(buffer: bytes, searched: int = 0) -> tuple[int | None, int]:
+    """Where the run's first record, its HELLO, starts in `buffer`, if it has arrived, and how far
+    the search got (pass it back with more data: nothing before it is looked at again). A HELLO
+    is recognised by its last bytes before a delimiter, whatever came before it (a bootloader's
+    output, the tail of another run, which need not end with a delimiter), and by the META record
+    that follows it: four bytes of another run's records pass for a HELLO about once in 65,536 frames."""
+    end = buffer.find(b"\0", max(searched, HELLO_FRAME))
     while end >= 0:
         if _is_record(buffer[end - HELLO_FRAME:end], wire.HELLO, 3):
             following = buffer.find(b"\0", end + 1)
             if following < 0:
-                return None  # the record after it has not arrived yet
+                return None, end  # the record after it has not arrived yet: look at this one again
             if _is_record(buffer[end + 1:following], wire.META):
-                return end - HELLO_FRAME
+                return end - HELLO_FRAME, end
         end = buffer.find(b"\0", end + 1)
-    return None
-
-
-def _read_some(port) -> bytes | None:
-    """What has arrived, waiting at most the port's timeout; None once the other
-    end has closed. One byte at a time when nothing is known to be waiting: a
-    socket:// port loses what it had read when the peer closes during a read of
-    more than one byte."""
-    import serial
-
-    try:
-        waiting = port.in_waiting
-        return port.read(waiting if waiting else 1)
-    except (serial.SerialException, OSError):
-        return None  # closed (a socket's peer, a pty's simulator): what came before is decoded already
+    return None, len(buffer)
 
 
 def read_run(url: str, baud: int, time_limit: float, progress: Progress | None = None,
@@ -134,7 +195,7 @@ def read_run(url: str, baud: int, time_limit: float, progress: Progress | None =
     decoder = StreamDecoder()
     started = last_data = waiting_since = time.monotonic()
     preamble = bytearray()
-    skipped = 0
+    skipped = searched = 0
     running = False
     try:
         while not decoder.stream.complete:
@@ -154,7 +215,7 @@ def read_run(url: str, baud: int, time_limit: float, progress: Progress | None =
             if running and now - last_data > record_wait:
                 raise FirmwareFailed(_stopped(url, decoder.stream, f"went silent for {record_wait:.0f} s"),
                                      "the board hung, was reset, or the cable was pulled")
-            data = _read_some(port)
+            data = port.read_some()
             if data is None:
                 break  # the stream ends here; the caller says what is missing
             if not data:
@@ -166,15 +227,17 @@ def read_run(url: str, baud: int, time_limit: float, progress: Progress | None =
                     progress(len(decoder.stream.samples))
                 continue
             preamble += data
-            start = _run_start(bytes(preamble))
+            start, searched = _run_start(bytes(preamble), searched)
             if start is not None:
                 skipped += start
                 decoder.feed(bytes(preamble[start:]))
                 running = True
             elif len(preamble) > PREAMBLE_LIMIT:  # keep the tail: a frame may be arriving
-                cut = bytes(preamble).rfind(b"\0")
-                skipped += cut + 1
-                del preamble[:cut + 1]
+                cut = bytes(preamble).rfind(b"\0", 0, searched)
+                cut = cut if cut >= 0 else max(searched - HELLO_FRAME, 0)
+                skipped += cut
+                del preamble[:cut]
+                searched -= cut
     finally:
         port.close()
     return PortReading(decoder.finish(), skipped, time.monotonic() - started)
