@@ -16,7 +16,8 @@ import pytest
 from switchscope import results_files, svg
 from switchscope.cli import main
 
-ARTEFACTS = Path(os.environ.get("SWITCHSCOPE_TEST_ARTEFACTS", Path(__file__).parent.parent / "build" / "test-artefacts"))
+ARTEFACTS = Path(os.environ.get("SWITCHSCOPE_TEST_ARTEFACTS",
+                                Path(__file__).parent.parent / "build" / "test-artefacts"))
 
 
 def test_ticks_are_round_and_cover_the_range():

@@ -459,7 +459,8 @@ class Page:
             us = r.stats_ns.scaled(1 / 1000)
             rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
         method = METHODS.get(r.method, PRINT_IN_WINDOW)
-        facts = [("method", f"{r.method}: {method.summary}; {method.note(r.overhead, r.unit, (r.scope or {}).get('pin'))}"),
+        note = method.note(r.overhead, r.unit, (r.scope or {}).get("pin"))
+        facts = [("method", f"{r.method}: {method.summary}; {note}"),
                  ("unit", r.unit + report.counted_by(r)
                   + (f"; clock {r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "")),
                  ("kernel", " ".join(str(v) for v in (r.kernel, r.kernel_version) if v)

@@ -182,7 +182,8 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
         steps = " (time steps are cycles: the clock's period is no whole number of ps)" \
             if result.unit == "cycles" and Fraction(10**12, job.target.f_cpu_hz).denominator != 1 else ""
         scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result.scope["pin"] or "pin",
-                        timescale, ticks, f"switchscope {job}: scope pin{steps}, 1 {result.unit} = {ticks} x {timescale}")
+                        timescale, ticks,
+                        f"switchscope {job}: scope pin{steps}, 1 {result.unit} = {ticks} x {timescale}")
         result.scope["vcd"] = str(vcd)
     return result
 
