@@ -244,7 +244,8 @@ def test_the_uno_is_flashed_with_avrdude_through_its_bootloader(tmp_path, monkey
     kit = catalog.TARGETS["stm32vldiscovery"]  # through its ST-LINK: the port is the adapter's, for reading
     monkeypatch.setattr(flash, "hex_image", lambda _target, elf: elf.with_suffix(".hex"))
     assert flash.command(kit, tmp_path / "yield.elf", str(device)) == [
-        "/usr/bin/openocd", "-f", "board/stm32vldiscovery.cfg", "-c", f"program {tmp_path / 'yield.elf'} verify reset exit"]
+        "/usr/bin/openocd", "-f", "board/stm32vldiscovery.cfg",
+        "-c", f"program {tmp_path / 'yield.elf'} verify reset exit"]
     with pytest.raises(SwitchscopeError, match="not a URL"):
         flash.command(target, tmp_path / "yield.elf", "socket://127.0.0.1:4444")
     with pytest.raises(SwitchscopeError, match="no real board"):
@@ -315,12 +316,15 @@ def test_flash_builds_the_image_and_hands_it_to_avrdude(tmp_path, monkeypatch, c
     log = _fake_flasher(tools, "avrdude", 0)
     monkeypatch.setenv("PATH", f"{tools}:{os.environ['PATH']}")
     assert main(["flash", "--target", "arduino-uno", "--port", str(device), "--scenario", "signal",
-                 "--method", "scope"]) == 0
+                 "--method", "scope", "--samples", "77"]) == 0
     arguments = log.read_text().split("\n")
     image = Path(arguments[arguments.index("-U") + 1].removeprefix("flash:w:").removesuffix(":i"))
     assert arguments[:6] == ["-p", "atmega328p", "-c", "arduino", "-P", str(device)]
     assert image.read_text().startswith(":") and image.with_suffix(".elf").is_file()  # Intel HEX beside the ELF
     assert "freertos/atmega328p/signal/scope" in capsys.readouterr().out
+    # what was handed to avrdude measures 77 windows with no runner to tell it so
+    assert _run_without_host_parameters(catalog.TARGETS["atmega328p"], image.with_suffix(".elf")).meta["samples"] \
+        == "77"
 
     _fake_flasher(tools, "avrdude", 1, "avrdude: stk500_recv(): programmer is not responding")
     assert main(["flash", "--target", "arduino-uno", "--port", str(device)]) == 1
@@ -390,3 +394,28 @@ def test_the_search_for_a_run_start_looks_at_each_byte_once():
     buffer += meta
     start, _ = serial_port._run_start(buffer, searched)
     assert start == len(other) * 1000
+
+
+def _run_without_host_parameters(target, image: Path):
+    """The image on its simulator with nothing passed to it, as on a chip: its stream."""
+    if target.simulator == "simavr":
+        command = runner.simavr_command(native.built("simavr"), target, image, [], 100, runner.INTERRUPT_ENTRY_CYCLES)
+        command = command[:command.index("--parameters-at")]
+    else:
+        command = runner.qemu_command(runner.QEMU, target, image, [])
+    return wire.decode(subprocess.run(command, capture_output=True, timeout=60, check=False).stdout)
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("target", ["atmega328p", "stm32vldiscovery"])
+def test_a_flashed_image_carries_its_run_parameters(target):
+    """A chip has no simulator to pass it --samples: the host writes the parameters into the image it
+    flashes, and the image measures them. As built, an image measures its defaults."""
+    job = _job(target, "yield")
+    built = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
+    assert flash.with_parameters(built, []) == built
+    carried = _run_without_host_parameters(job.target, flash.with_parameters(built, ["samples=77"]))
+    assert carried.complete and carried.meta["samples"] == "77" and len(carried.samples) == 77
+    assert _run_without_host_parameters(job.target, built).meta["samples"] == "1000"
+    with pytest.raises(SwitchscopeError, match="do not fit"):
+        flash.with_parameters(built, ["samples=1"] * 20)

@@ -198,13 +198,18 @@ def command_flash(args) -> int:
         raise SwitchscopeError(f"a board holds one image: {len(found.jobs)} were asked for",
                                "choose one --kernel, --scenario and --method")
     (job,) = found.jobs
-    firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
+    if args.samples is not None:
+        _check_samples(args.samples)
+    config = job.resolved_config()
+    firmware = build(job.kernel, job.target, job.scenario, job.method, config)
+    image = flash.with_parameters(firmware.elf, [*([f"samples={args.samples}"] if args.samples else []),
+                                                 *configs.run_parameters(config)])
     try:
-        flash.flash(target, firmware.elf, args.port or "")
+        flash.flash(target, image, args.port or "")
     except FirmwareFailed as error:  # the flasher ran and failed: not bad input, a failed step
         print(f"error: {error}", file=sys.stderr)
         return 1
-    print(f"{job}: {firmware.elf} written into {target.real_board.name}" + (f" at {args.port}" if args.port else ""))
+    print(f"{job}: {image} written into {target.real_board.name}" + (f" at {args.port}" if args.port else ""))
     return 0
 
 
@@ -474,6 +479,7 @@ def parser() -> argparse.ArgumentParser:
     burn.add_argument("--port", metavar="DEVICE",
                       help="the board's serial device, where its bootloader listens (the Uno's); a kit flashed "
                            "through a debug probe needs none")
+    burn.add_argument("--samples", type=int, help="windows the image measures after each reset (default: 1000)")
     burn.add_argument("--config", action="append", default=[], metavar="NAME=VALUE", help="a kernel or build option")
     burn.set_defaults(handler=command_flash)
 

@@ -12,6 +12,7 @@ from elftools.common.exceptions import ELFError
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
 
+from switchscope import outputs
 from switchscope.errors import SwitchscopeError
 
 EM_AVR = "EM_AVR"
@@ -120,3 +121,32 @@ def exception_handlers(path: Path) -> list[int]:
         return sorted({word & ~1 for word in words[2:] if word & 1})
     finally:
         elf.stream.close()
+
+
+def with_bytes_at(path: Path, symbol: str, data: bytes, out: Path) -> Path:
+    """A copy of the ELF at `out` whose initial contents at `symbol` are `data` (the rest of the
+    symbol zero): what a flasher then writes. Refused if the symbol is missing or too small."""
+    elf = _open(path)
+    try:
+        found = None
+        for section in elf.iter_sections():
+            if section["sh_type"] == "SHT_SYMTAB":
+                found = next((s for s in section.iter_symbols() if s.name == symbol), None)
+        if found is None:
+            raise SwitchscopeError(f"{path} has no {symbol}: it was built before images carried their parameters",
+                                   "build it again with this switchscope")
+        address, size = found["st_value"], found["st_size"]
+        if len(data) > size:
+            raise SwitchscopeError(f"{len(data)} bytes do not fit in {symbol} ({size} bytes) of {path}")
+        holder = next((s for s in elf.iter_sections() if s["sh_type"] == "SHT_PROGBITS"
+                       and s["sh_addr"] <= address < s["sh_addr"] + s["sh_size"]), None)
+        if holder is None:
+            raise SwitchscopeError(f"{symbol} of {path} is in no section with contents")
+        offset = holder["sh_offset"] + address - holder["sh_addr"]
+    finally:
+        elf.stream.close()
+    image = bytearray(path.read_bytes())
+    image[offset:offset + size] = data.ljust(size, b"\0")
+    with outputs.replacing(out, "wb") as file:
+        file.write(bytes(image))
+    return out

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from switchscope.catalog import Target
+from switchscope.elf import with_bytes_at
 from switchscope.errors import FirmwareFailed, SwitchscopeError
 from switchscope.serial_port import check_exists
 from switchscope.tools import require
@@ -19,6 +20,19 @@ from switchscope.tools import require
 FLASH_TIME_LIMIT_S = 120.0
 OBJCOPY = {"avr-gcc": ("avr-objcopy", "binutils-avr"), "arm-none-eabi-gcc": ("arm-none-eabi-objcopy",
                                                                             "binutils-arm-none-eabi")}
+
+
+IMAGE_PARAMETERS = "board_image_parameters"  # where a real board's image carries its run parameters
+PARAMETERS_MAGIC = "ss:"
+
+
+def with_parameters(image: Path, parameters: list[str]) -> Path:
+    """The image to flash: as built when there are no parameters to give, else a copy beside it
+    that carries them (a chip has no simulator to pass them: its board code reads them there)."""
+    if not parameters:
+        return image
+    return with_bytes_at(image, IMAGE_PARAMETERS, (PARAMETERS_MAGIC + " ".join(parameters)).encode() + b"\0",
+                             image.with_name(f"{image.stem}-flashed.elf"))
 
 
 def hex_image(target: Target, elf: Path) -> Path:

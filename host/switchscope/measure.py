@@ -211,15 +211,20 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     if flash_first and job.target.real_board is None:
         raise SwitchscopeError(f"{job.target.name} is no real board switchscope can flash",
                                "flash its image by other means, then read the board with --no-flash")
-    firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
+    config = job.resolved_config()
+    firmware = build(job.kernel, job.target, job.scenario, job.method, config)
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None
-    if flash_first and job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
-        if on_stage:
-            on_stage("flashing")
-        flash.flash(job.target, firmware.elf, port)
-    elif flash_first:  # through a debug probe, once the port is open: the run that follows its reset is read whole
-        flashing = flash.Flashing(job.target, firmware.elf, port)
+    if flash_first:  # the image carries the run's parameters: a chip has no simulator to pass them
+        image = flash.with_parameters(firmware.elf, [*([f"samples={samples}"] if samples else []),
+                                                     *([f"tasks={job.tasks}"] if job.tasks else []),
+                                                     *configs.run_parameters(config)])
+        if job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
+            if on_stage:
+                on_stage("flashing")
+            flash.flash(job.target, image, port)
+        else:  # through a debug probe, once the port is open: the run that follows its reset is read whole
+            flashing = flash.Flashing(job.target, image, port)
     if on_stage:
         on_stage("reading")
     try:

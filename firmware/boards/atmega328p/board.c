@@ -6,6 +6,7 @@
  * followed by sleep with interrupts off, which ends the simulation.
  */
 #include <avr/interrupt.h>
+#include <avr/pgmspace.h>
 #include <avr/sleep.h>
 #include "switchscope/board.h"
 #include "switchscope/harness.h"
@@ -14,6 +15,11 @@
 
 /* Filled by the runner (it finds this symbol in the ELF); not cleared at start-up. */
 char board_host_parameters[64] __attribute__((section(".noinit")));
+
+/* On a real Uno no runner fills it: the host writes the parameters into the
+ * image it flashes, here, after the same magic (an image flashed as built
+ * holds the magic alone: its defaults). */
+const char board_image_parameters[64] PROGMEM = PARAMETER_MAGIC;
 
 void board_init(void)
 {
@@ -52,14 +58,22 @@ void board_write(const uint8_t *data, size_t len)
         ;
 }
 
-const char *board_parameters(void)
+static int has_magic(const char *text)
 {
     const char *magic = PARAMETER_MAGIC;
     for (int i = 0; magic[i]; i++)
-        if (board_host_parameters[i] != magic[i])
-            return "";
+        if (text[i] != magic[i])
+            return 0;
+    return 1;
+}
+
+const char *board_parameters(void)
+{
+    if (!has_magic(board_host_parameters)) /* not run by the runner: the image's own, into the same buffer */
+        for (size_t i = 0; i < sizeof board_host_parameters; i++)
+            board_host_parameters[i] = pgm_read_byte(&board_image_parameters[i]);
     board_host_parameters[sizeof board_host_parameters - 1] = '\0';
-    return board_host_parameters + sizeof PARAMETER_MAGIC - 1;
+    return has_magic(board_host_parameters) ? board_host_parameters + sizeof PARAMETER_MAGIC - 1 : "";
 }
 
 uint32_t board_stamp_modulus(void) { return 65536UL; }
