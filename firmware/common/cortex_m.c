@@ -1,7 +1,8 @@
 /*
- * What every Cortex-M board shares: the reset handler and vector table, the
- * semihosting call (parameters in, exit code out, on QEMU), and the report of
- * an unexpected exception. A board supplies the rest of board.h.
+ * What every Cortex-M board shares: the reset handler and vector table,
+ * SysTick's count for pacing, the software interrupt, the semihosting call
+ * (parameters in, exit code out, on QEMU), and the report of an unexpected
+ * exception. A board supplies the rest of board.h.
  */
 #if defined(__arm__)
 #include <stdint.h>
@@ -20,6 +21,28 @@ void Reset_Handler(void)
     main();
     board_exit(4);
 }
+
+#define NVIC_ISER0 CORTEX_M_REG(0xE000E100u)
+#define NVIC_IPR_BYTE(n) (*(volatile uint8_t *)(0xE000E400u + (n)))
+#define NVIC_STIR CORTEX_M_REG(0xE000EF00u)
+
+uint32_t cortex_m_systick_now(void)
+{
+    uint32_t count;
+    __asm__ volatile("movw %0, #0xE010\n\t"
+                     "movt %0, #0xE000\n\t"
+                     "ldr %0, [%0, #8]"
+                     : "=r"(count));
+    return count;
+}
+
+void cortex_m_soft_irq_enable(void)
+{
+    NVIC_IPR_BYTE(BOARD_SOFT_IRQ_NUMBER) = BOARD_SOFT_IRQ_PRIORITY;
+    NVIC_ISER0 = 1u << BOARD_SOFT_IRQ_NUMBER;
+}
+
+void board_soft_irq_pend(void) { NVIC_STIR = BOARD_SOFT_IRQ_NUMBER; }
 
 int cortex_m_semihosting(int operation, void *argument)
 {

@@ -1,7 +1,7 @@
 /*
  * mps2-an385 under QEMU: CMSDK UART0 for the record stream, semihosting for the
- * run parameters and the exit code, SysTick for stamps, NVIC STIR for the
- * software interrupt. Reset, vectors and the fault report: common/cortex_m.c.
+ * run parameters and the exit code, SysTick for stamps. Reset, vectors, the
+ * software interrupt and the fault report: common/cortex_m.c.
  */
 #include <stdint.h>
 #include "switchscope/board.h"
@@ -17,20 +17,11 @@
 #define UART_STATE_TX_FULL 0x1u
 #define UART_CTRL_TX_ENABLE 0x1u
 
-#define SYSTICK_CTRL REG(0xE000E010u)
-#define SYSTICK_LOAD REG(0xE000E014u)
-#define SYSTICK_CTRL_CLKSOURCE_CPU 0x4u
-
-#define NVIC_ISER0 REG(0xE000E100u)
-#define NVIC_IPR_BYTE(n) (*(volatile uint8_t *)(0xE000E400u + (n)))
-#define NVIC_STIR REG(0xE000EF00u)
-
 void board_init(void)
 {
     UART0_BAUDDIV = 16;
     UART0_CTRL = UART_CTRL_TX_ENABLE;
-    NVIC_IPR_BYTE(BOARD_SOFT_IRQ_NUMBER) = BOARD_SOFT_IRQ_PRIORITY;
-    NVIC_ISER0 = 1u << BOARD_SOFT_IRQ_NUMBER;
+    cortex_m_soft_irq_enable();
 }
 
 void board_write(const uint8_t *data, size_t len)
@@ -47,17 +38,7 @@ const char *board_parameters(void) { return cortex_m_semihosting_cmdline(); }
 uint32_t board_stamp_modulus(void) { return SYSTICK_LOAD + 1u; }
 int board_stamp_counts_down(void) { return 1; }
 
-uint32_t board_stamp_now(void)
-{
-    /* SysTick's count register at an offset from SysTick's base: the simulator
-     * logs only loads from the register's own address, the probe's stamps. */
-    uint32_t count;
-    __asm__ volatile("movw %0, #0xE010\n\t"
-                     "movt %0, #0xE000\n\t"
-                     "ldr %0, [%0, #8]"
-                     : "=r"(count));
-    return count;
-}
+uint32_t board_stamp_now(void) { return cortex_m_systick_now(); }
 
 uint32_t board_stamp_clock_hz(void)
 {
@@ -90,8 +71,6 @@ __asm__(".syntax unified\n"
 
 /* Idle spins: the instruction counts between windows stay as they were. */
 void board_idle(void) {}
-
-void board_soft_irq_pend(void) { NVIC_STIR = BOARD_SOFT_IRQ_NUMBER; }
 
 void board_exit(int code) { cortex_m_semihosting_exit(code); }
 

@@ -1,8 +1,8 @@
 /*
  * STM32 kits, on the chip and on QEMU's model of the kit, with one image:
  * USART1 (TX on PA9) for the record stream, a kit LED as the scope pin, the
- * DWT cycle counter or SysTick for stamps, NVIC STIR for the software
- * interrupt. Reset, vectors and the fault report: common/cortex_m.c.
+ * DWT cycle counter or SysTick for stamps. Reset, vectors, the software
+ * interrupt and the fault report: common/cortex_m.c.
  *
  * On the chip (the DWT cycle counter counts): the clock is set up from the
  * internal oscillator (no crystal assumed), the run's parameters are the
@@ -17,12 +17,6 @@
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 
-#define SYSTICK_CTRL REG(0xE000E010u)
-#define SYSTICK_LOAD REG(0xE000E014u)
-#define SYSTICK_CTRL_CLKSOURCE_CPU 0x4u
-#define NVIC_ISER0 REG(0xE000E100u)
-#define NVIC_IPR_BYTE(n) (*(volatile uint8_t *)(0xE000E400u + (n)))
-#define NVIC_STIR REG(0xE000EF00u)
 #define DEMCR REG(0xE000EDFCu)
 #define DEMCR_TRCENA (1u << 24)
 #define DWT_CTRL REG(0xE0001000u)
@@ -140,8 +134,7 @@ void board_init(void)
     if (board_stamp_with_dwt)
         clock_from_internal_oscillator();
     pins_and_usart();
-    NVIC_IPR_BYTE(BOARD_SOFT_IRQ_NUMBER) = BOARD_SOFT_IRQ_PRIORITY;
-    NVIC_ISER0 = 1u << BOARD_SOFT_IRQ_NUMBER;
+    cortex_m_soft_irq_enable();
 }
 
 void board_write(const uint8_t *data, size_t len)
@@ -174,19 +167,7 @@ const char *board_parameters(void)
 uint32_t board_stamp_modulus(void) { return board_stamp_with_dwt ? 0u : SYSTICK_LOAD + 1u; }
 int board_stamp_counts_down(void) { return !board_stamp_with_dwt; }
 
-uint32_t board_stamp_now(void)
-{
-    if (board_stamp_with_dwt)
-        return DWT_CYCCNT;
-    /* SysTick's count at an offset from SysTick's base: the simulator logs
-     * only the probe's own reads of the register (see mps2-an385). */
-    uint32_t count;
-    __asm__ volatile("movw %0, #0xE010\n\t"
-                     "movt %0, #0xE000\n\t"
-                     "ldr %0, [%0, #8]"
-                     : "=r"(count));
-    return count;
-}
+uint32_t board_stamp_now(void) { return board_stamp_with_dwt ? DWT_CYCCNT : cortex_m_systick_now(); }
 
 uint32_t board_stamp_clock_hz(void)
 {
@@ -223,8 +204,6 @@ __asm__(".syntax unified\n"
         ".text\n");
 
 void board_idle(void) {}
-
-void board_soft_irq_pend(void) { NVIC_STIR = BOARD_SOFT_IRQ_NUMBER; }
 
 void board_exit(int code)
 {

@@ -1,10 +1,29 @@
 /*
  * Helpers every Cortex-M board shares (firmware/common/cortex_m.c): the reset
- * and vector table, semihosting and the fault report. The board supplies
- * BOARD_SOFT_IRQ_NUMBER in its board_config.h.
+ * and vector table, SysTick and the software interrupt, semihosting and the
+ * fault report. The board supplies BOARD_SOFT_IRQ_NUMBER and
+ * BOARD_SOFT_IRQ_PRIORITY in its board_config.h.
  */
 #ifndef SWITCHSCOPE_CORTEX_M_H
 #define SWITCHSCOPE_CORTEX_M_H
+
+#include <stdint.h>
+
+/* The core's own registers, the same on every Cortex-M3/M4. */
+#define CORTEX_M_REG(addr) (*(volatile uint32_t *)(addr))
+#define SYSTICK_CTRL CORTEX_M_REG(0xE000E010u)
+#define SYSTICK_LOAD CORTEX_M_REG(0xE000E014u)
+#define SYSTICK_CTRL_CLKSOURCE_CPU 0x4u
+
+/* SysTick's count, read by a plain call (the harness's pacing, outside the
+ * windows): at an offset from SysTick's base, so that the simulator, which
+ * logs the probe's own reads of the count register, does not see it. */
+uint32_t cortex_m_systick_now(void);
+
+/* The software interrupt, BOARD_SOFT_IRQ_NUMBER at BOARD_SOFT_IRQ_PRIORITY
+ * (board_config.h): enabled by the board's init; board_soft_irq_pend() pends
+ * it through NVIC STIR. */
+void cortex_m_soft_irq_enable(void);
 
 #define SEMIHOSTING_SYS_GET_CMDLINE 0x15
 #define SEMIHOSTING_SYS_EXIT_EXTENDED 0x20
