@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from switchscope import catalog, configs, flash, native, report, runner, serial_port, wire
+from switchscope import catalog, flash, native, report, runner, serial_port, wire
 from switchscope.build import build
 from switchscope.cli import main
 from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.measure import Job, counted_over_port, measure
+from switchscope.measure import Job, counted_over_port, measure, run_parameters
 from switchscope.result import Result
 
 SAMPLES = 300
@@ -32,7 +32,7 @@ def _job(target: str, scenario: str) -> Job:
 
 
 def _parameters(job: Job) -> list[str]:
-    return [f"samples={SAMPLES}", *configs.run_parameters(job.resolved_config())]
+    return run_parameters(SAMPLES, job.tasks, job.resolved_config())
 
 
 def _listening(port: int) -> bool:
@@ -242,7 +242,6 @@ def test_the_uno_is_flashed_with_avrdude_through_its_bootloader(tmp_path, monkey
     assert argv == ["/usr/bin/avrdude", "-p", "atmega328p", "-c", "arduino", "-P", str(device), "-b", "115200", "-D",
                     "-U", f"flash:w:{tmp_path / 'yield.hex'}:i"]
     kit = catalog.TARGETS["stm32vldiscovery"]  # through its ST-LINK: the port is the adapter's, for reading
-    monkeypatch.setattr(flash, "hex_image", lambda _target, elf: elf.with_suffix(".hex"))
     assert flash.command(kit, tmp_path / "yield.elf", str(device)) == [
         "/usr/bin/openocd", "-f", "board/stm32vldiscovery.cfg",
         "-c", f"program {tmp_path / 'yield.elf'} verify reset exit"]

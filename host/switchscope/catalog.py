@@ -122,7 +122,7 @@ class RealBoard:
         """Whether flashing goes through the serial port read (a bootloader), not a debug probe."""
         return any("{port}" in argument for argument in self.flash_arguments)
 
-    def flash_command(self, executable: str, port: str, hex_image: Path, elf_image: Path) -> list[str]:
+    def flash_command(self, executable: str, port: str, hex_image: Path | None, elf_image: Path) -> list[str]:
         return [executable, *(a.format(port=port, hex=hex_image, elf=elf_image) for a in self.flash_arguments)]
 
     @property
@@ -203,15 +203,23 @@ class Target:
         virtual time (2**shift ns per instruction) for QEMU's instructions, the
         clock period (40 ns at 25 MHz; 62.5 ns = 625 x 100 ps at 16 MHz) for cycles.
         A period that is no whole number of picoseconds (24 MHz: 41,666.67 ps)
-        gets one 1 ns step per cycle: exact in cycles, not in seconds, and the
-        file's comment says so (scope.write_vcd)."""
+        gets one 1 ns step per cycle (vcd_steps_are_cycles): exact in cycles,
+        not in seconds, and the file's comment says so."""
         if (unit or self.unit) == "instructions":
             return "1 ns", 2**self.icount_shift
+        return self._cycle_step() or ("1 ns", 1)
+
+    def vcd_steps_are_cycles(self, unit: str | None = None) -> bool:
+        """Whether a VCD in this unit counts a step per cycle instead of the clock's real time."""
+        return (unit or self.unit) == "cycles" and self._cycle_step() is None
+
+    def _cycle_step(self) -> tuple[str, int] | None:
+        """The coarsest timescale of 100, 10 or 1 ps that one clock period is a whole number of, and that number."""
         period_ps = Fraction(10**12, self.f_cpu_hz)
         for step_ps, name in ((100, "100 ps"), (10, "10 ps"), (1, "1 ps")):
             if (period_ps / step_ps).denominator == 1:
                 return name, int(period_ps / step_ps)
-        return "1 ns", 1
+        return None
 
     def ns_per_unit(self, unit: str | None = None) -> Fraction | None:
         """Nanoseconds per unit, where the unit is a clock cycle."""

@@ -14,7 +14,7 @@ from switchscope import (__version__, catalog, compare, configs, display, flash,
 from switchscope.build import build
 from switchscope.capture import analyze
 from switchscope.errors import FirmwareFailed, Interrupted, SwitchscopeError
-from switchscope.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
+from switchscope.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port, run_parameters
 from switchscope.measure_elf import measure_elf
 from switchscope.methods import METHODS
 from switchscope.plan import Plan, plan
@@ -202,8 +202,7 @@ def command_flash(args) -> int:
         _check_samples(args.samples)
     config = job.resolved_config()
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
-    image = flash.with_parameters(firmware.elf, [*([f"samples={args.samples}"] if args.samples else []),
-                                                 *configs.run_parameters(config)])
+    image = flash.with_parameters(firmware.elf, run_parameters(args.samples, job.tasks, config))
     try:
         flash.flash(target, image, args.port or "")
     except FirmwareFailed as error:  # the flasher ran and failed: not bad input, a failed step

@@ -58,7 +58,8 @@ def command(target: Target, elf: Path, port: str) -> list[str]:
                                    "flash it by other means and read it with --no-flash")
         check_exists(port)
     executable = require(board.flasher, board.flasher_package)
-    return board.flash_command(executable, port, hex_image(target, elf), elf)
+    needs_hex = any("{hex}" in argument for argument in board.flash_arguments)  # OpenOCD takes the ELF
+    return board.flash_command(executable, port, hex_image(target, elf) if needs_hex else None, elf)
 
 
 class Flashing:

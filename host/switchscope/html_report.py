@@ -144,6 +144,11 @@ def _with_us(result: Result) -> str:
     return text
 
 
+def _stat_cells(stats) -> list[str]:
+    """Each statistic of STAT_KEYS as a cell: figures as they are, the standard deviation to two places."""
+    return [f"{stats.stddev:.2f}" if key == "stddev" else _figure(getattr(stats, key)) for key in STAT_KEYS]
+
+
 def _plain(result: Result) -> str:
     """_with_us as plain text, for a figure's hover title."""
     text = f"{_figure(result.stats.median)} {result.unit}"
@@ -430,8 +435,7 @@ class Page:
                          *(escape(str(v or "-")) for v in (r.kernel, r.target, r.scenario)),
                          str(r.tasks or "-"), escape(r.method), escape(", ".join(changed) or "default"),
                          f"{e.size:,}", f"{r.count:,}", str(r.excluded),
-                         *(_figure(getattr(stats, key)) if key != "stddev" else f"{stats.stddev:.2f}"
-                           for key in STAT_KEYS),
+                         *_stat_cells(stats),
                          escape(r.unit), f"{r.stats_ns.median / 1000:.3f}" if r.ns_per_unit is not None else "-",
                          f'<a href="{escape(e.link)}">{escape(e.file.name)}</a>'])
         self.sections.append((
@@ -453,8 +457,7 @@ class Page:
     def _details(self, entry: _Entry) -> str:
         r, stats = entry.result, entry.result.stats
         header = ["", *STAT_KEYS]
-        rows = [[escape(r.unit), *(_figure(getattr(stats, k)) if k != "stddev" else f"{stats.stddev:.2f}"
-                                    for k in STAT_KEYS)]]
+        rows = [[escape(r.unit), *_stat_cells(stats)]]
         if r.ns_per_unit is not None:
             us = r.stats_ns.scaled(1 / 1000)
             rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])

@@ -5,13 +5,13 @@ configuration, tasks) at one sample count, and gives a full distribution."""
 from __future__ import annotations
 
 import itertools
-import json
 import multiprocessing
 import os
 import signal
 from dataclasses import dataclass
 from typing import Callable
 
+from switchscope import results_files
 from switchscope.errors import Interrupted, SwitchscopeError
 from switchscope.measure import Job, measure
 from switchscope.result import Result
@@ -75,11 +75,9 @@ def results_already_in(path, points: list[Point]) -> dict[int, Result]:
     if path is None or not path.exists():
         return {}
     try:
-        document = json.loads(path.read_text())
-        found = {result_key(result): result for result in (Result.from_json(entry, str(path))
-                                                              for entry in document["results"])}
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error})",
+        found = {result_key(result): result for result in results_files.read_file(path).results}
+    except SwitchscopeError as error:
+        raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error.message})",
                                "give the --json file the interrupted sweep was writing") from None
     return {index: found[point_key(point)] for index, point in enumerate(points) if point_key(point) in found}
 

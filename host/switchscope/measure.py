@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -53,6 +52,13 @@ class Job:
             if self.config != defaults:
                 name += f" [{self.config.label(defaults)}]"
         return name
+
+
+def run_parameters(samples: int | None, tasks: int | None, config: Config) -> list[str]:
+    """What the firmware is told of a run ("name=value"): the sample count and rotate's task count
+    where given (else it keeps its defaults), and what the configuration's run options set."""
+    return [*([f"samples={samples}"] if samples else []), *([f"tasks={tasks}"] if tasks else []),
+            *configs.run_parameters(config)]
 
 
 def default_time_limit(samples: int) -> float:
@@ -170,7 +176,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
-    parameters = [f"samples={samples}", *([f"tasks={job.tasks}"] if job.tasks else []), *configs.run_parameters(config)]
+    parameters = run_parameters(samples, job.tasks, config)
     output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
                             watch_scope_pin=job.method.watches_scope_pin,
                             watches=job.method.watches(job.target, firmware.elf, str(job), job.counted_in),
@@ -180,7 +186,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     if vcd is not None and output.edges is not None:
         timescale, ticks = job.target.vcd_scale(result.unit)
         steps = " (time steps are cycles: the clock's period is no whole number of ps)" \
-            if result.unit == "cycles" and Fraction(10**12, job.target.f_cpu_hz).denominator != 1 else ""
+            if job.target.vcd_steps_are_cycles(result.unit) else ""
         scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result.scope["pin"] or "pin",
                         timescale, ticks,
                         f"switchscope {job}: scope pin{steps}, 1 {result.unit} = {ticks} x {timescale}")
@@ -216,9 +222,7 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None
     if flash_first:  # the image carries the run's parameters: a chip has no simulator to pass them
-        image = flash.with_parameters(firmware.elf, [*([f"samples={samples}"] if samples else []),
-                                                     *([f"tasks={job.tasks}"] if job.tasks else []),
-                                                     *configs.run_parameters(config)])
+        image = flash.with_parameters(firmware.elf, run_parameters(samples, job.tasks, config))
         if job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
             if on_stage:
                 on_stage("flashing")

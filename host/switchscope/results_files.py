@@ -37,26 +37,28 @@ def files_in(path: Path, side: str) -> list[Path]:
     raise SwitchscopeError(f"{side} {path}: no such file or directory")
 
 
-def read_file(file: Path, side: str) -> ResultsFile:
+def read_file(file: Path, side: str = "") -> ResultsFile:
+    """One file's results; errors name it, after `side` (base, new, input) when given."""
+    where = f"{side} {file}" if side else str(file)
     try:
         document = json.loads(file.read_text())
     except (OSError, UnicodeDecodeError) as error:
-        raise SwitchscopeError(f"{side} {file}: cannot be read ({error})") from None
+        raise SwitchscopeError(f"{where}: cannot be read ({error})") from None
     except ValueError as error:
-        raise SwitchscopeError(f"{side} {file}: not JSON ({error})", HINT) from None
+        raise SwitchscopeError(f"{where}: not JSON ({error})", HINT) from None
     entries = document.get("results") if isinstance(document, dict) else None
     if not isinstance(entries, list):
-        raise SwitchscopeError(f"{side} {file}: not switchscope results (no \"results\" list)", HINT)
+        raise SwitchscopeError(f"{where}: not switchscope results (no \"results\" list)", HINT)
     found = ResultsFile(file, [])
     for index, entry in enumerate(entries):
         if isinstance(entry, dict) and "schema" not in entry and isinstance(entry.get("probe"), dict):
             found.intrusion.append(entry)  # an intrusion report's row: each method's median, not a distribution
             continue
-        found.results.append(Result.from_json(entry, f"{side} {file}, result {index}"))
+        found.results.append(Result.from_json(entry, f"{where}, result {index}"))
     for name in ("failures", "not_applicable"):
         listed = document.get(name, [])
         if not isinstance(listed, list):
-            raise SwitchscopeError(f"{side} {file}: \"{name}\" must be a list")
+            raise SwitchscopeError(f"{where}: \"{name}\" must be a list")
         setattr(found, name, listed)
     incomplete = document.get("incomplete")
     found.incomplete = str(incomplete) if incomplete else None

@@ -18,7 +18,7 @@ import os
 import time
 from pathlib import Path
 
-from switchscope import __version__, catalog, configs, matrix, outputs
+from switchscope import __version__, catalog, configs, matrix, outputs, results_files
 from switchscope.errors import Interrupted, SwitchscopeError
 from switchscope.matrix import Point
 from switchscope.plan import plan
@@ -122,9 +122,8 @@ def _write_result(out: Path, point: Point, outcome: Result | str) -> None:
 def _written_before(out: Path, point: Point) -> Result | None:
     """The result an earlier run of the suite wrote for this point, if it is a whole one."""
     try:
-        document = json.loads(result_path(out, point).read_text())
-        (result,) = [Result.from_json(entry) for entry in document["results"]]
-    except (OSError, ValueError, KeyError, TypeError, SwitchscopeError):
+        (result,) = results_files.read_file(result_path(out, point)).results
+    except (SwitchscopeError, ValueError):  # missing, damaged, or not one result: measured again
         return None
     return result if result.count + result.excluded == point.samples else None
 
