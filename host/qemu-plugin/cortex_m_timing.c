@@ -29,9 +29,29 @@ static int32_t sign_extend(uint32_t value, unsigned bits)
     return (int32_t)((value ^ sign) - sign);
 }
 
+/* The range the TRM gives the instruction's cost: `least` to `most` cycles. */
+static void allow(struct insn_timing *t, uint32_t least, uint32_t most)
+{
+    t->below = (uint8_t)(t->cycles - least);
+    t->above = (uint8_t)(most - t->cycles);
+}
+
+/* A refill of `point` cycles after a branch, P in the TRM's 1 to 3 (Table 3-1). An exception
+ * return replaces it with the unstacking (Figure 5-5), so the plugin can take it back. */
+static void add_refill(struct insn_timing *t, uint32_t point)
+{
+    t->cycles += point;
+    t->refill = (uint8_t)point;
+    t->refill_below = (uint8_t)(point - TIMING_REFILL_LEAST);
+    t->refill_above = (uint8_t)(TIMING_REFILL_MOST - point);
+    t->below += t->refill_below;
+    t->above += t->refill_above;
+}
+
 /* A single load or store: LDR is 2 cycles, STR with an immediate offset 1,
- * STR with a register offset 2; an LDR or STR right after a pipelinable LDR
- * whose destination it does not use for its address costs one less. */
+ * STR with a register offset 2 (Table 3-1, 3.3.2); an LDR or STR right after
+ * a pipelinable LDR whose destination it does not use for its address costs
+ * one less (3.3.2: "LDR [any] are pipelined when possible"). */
 static void single_transfer(struct insn_timing *t, const struct insn_timing *previous, int load, unsigned rt,
                             unsigned rn, unsigned rm, int register_offset, int writeback)
 {
@@ -41,28 +61,36 @@ static void single_transfer(struct insn_timing *t, const struct insn_timing *pre
         t->cycles = 2;
         t->is_load = !writeback; /* a load with a base update does not pipeline */
         t->load_destination = (uint8_t)rt;
-        if (rt == PC) { /* LDR pc: a blocking load, then the reload */
-            t->cycles = 2 + TIMING_REFILL_BLOCKING;
+        if (rt == PC) {
+            /* Table 3-1: 2 + P, P 1 to 3; 3.3.2: "at least two cycles for the load, and three cycles
+             * for the pipeline reload ... at least five cycles": the point is the text's five */
             t->flow = FLOW_INDIRECT;
             t->is_load = t->is_memory = 0;
+            add_refill(t, TIMING_REFILL_BLOCKING);
             if (rn == SP && writeback)
                 t->pops_pc_from_sp = 1;
             return;
         }
+        if (rn == PC) /* 3.3.2: "LDR Rx,[PC,#imm] might add a cycle because of contention with the fetch unit" */
+            t->above = 1;
     } else {
         t->cycles = register_offset ? 2 : 1;
     }
     if (t->is_memory && previous && previous->is_load &&
-        !(t->address_mask & (1u << previous->load_destination)) && t->cycles > 1)
+        !(t->address_mask & (1u << previous->load_destination)) && t->cycles > 1) {
         t->cycles -= 1;
+        t->pipelined = 1;
+    }
 }
 
+/* LDM, STM, PUSH, POP: 1 + N, + P when the PC is loaded (Table 3-1). */
 static void multiple_transfer(struct insn_timing *t, int load, unsigned registers, unsigned rn)
 {
     t->cycles = 1 + popcount16(registers);
+    t->address_mask = (uint16_t)(1u << rn);
     if (load && (registers & (1u << PC))) {
-        t->cycles += TIMING_REFILL_REGISTER;
         t->flow = FLOW_INDIRECT;
+        add_refill(t, TIMING_REFILL_REGISTER);
         if (rn == SP)
             t->pops_pc_from_sp = (uint8_t)popcount16(registers); /* pc is the last word popped */
     }
@@ -72,20 +100,36 @@ static void branch_to(struct insn_timing *t, uint32_t target, int conditional)
 {
     t->target = target;
     t->flow = conditional ? FLOW_CONDITIONAL : FLOW_DIRECT;
-    t->cycles = conditional ? 1 : 1 + TIMING_REFILL_IMMEDIATE;
+    t->cycles = 1;
+    if (!conditional) /* a conditional branch's refill is charged when it is taken */
+        add_refill(t, TIMING_REFILL_IMMEDIATE);
 }
 
 static void branch_through(struct insn_timing *t, unsigned reg)
 {
     t->flow = FLOW_INDIRECT;
     t->indirect_register = (uint8_t)reg;
-    t->cycles = 1 + TIMING_REFILL_REGISTER;
+    t->cycles = 1;
+    add_refill(t, TIMING_REFILL_REGISTER);
+}
+
+/* A data-processing instruction writes `rd` (a write to the PC is a branch, timed as one). */
+static void writes(struct insn_timing *t, unsigned rd)
+{
+    if (rd != PC)
+        t->alu_writes |= (uint16_t)(1u << rd);
 }
 
 static unsigned thumb16(uint32_t address, uint16_t hw, const struct insn_timing *previous, struct insn_timing *t)
 {
     t->cycles = 1; /* data processing, moves, compares, MUL, extends, REV, CPS, hints, IT */
     switch (hw >> 11) {
+    case 0x00: case 0x01: case 0x02: case 0x03: /* shifts by an immediate, ADD/SUB with three registers */
+        writes(t, hw & 7);
+        break;
+    case 0x04: case 0x06: case 0x07: /* MOV, ADD, SUB with an 8-bit immediate (0x05 is CMP) */
+        writes(t, (hw >> 8) & 7);
+        break;
     case 0x09: /* LDR rt, [pc, #imm] */
         single_transfer(t, previous, 1, (hw >> 8) & 7, PC, NO_REGISTER, 0, 0);
         break;
@@ -100,6 +144,9 @@ static unsigned thumb16(uint32_t address, uint16_t hw, const struct insn_timing 
     case 0x12: case 0x13: /* LDR/STR rt, [sp, #imm] */
         single_transfer(t, previous, (hw >> 11) & 1, (hw >> 8) & 7, SP, NO_REGISTER, 0, 0);
         break;
+    case 0x14: case 0x15: /* ADR, ADD rd, sp, #imm */
+        writes(t, (hw >> 8) & 7);
+        break;
     case 0x18: case 0x19: /* STM / LDM */
         multiple_transfer(t, (hw >> 11) & 1, hw & 0xFF, (hw >> 8) & 7);
         break;
@@ -113,12 +160,22 @@ static unsigned thumb16(uint32_t address, uint16_t hw, const struct insn_timing 
         branch_to(t, address + 4 + (uint32_t)(sign_extend(hw & 0x7FF, 11) * 2), 0);
         break;
     default:
-        if ((hw & 0xFC00) == 0x4400) { /* special data processing, BX, BLX */
+        if ((hw & 0xFC00) == 0x4000) { /* data processing on registers; TST, CMP, CMN write nothing */
+            unsigned op = (hw >> 6) & 0xF;
+            if (op != 8 && op != 10 && op != 11)
+                writes(t, hw & 7);
+        } else if ((hw & 0xFC00) == 0x4400) { /* special data processing, BX, BLX */
             unsigned op = (hw >> 8) & 3, rd = (hw & 7) | ((hw >> 4) & 8), rm = (hw >> 3) & 0xF;
             if (op == 3)
                 branch_through(t, rm);
             else if (op != 1 && rd == PC) /* ADD pc / MOV pc */
                 branch_through(t, rm);
+            else if (op != 1)
+                writes(t, rd);
+        } else if ((hw & 0xFF00) == 0xB000) { /* ADD sp / SUB sp, #imm */
+            writes(t, SP);
+        } else if ((hw & 0xFF00) == 0xB200 || (hw & 0xFF00) == 0xBA00) { /* extends, REV */
+            writes(t, hw & 7);
         } else if ((hw & 0xF500) == 0xB100) { /* CBZ, CBNZ */
             unsigned offset = ((hw >> 3) & 0x1F) << 1 | ((hw >> 9) & 1) << 6;
             branch_to(t, address + 4 + offset, 1);
@@ -142,30 +199,42 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
             multiple_transfer(t, (hw1 >> 4) & 1, hw2, rn);
         } else if ((hw1 & 0x0640) == 0x0040) { /* dual, exclusive, table branch */
             unsigned op = (hw1 >> 7) & 3, load = (hw1 >> 4) & 1;
-            if (op == 1 && load && (hw1 & 0x0020) == 0 && (hw2 & 0x00E0) == 0) { /* TBB, TBH */
+            if (op == 1 && load && (hw1 & 0x0020) == 0 && (hw2 & 0x00E0) == 0) {
+                /* TBB, TBH. Table 3-1: 2 + P; 3.3.2: "at least two cycles for the load, one cycle for
+                 * the add, and three cycles for the pipeline reload ... at least six": the point is six */
                 t->cycles = 2 + 1 + TIMING_REFILL_BLOCKING;
+                allow(t, 2 + TIMING_REFILL_LEAST, t->cycles);
                 t->flow = FLOW_INDIRECT;
+                t->address_mask = (uint16_t)(1u << rn | 1u << (hw2 & 0xF));
             } else if (op == 0 || (op == 1 && (hw1 & 0x0020) == 0)) { /* LDREX, STREX: as an LDR */
                 single_transfer(t, previous, 1, (hw2 >> 12) & 0xF, rn, NO_REGISTER, 0, 0);
             } else { /* LDRD, STRD: 1 + 2 words, never pipelined */
                 t->cycles = 3;
+                t->address_mask = (uint16_t)(1u << rn);
             }
+        } else if ((hw1 & 0x0600) == 0x0200) { /* data processing, shifted register; with rd = pc: a test */
+            writes(t, (hw2 >> 8) & 0xF);
         }
         return 4;
     }
     if (op1 == 2) {
-        if (!(hw2 & 0x8000))
-            return 4; /* data processing with an immediate */
+        if (!(hw2 & 0x8000)) { /* data processing with an immediate; with rd = pc: a test */
+            writes(t, (hw2 >> 8) & 0xF);
+            return 4;
+        }
         unsigned op2 = (hw2 >> 12) & 7;
         if ((op2 & 5) == 0) { /* B<cond>.W, or the miscellaneous control instructions */
             if (((hw1 >> 7) & 7) != 7) {
                 uint32_t imm = (hw2 & 0x7FF) << 1 | (hw1 & 0x3F) << 12 | ((hw2 >> 13) & 1) << 18 |
                                ((hw2 >> 11) & 1) << 19 | ((hw1 >> 10) & 1) << 20;
                 branch_to(t, address + 4 + (uint32_t)sign_extend(imm, 21), 1);
-            } else if ((hw1 & 0x07E0) == 0x0380 || (hw1 & 0x07E0) == 0x03E0) { /* MSR, MRS */
-                t->cycles = 2;
+            } else if ((hw1 & 0x07E0) == 0x0380 || (hw1 & 0x07E0) == 0x03E0) {
+                t->cycles = 2; /* MSR, MRS: Table 3-1 "1 or 2"; the point takes 2 */
+                allow(t, 1, 2);
+                if ((hw1 & 0x07E0) == 0x03E0) /* MRS writes a register, outside data processing */
+                    t->special_writes = (uint16_t)(1u << ((hw2 >> 8) & 0xF));
             } else if ((hw1 & 0x07F0) == 0x03B0 && ((hw2 >> 4) & 0xF) == 6) { /* ISB: its refill */
-                t->cycles = 1 + TIMING_REFILL_IMMEDIATE;
+                add_refill(t, TIMING_REFILL_IMMEDIATE);
             }
             return 4; /* DSB, DMB: the minimum, B = 0; hints: 1 */
         }
@@ -187,6 +256,8 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
             rt = 0;
         single_transfer(t, previous, load, rt, rn, register_offset ? (hw2 & 0xF) : NO_REGISTER, register_offset,
                         rt == PC ? writeback && (hw2 & 0x00FF) == 4 : writeback);
+    } else if ((op2 & 0x70) == 0x20) { /* data processing on registers: shifts, extends, REV, CLZ */
+        writes(t, (hw2 >> 8) & 0xF);
     } else if ((op2 & 0x78) == 0x30) { /* multiply and multiply-accumulate */
         unsigned op = op2 & 7, op3 = (hw2 >> 4) & 0xF, ra = (hw2 >> 12) & 0xF;
         if (op == 0 && op3 == 0 && ra != PC)
@@ -194,22 +265,39 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
         else if (op == 0 && op3 == 1)
             t->cycles = core == CORE_CORTEX_M3 ? 2 : 1; /* MLS */
         /* MUL and the M4's DSP multiplies: 1 */
+        writes(t, (hw2 >> 8) & 0xF);
     } else if ((op2 & 0x78) == 0x38) { /* long multiplies, divides */
         unsigned op = op2 & 7;
         t->rn = (uint8_t)rn;
         t->rm = (uint8_t)(hw2 & 0xF);
         t->cycles = 0; /* all of it is charged when it executes, from its operands */
+        writes(t, (hw2 >> 8) & 0xF); /* Rd, or RdHi */
         if (op == 1 || op == 3) {
             t->operands = op == 1 ? OPERANDS_SIGNED_DIVIDE : OPERANDS_UNSIGNED_DIVIDE;
-        } else if (core == CORE_CORTEX_M4) {
-            t->cycles = 1; /* the M4's long multiplies and accumulates are single-cycle, whatever the operands */
-        } else if (op == 0 || op == 2) {
-            t->operands = OPERANDS_LONG_MULTIPLY;
-        } else {
-            t->operands = OPERANDS_LONG_MULTIPLY_ACCUMULATE;
+            return 4;
         }
+        writes(t, (hw2 >> 12) & 0xF); /* RdLo */
+        if (core == CORE_CORTEX_M4)
+            t->cycles = 1; /* the M4's long multiplies and accumulates are single-cycle, whatever the operands */
+        else if (op == 0 || op == 2)
+            t->operands = OPERANDS_LONG_MULTIPLY;
+        else
+            t->operands = OPERANDS_LONG_MULTIPLY_ACCUMULATE;
     }
     return 4;
+}
+
+/* 3.3.2: "Any load or store that generates an address dependent on the result of a preceding data
+ * processing operation stalls the pipeline for an additional cycle" (there is no forwarding path).
+ * Whether an MRS result counts is not said: the range allows the cycle, the point does not charge it. */
+static struct cost address_dependency(const struct insn_timing *previous, const struct insn_timing *next)
+{
+    struct cost extra = {0, 0, 0};
+    if (next->address_mask & previous->alu_writes)
+        extra.cycles = 1;
+    else if (next->address_mask & previous->special_writes)
+        extra.above = 1;
+    return extra;
 }
 
 unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, uint16_t hw2,
@@ -217,9 +305,24 @@ unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, u
 {
     memset(out, 0, sizeof *out);
     out->indirect_register = NO_REGISTER;
-    if ((hw1 >> 11) >= 0x1D)
-        return thumb32(core, address, hw1, hw2, previous, out);
-    return thumb16(address, hw1, previous, out);
+    unsigned size = (hw1 >> 11) >= 0x1D ? thumb32(core, address, hw1, hw2, previous, out)
+                                        : thumb16(address, hw1, previous, out);
+    if (previous) {
+        struct cost extra = address_dependency(previous, out);
+        out->cycles += extra.cycles;
+        out->address_stall = (uint8_t)extra.cycles;
+        out->above += (uint8_t)extra.above;
+    }
+    return size;
+}
+
+struct cost cortex_m_across(const struct insn_timing *previous, const struct insn_timing *next)
+{
+    struct cost extra = address_dependency(previous, next);
+    if (previous->is_load && next->is_memory && next->cycles > 1 &&
+        !(next->address_mask & (1u << previous->load_destination)))
+        extra.cycles -= 1; /* pipelined: never together with a stall, which needs data processing before it */
+    return extra;
 }
 
 uint8_t cortex_m_it_condition(struct it_state *state, uint16_t hw1)
@@ -263,7 +366,14 @@ static int is_wide(uint32_t value)
     return value > 0xFFFF && !(signed_value < 0 && signed_value >= -0x8000);
 }
 
-uint32_t cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm)
+/* A cost of `cycles` that the TRM lets go from `least` to `most`. */
+static struct cost within(uint32_t cycles, uint32_t least, uint32_t most)
+{
+    struct cost cost = {cycles, cycles - least, most - cycles};
+    return cost;
+}
+
+struct cost cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm)
 {
     (void)core;
     switch (kind) {
@@ -272,21 +382,21 @@ uint32_t cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, 
         rm = (int32_t)rm < 0 ? -rm : rm;
         /* fall through */
     case OPERANDS_UNSIGNED_DIVIDE: {
-        /* 2 to 12 cycles by early termination (TRM). The rule used here: 2 when the
+        /* Table 3-1: 2 to 12 cycles by early termination. The point used here: 2 when the
          * quotient is 0 (dividend below divisor, or a zero divisor), else 2 plus one
          * cycle per 3 quotient bits, at most 12. Quotient bits: the difference of the
          * operands' leading zeros, plus one. Magnitudes for SDIV as for UDIV. */
         if (rm == 0 || rn < rm)
-            return 2;
+            return within(2, 2, 12);
         unsigned quotient_bits = leading_zeros(rm) - leading_zeros(rn) + 1;
         uint32_t cycles = 2 + (quotient_bits + 2) / 3;
-        return cycles > 12 ? 12 : cycles;
+        return within(cycles > 12 ? 12 : cycles, 2, 12);
     }
     case OPERANDS_LONG_MULTIPLY: /* 3 to 5: 3, plus one per operand wider than 16 bits */
-        return 3 + (uint32_t)is_wide(rn) + (uint32_t)is_wide(rm);
+        return within(3 + (uint32_t)is_wide(rn) + (uint32_t)is_wide(rm), 3, 5);
     case OPERANDS_LONG_MULTIPLY_ACCUMULATE: /* 4 to 7: 4, 5 with one wide operand, 7 with two */
-        return is_wide(rn) && is_wide(rm) ? 7 : 4 + (uint32_t)(is_wide(rn) || is_wide(rm));
+        return within(is_wide(rn) && is_wide(rm) ? 7 : 4 + (uint32_t)(is_wide(rn) || is_wide(rm)), 4, 7);
     default:
-        return 0;
+        return within(0, 0, 0);
     }
 }

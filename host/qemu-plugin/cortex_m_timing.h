@@ -1,8 +1,9 @@
 /*
  * switchscope's timing model of the Cortex-M3 and Cortex-M4 cores (zero wait
  * states, as QEMU's memories): what each Thumb instruction costs in cycles,
- * decided once when QEMU translates it. docs/measurement.md lists every rule
- * with its source and the test that measures it.
+ * decided once when QEMU translates it, with the least and the most the TRM
+ * allows for it. docs/measurement.md lists every rule with the TRM's words
+ * and the test that measures it.
  */
 #ifndef SWITCHSCOPE_CORTEX_M_TIMING_H
 #define SWITCHSCOPE_CORTEX_M_TIMING_H
@@ -28,16 +29,26 @@ enum insn_operands {
     OPERANDS_LONG_MULTIPLY_ACCUMULATE,
 };
 
-/* The cycle costs the model charges, named as in the ARM Cortex-M3 TRM. */
+/* The cycle costs the model charges, named as in the ARM Cortex-M3 TRM (r2p1). */
 #define TIMING_REFILL_IMMEDIATE 1  /* P for a branch to an immediate target */
 #define TIMING_REFILL_REGISTER 2   /* P for a branch to a register or loaded target */
-#define TIMING_REFILL_BLOCKING 3   /* the reload after LDR pc and TBB/TBH */
-#define TIMING_EXCEPTION_ENTRY 12  /* stacking in parallel with the vector fetch */
-#define TIMING_EXCEPTION_EXIT 10   /* unstacking */
-#define TIMING_TAIL_CHAIN 6        /* a pending exception taken at a return, without unstacking */
+#define TIMING_REFILL_LEAST 1      /* Table 3-1: "P ranges from 1 to 3" */
+#define TIMING_REFILL_MOST 3
+#define TIMING_REFILL_BLOCKING 3   /* 3.3.2: the reload after LDR pc and TBB/TBH, "three cycles" */
+#define TIMING_EXCEPTION_ENTRY 12  /* 5.5.1: stacking in parallel with the vector fetch */
+#define TIMING_EXCEPTION_EXIT 10   /* Figure 5-5: unstacking, which replaces the return's refill */
+#define TIMING_TAIL_CHAIN 6        /* 5.6: the next ISR "starts execution six cycles after exiting" */
+
+/* A cost and how far the TRM lets it go either way: least = cycles - below, most = cycles + above. */
+struct cost {
+    uint32_t cycles;
+    uint32_t below, above;
+};
 
 struct insn_timing {
     uint32_t cycles;            /* charged every time it executes (for conditional branches: not taken) */
+    uint8_t below, above;       /* how far the TRM lets `cycles` go down and up */
+    uint8_t refill, refill_below, refill_above; /* the part of the above that is the refill after a branch */
     enum insn_flow flow;
     uint32_t target;            /* FLOW_DIRECT, FLOW_CONDITIONAL: the branch target */
     enum insn_operands operands;
@@ -48,7 +59,12 @@ struct insn_timing {
     uint8_t is_load;            /* a single LDR that can pipeline with what follows */
     uint8_t is_memory;          /* a single LDR or STR that can pipeline after an LDR */
     uint8_t load_destination;   /* is_load: the register loaded */
-    uint16_t address_mask;      /* is_memory: the registers its address is computed from */
+    uint16_t address_mask;      /* any load or store: the registers its address is computed from */
+    /* for the address-generation stall */
+    uint16_t alu_writes;        /* a data-processing (or multiply, divide) instruction: the registers it writes */
+    uint16_t special_writes;    /* MRS: the register it writes (its stall is in the range, not the point) */
+    uint8_t pipelined;          /* 1: charged one cycle less, behind the load before it */
+    uint8_t address_stall;      /* 1: charged one cycle more, its address from the instruction before it */
     uint8_t condition;          /* inside an IT block: its condition (0-13); 14 (always) outside */
 };
 
@@ -75,7 +91,13 @@ int cortex_m_condition_holds(uint8_t cond, uint32_t xpsr);
 unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, uint16_t hw2,
                          const struct insn_timing *previous, struct insn_timing *out);
 
-/* Cycles of an operand-dependent instruction, from its source operands. */
-uint32_t cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm);
+/* What `next` costs beyond its own timing because `previous` ran right before
+ * it, where the translation could not see that (a block boundary where code
+ * runs straight on): one cycle less when it pipelines behind a load, one more
+ * when its address waits for the previous instruction's result. */
+struct cost cortex_m_across(const struct insn_timing *previous, const struct insn_timing *next);
+
+/* Cycles of an operand-dependent instruction, from its source operands, with the TRM's range. */
+struct cost cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm);
 
 #endif

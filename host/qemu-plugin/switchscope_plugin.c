@@ -2,8 +2,10 @@
  * switchscope's QEMU plugin: counts every executed instruction and, through
  * the timing model of the core (cortex_m_timing.c), its cycles; writes a line
  * "<count> <name>" each time execution reaches one of the watched addresses
- * ("<cycles> <name> <instructions>" with unit=cycles). The count is of the
- * instructions, or cycles, before the watched one.
+ * ("<cycles> <name> <instructions> <least> <most>" with unit=cycles: the
+ * model's cycles, then the least and the most cycles the TRM allows for the
+ * same instructions). The count is of the instructions, or cycles, before the
+ * watched one.
  *
  *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to
  *           [,unit=cycles,core=cortex-m3,handler=0x400,...][,stop=1000][,limit=N]
@@ -51,6 +53,7 @@ struct watch {
 struct counters {
     uint64_t instructions;
     uint64_t cycles;
+    uint64_t below, above; /* how far the TRM lets the cycles go down and up */
 };
 
 /* What the model needs to know of a block when the next one starts. */
@@ -74,7 +77,7 @@ static struct watch stamp_watch = {0, "stamp"};
 static enum core_model core = CORE_CORTEX_M3;
 
 static struct qemu_plugin_scoreboard *board;
-static qemu_plugin_u64 instructions, cycles;
+static qemu_plugin_u64 instructions, cycles, below, above;
 static qemu_plugin_u64 logged; /* the counter the log reports */
 
 static struct qemu_plugin_register *registers[16];
@@ -101,8 +104,9 @@ static void on_watched(unsigned int vcpu_index, void *userdata)
     /* registered before the instruction's own adds: the count is of what ran before it */
     uint64_t before = qemu_plugin_u64_get(logged, vcpu_index);
     if (count_cycles)
-        fprintf(events, "%" PRIu64 " %s %" PRIu64 "\n", before, watch->name,
-                qemu_plugin_u64_get(instructions, vcpu_index));
+        fprintf(events, "%" PRIu64 " %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", before, watch->name,
+                qemu_plugin_u64_get(instructions, vcpu_index), before - qemu_plugin_u64_get(below, vcpu_index),
+                before + qemu_plugin_u64_get(above, vcpu_index));
     else
         fprintf(events, "%" PRIu64 " %s\n", before, watch->name);
     if (event_limit && ++events_written == event_limit)
@@ -135,16 +139,44 @@ static uint32_t read_word(uint32_t address)
 }
 
 /* An instruction of an IT block: when its condition fails it takes one cycle, whatever it is. */
-static void on_conditional(unsigned int vcpu_index, void *userdata)
+static uint32_t read_xpsr(void)
 {
-    const struct insn_timing *timing = userdata;
     g_byte_array_set_size(register_buffer, 0);
     uint32_t xpsr = 0;
     if (xpsr_register && qemu_plugin_read_register(xpsr_register, register_buffer) >= 4)
         memcpy(&xpsr, register_buffer->data, 4);
-    condition_failed = !cortex_m_condition_holds(timing->condition, xpsr);
-    if (condition_failed) /* modulo 2^64: takes back what the inline add charged, less one */
-        qemu_plugin_u64_add(cycles, vcpu_index, (uint64_t)TIMING_CONDITION_FAILED - timing->cycles);
+    return xpsr;
+}
+
+/* Adds a cost and its range to the counters (each modulo 2^64, so a negative one takes back). */
+static void charge(unsigned int vcpu_index, int64_t cycles_added, int64_t below_added, int64_t above_added)
+{
+    qemu_plugin_u64_add(cycles, vcpu_index, (uint64_t)cycles_added);
+    qemu_plugin_u64_add(below, vcpu_index, (uint64_t)below_added);
+    qemu_plugin_u64_add(above, vcpu_index, (uint64_t)above_added);
+}
+
+static void on_conditional(unsigned int vcpu_index, void *userdata)
+{
+    const struct insn_timing *timing = userdata;
+    condition_failed = !cortex_m_condition_holds(timing->condition, read_xpsr());
+    if (condition_failed) /* takes back what the inline adds charged, less the one cycle */
+        charge(vcpu_index, (int64_t)TIMING_CONDITION_FAILED - timing->cycles, -(int64_t)timing->below,
+               -(int64_t)timing->above);
+}
+
+/* An instruction timed at translation as pipelined behind, or stalled by, the instruction before it,
+ * which is conditional: when that one did not execute, neither applies (a condition-failed load has
+ * no data phase, a condition-failed ALU operation writes nothing). Runs before the instruction's own
+ * on_conditional, so condition_failed is still the previous instruction's. */
+static void on_after_conditional(unsigned int vcpu_index, void *userdata)
+{
+    const struct insn_timing *timing = userdata;
+    if (!condition_failed)
+        return;
+    if (timing->condition != CONDITION_ALWAYS && !cortex_m_condition_holds(timing->condition, read_xpsr()))
+        return; /* it fails too: one cycle whatever it is, its on_conditional settles that */
+    charge(vcpu_index, (int64_t)timing->pipelined - timing->address_stall, 0, 0);
 }
 
 /* DIV and the long multiplies: their cycles depend on their operands. */
@@ -154,13 +186,13 @@ static void on_operands(unsigned int vcpu_index, void *userdata)
     if (timing->condition != CONDITION_ALWAYS && condition_failed)
         return;
     uint32_t rn = read_register(timing->rn), rm = read_register(timing->rm);
-    qemu_plugin_u64_add(cycles, vcpu_index, cortex_m_operand_cycles(core, timing->operands, rn, rm));
+    struct cost cost = cortex_m_operand_cycles(core, timing->operands, rn, rm);
+    charge(vcpu_index, cost.cycles, cost.below, cost.above);
 }
 
 /* A branch to a register or a loaded value: an EXC_RETURN value there returns from an exception. */
 static void on_indirect(unsigned int vcpu_index, void *userdata)
 {
-    (void)vcpu_index;
     const struct insn_timing *timing = userdata;
     uint32_t target;
     if (timing->condition != CONDITION_ALWAYS && condition_failed)
@@ -171,8 +203,12 @@ static void on_indirect(unsigned int vcpu_index, void *userdata)
         target = read_word(read_register(13) + 4u * (timing->pops_pc_from_sp - 1u));
     else
         return;
-    if (target >= EXC_RETURN_BASE)
+    if (target >= EXC_RETURN_BASE) {
+        /* Figure 5-5: the unstacking starts after the return's last fetch and then fetches the
+         * return target: it replaces the refill the branch was charged with */
         exception_returning = 1;
+        charge(vcpu_index, -(int64_t)timing->refill, -(int64_t)timing->refill_below, -(int64_t)timing->refill_above);
+    }
 }
 
 static int is_handler(uint64_t address)
@@ -197,13 +233,8 @@ static int flows_to(const struct block *block, uint64_t address)
 static void settle_branch(unsigned int vcpu_index, const struct block *block, uint64_t next)
 {
     if (block && block->last_flow == FLOW_CONDITIONAL && next != block->end && next == block->last_target)
-        qemu_plugin_u64_add(cycles, vcpu_index, TIMING_REFILL_IMMEDIATE);
-}
-
-/* Whether `next`, charged as the first of its block, pipelines behind `load` (cortex_m_timing.c's rule). */
-static int pipelines_after(const struct insn_timing *next, const struct insn_timing *load)
-{
-    return load->is_load && next->is_memory && next->cycles > 1 && !(next->address_mask & (1u << load->load_destination));
+        charge(vcpu_index, TIMING_REFILL_IMMEDIATE, TIMING_REFILL_IMMEDIATE - TIMING_REFILL_LEAST,
+               TIMING_REFILL_MOST - TIMING_REFILL_IMMEDIATE);
 }
 
 /* Every block start: exception entry, return, tail-chaining, and taken conditional branches. */
@@ -215,25 +246,29 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     if (exception_returning) {
         exception_returning = 0;
         if (is_handler(block->start)) { /* a pending exception taken at the return */
-            qemu_plugin_u64_add(cycles, vcpu_index, TIMING_TAIL_CHAIN);
+            charge(vcpu_index, TIMING_TAIL_CHAIN, 0, 0);
             return;
         }
-        qemu_plugin_u64_add(cycles, vcpu_index, TIMING_EXCEPTION_EXIT);
+        charge(vcpu_index, TIMING_EXCEPTION_EXIT, 0, 0);
         if (nesting > 0)
             settle_branch(vcpu_index, interrupted[--nesting], block->start);
         return;
     }
     if (is_handler(block->start) && !flows_to(previous, block->start)) {
-        qemu_plugin_u64_add(cycles, vcpu_index, TIMING_EXCEPTION_ENTRY);
+        charge(vcpu_index, TIMING_EXCEPTION_ENTRY, 0, 0);
         if (nesting < MAX_NESTING)
             interrupted[nesting++] = previous; /* its branch is settled where execution resumes */
         return;
     }
     settle_branch(vcpu_index, previous, block->start);
-    /* QEMU also ends blocks where the code runs straight on (1 KB pages, I/O):
-     * a load there still pipelines with the one before it, as within a block */
-    if (previous && block->start == previous->end && pipelines_after(&block->first, &previous->last))
-        qemu_plugin_u64_add(cycles, vcpu_index, (uint64_t)-1);
+    /* QEMU also ends blocks where the code runs straight on (1 KB pages, I/O): a load
+     * there still pipelines behind, or waits for, the instruction before it, as within a
+     * block, unless that one was skipped by its IT condition */
+    if (previous && block->start == previous->end &&
+        !(previous->last.condition != CONDITION_ALWAYS && condition_failed)) {
+        struct cost extra = cortex_m_across(&previous->last, &block->first);
+        charge(vcpu_index, (int32_t)extra.cycles, extra.below, extra.above);
+    }
 }
 
 /* MOVW or MOVT: the register it writes and the half it sets. */
@@ -307,11 +342,18 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
         timing.condition = cortex_m_it_condition(&it, halfwords[0]);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
+        if (timing.below)
+            qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, below, timing.below);
+        if (timing.above)
+            qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, above, timing.above);
         int conditional = timing.condition != CONDITION_ALWAYS;
-        if (conditional || timing.operands != OPERANDS_NONE || timing.flow == FLOW_INDIRECT) {
+        int after_conditional = i && previous.condition != CONDITION_ALWAYS && (timing.pipelined || timing.address_stall);
+        if (conditional || after_conditional || timing.operands != OPERANDS_NONE || timing.flow == FLOW_INDIRECT) {
             struct insn_timing *kept = malloc(sizeof *kept); /* lives as long as the translation */
             *kept = timing;
-            if (conditional) /* first: the others need to know whether it executes */
+            if (after_conditional) /* before its own condition replaces the previous instruction's */
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_after_conditional, QEMU_PLUGIN_CB_R_REGS, kept);
+            if (conditional) /* first of its own: the others need to know whether it executes */
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_conditional, QEMU_PLUGIN_CB_R_REGS, kept);
             if (timing.operands != OPERANDS_NONE)
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_operands, QEMU_PLUGIN_CB_R_REGS, kept);
@@ -411,6 +453,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     board = qemu_plugin_scoreboard_new(sizeof(struct counters));
     instructions = (qemu_plugin_u64){board, offsetof(struct counters, instructions)};
     cycles = (qemu_plugin_u64){board, offsetof(struct counters, cycles)};
+    below = (qemu_plugin_u64){board, offsetof(struct counters, below)};
+    above = (qemu_plugin_u64){board, offsetof(struct counters, above)};
     logged = count_cycles ? cycles : instructions;
     if (count_cycles)
         qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);

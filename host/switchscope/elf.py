@@ -97,28 +97,53 @@ def sizes(path: Path) -> Sizes:
         elf.stream.close()
 
 
+VECTOR_SECTIONS = (".vector_table", ".vectors", ".isr_vector")  # cortex-m-rt, CMSIS and C startups
+MAX_VECTORS = 16 + 240  # ARMv7-M: the architecture's sixteen entries and at most 240 external interrupts
+
+
+def _vector_table(elf) -> tuple[int, bytes]:
+    """The address and the bytes of the vector table the core boots from: a section of its own (whatever
+    its address: 0 on mps2, 0x08000000 on an STM32), else the data object whose reset entry (word 1) is
+    the ELF's entry point, else the start of the loaded image (where VTOR points at reset) when its word 1
+    is a Thumb address. Its length is the section's, or the object's, or reaches the next symbol after
+    the table's start: never past the table into code."""
+    for section in elf.iter_sections():
+        if section.name in VECTOR_SECTIONS and section["sh_type"] == "SHT_PROGBITS" and section["sh_size"]:
+            return section["sh_addr"], section.data()
+    entry = elf["e_entry"] | 1
+    loaded = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_PROGBITS" and s["sh_flags"] & SH_FLAGS.SHF_ALLOC]
+
+    def contents(address: int, size: int) -> bytes:
+        holder = next((s for s in loaded if s["sh_addr"] <= address < s["sh_addr"] + s["sh_size"]), None)
+        if holder is None:
+            return b""
+        return holder.data()[address - holder["sh_addr"]:address - holder["sh_addr"] + size]
+
+    def reset_entry(address: int) -> int:
+        return int.from_bytes(contents(address + 4, 4), "little")
+
+    table = elf.get_section_by_name(".symtab")
+    symbols = [s for s in table.iter_symbols() if s["st_shndx"] != "SHN_UNDEF"] if table is not None else []
+    for symbol in symbols:
+        if symbol["st_info"]["type"] == "STT_OBJECT" and symbol["st_size"] >= 8 \
+                and reset_entry(symbol["st_value"]) == entry:
+            return symbol["st_value"], contents(symbol["st_value"], symbol["st_size"])
+    base = min((s["sh_addr"] for s in loaded), default=0)
+    if reset_entry(base) & 1:
+        size = min(MAX_VECTORS * 4, *(s["st_value"] - base for s in symbols if s["st_value"] > base))
+        return base, contents(base, size)
+    return 0, b""
+
+
 def exception_handlers(path: Path) -> list[int]:
-    """The handler addresses of a Cortex-M vector table at address 0 (Thumb bit
-    cleared), without the reset entry: the `.vector_table`/`.vectors` section
-    there, or the data object at 0 (a C startup's array in .text)."""
+    """The handler addresses of a Cortex-M firmware's vector table (Thumb bit cleared), without the
+    stack pointer and reset entries, which are never entered as exceptions. See _vector_table for
+    where the table is found and how long it is."""
     elf = _open(path)
     try:
-        size = 0
-        for section in elf.iter_sections():
-            if section.name in (".vector_table", ".vectors", ".isr_vector") and section["sh_addr"] == 0:
-                size = section["sh_size"]
-        symbols = elf.get_section_by_name(".symtab")
-        if not size and symbols is not None:
-            size = max((s["st_size"] for s in symbols.iter_symbols()
-                        if s["st_value"] == 0 and s["st_info"]["type"] == "STT_OBJECT"), default=0)
-        size = size or 16 * 4  # the architecture's own sixteen entries
-        table = b""
-        for segment in elf.iter_segments():
-            if segment["p_type"] == "PT_LOAD" and segment["p_vaddr"] == 0:
-                table = segment.data()[:size]
+        _, table = _vector_table(elf)
         words = [int.from_bytes(table[i:i + 4], "little") for i in range(0, len(table) - 3, 4)]
-        # entry 0 is the initial stack pointer, entry 1 reset: neither is entered as an exception
-        return sorted({word & ~1 for word in words[2:] if word & 1})
+        return sorted({word & ~1 for word in words[2:MAX_VECTORS] if word & 1})
     finally:
         elf.stream.close()
 

@@ -14,7 +14,7 @@ from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.configs import Config
 from switchscope.errors import FirmwareFailed, SwitchscopeError
 from switchscope.methods import Method
-from switchscope.result import Result
+from switchscope.result import Result, Stats
 from switchscope.runner import Progress, RunOutput, check_completed, run
 from switchscope.wire import Stream
 
@@ -115,6 +115,11 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
     excluded = [{"seq": seq, "value": value, "reason": reason} for seq, value, reason in
                 zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist(), reasons)]
     values = corrected[~left_out].tolist()
+    bounds = None
+    if reading.bounds:  # over the same kept windows: the least and the most the core's manual allows
+        bounds = {side: Stats.of(np.maximum(np.asarray(raw, dtype=np.int64) - np.asarray(overheads, dtype=np.int64),
+                                            0)[~left_out]).as_dict()
+                  for side, (raw, overheads) in reading.bounds.items()}
     tags = samples.column("tag")[~left_out].tolist()
     if not values:
         why = "the stamp timer wrapped inside" if wrapped.all() else "the kernel tick fell into"
@@ -131,6 +136,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         method=job.method.name,
         unit=unit,
         timing_model=target.timing_model_for(unit),
+        bounds=bounds,
         samples=values,
         overhead=reading.overhead,
         first=stats.corrected(int(reading.raw[0]), int(reading.overheads[0]))[0],

@@ -11,7 +11,7 @@ from pathlib import Path
 from switchscope import elf, native, stats
 from switchscope.catalog import Target
 from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.result import Result
+from switchscope.result import Result, Stats
 from switchscope.runner import run
 
 
@@ -55,12 +55,17 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
             f"time(s), --to {stop} (0x{stop_address:x}) {reached['to']} time(s) after it; {why}",
             "check that both points are on the path the firmware runs, --from before --to; "
             + "last output: " + "; ".join(said))
+    bounds = None
+    if output.events is not None and output.events.bounded:  # the least and the most the core's manual allows
+        bounds = {side: Stats.of(stats.intervals([(getattr(e, side_name), e.name) for e in events], "from", "to")[0])
+                  .as_dict() for side, side_name in (("min", "least"), ("max", "most"))}
     return Result(
         kind="interval",
         scenario=f"{start}..{stop}",
         method="marker",
         unit=unit,
         timing_model=target.timing_model_for(unit),
+        bounds=bounds,
         samples=intervals,
         overhead=0,
         first=intervals[0],

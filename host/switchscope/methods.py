@@ -30,6 +30,9 @@ class Reading:
     overhead: int  # the one figure reported as the method's cost
     calibration: list[int]
     extra: dict = field(default_factory=dict)  # method-specific facts for the result (timer, scope)
+    # cycles from a timing model: {"min": (raw, overheads), "max": (raw, overheads)}, the same windows
+    # counted with the least and with the most cycles the core's manual allows
+    bounds: dict | None = None
 
 
 def warmup_windows(stream: Stream) -> int:
@@ -104,14 +107,27 @@ class Probe(Method):
         logged = output.events.named("stamp")
         expected = [*timer_reading.calibration, *timer_reading.raw.tolist()]
         tolerances = [0] * len(timer_reading.calibration) + Probe._tolerances(stream)
-        found = Probe._spans_in_order(logged, expected, tolerances, 2 * warmup_windows(stream),
+        pairs = Probe._pairs_in_order(logged, expected, tolerances, 2 * warmup_windows(stream),
                                       len(timer_reading.calibration))
-        if found is None:
-            found = Probe._spans_searched(logged, stream, timer_reading, what)
-        calibration, raw = found[:len(timer_reading.calibration)], found[len(timer_reading.calibration):]
-        overhead = stats.overhead(calibration)
+        if pairs is None:
+            pairs = Probe._pairs_searched(logged, stream, timer_reading, what)
+        calibrated = len(timer_reading.calibration)
+
+        def windows(values: np.ndarray) -> tuple[list[int], np.ndarray, int]:
+            """The calibration pairs' spans, the samples' spans, and the overhead, counted in `values`."""
+            found = values[pairs[1]] - values[pairs[0]]
+            calibration = found[:calibrated].tolist()
+            return calibration, found[calibrated:], stats.overhead(calibration)
+
+        calibration, raw, overhead = windows(logged.time)
+        bounds = None
+        if logged.bounded:  # the same windows at each end of the range the core's manual allows
+            bounds = {}
+            for side, values in (("min", logged.least), ("max", logged.most)):
+                _, side_raw, side_overhead = windows(values)
+                bounds[side] = (side_raw, np.full(len(side_raw), side_overhead))
         timer = {**timer_reading.extra["timer"], "stamped_in": "cycles, by the simulator at each read of the timer"}
-        return Reading(raw, np.full(len(raw), overhead), overhead, calibration, {"timer": timer})
+        return Reading(raw.tolist(), np.full(len(raw), overhead), overhead, calibration, {"timer": timer}, bounds)
 
     @staticmethod
     def _tolerances(stream) -> list[int]:
@@ -124,23 +140,24 @@ class Probe(Method):
         return np.where((flags & STAMP_WRAPPED) != 0, 2**62, (flags & TICK_IN_WINDOW) != 0).tolist()
 
     @staticmethod
-    def _spans_in_order(logged, expected: list[int], tolerances: list[int], skipped: int, after: int):
-        """The windows' spans when the reads come exactly in pairs, window after
-        window (`skipped` reads after the first `after` windows: the warm-up's),
-        each pair as many instructions apart as the firmware's stamps say;
-        None otherwise."""
+    def _pairs_in_order(logged, expected: list[int], tolerances: list[int], skipped: int, after: int):
+        """The windows' (opening read, closing read) positions in the log when
+        the reads come exactly in pairs, window after window (`skipped` reads
+        after the first `after` windows: the warm-up's), each pair as many
+        instructions apart as the firmware's stamps say; None otherwise."""
         keep = np.ones(len(logged), dtype=bool)
         keep[2 * after:2 * after + skipped] = False
-        instructions, time = logged.instructions[keep], logged.time[keep]
-        if len(time) != 2 * len(expected):
+        kept = np.flatnonzero(keep)
+        if len(kept) != 2 * len(expected):
             return None
-        apart = instructions[1::2] - instructions[0::2]
+        first, second = kept[0::2], kept[1::2]
+        apart = logged.instructions[second] - logged.instructions[first]
         if (np.abs(apart - np.array(expected, dtype=np.int64)) > np.array(tolerances, dtype=np.int64)).any():
             return None
-        return (time[1::2] - time[0::2]).tolist()
+        return first, second
 
     @staticmethod
-    def _spans_searched(logged, stream, timer_reading: Reading, what: str) -> list[int]:
+    def _pairs_searched(logged, stream, timer_reading: Reading, what: str) -> tuple[np.ndarray, np.ndarray]:
         """The same windows where reads come out of pairs: each is the next
         pair of reads whose instruction span equals what the firmware's stamps
         say, so a read outside the windows (a window opened again before it
@@ -148,7 +165,7 @@ class Probe(Method):
         stamps = list(logged)
         position = 0
 
-        def spans(expected: list[int], tolerances: list[int]) -> list[int]:
+        def pairs(expected: list[int], tolerances: list[int]) -> list[tuple[int, int]]:
             nonlocal position
             found = []
             for index, (instructions, tolerance) in enumerate(zip(expected, tolerances)):
@@ -160,13 +177,15 @@ class Probe(Method):
                     raise FirmwareFailed(f"{what}: window {index} of {len(expected)}: no two reads of the stamp "
                                          f"timer {instructions} instructions apart where the simulator saw them "
                                          f"({len(stamps)} reads in all)", "this is a bug: report it with the firmware")
-                found.append(stamps[pair[1]].time - stamps[pair[0]].time)
+                found.append(pair)
                 position = pair[1] + 1
             return found
 
-        calibration = spans(timer_reading.calibration, [0] * len(timer_reading.calibration))
+        calibration = pairs(timer_reading.calibration, [0] * len(timer_reading.calibration))
         position += 2 * warmup_windows(stream)  # rotate's warm-up windows: stamped, never sent
-        return calibration + spans(timer_reading.raw.tolist(), Probe._tolerances(stream))
+        found = np.array(calibration + pairs(timer_reading.raw.tolist(), Probe._tolerances(stream)),
+                         dtype=np.int64).reshape(-1, 2)
+        return found[:, 0], found[:, 1]
 
     def _timer_reading(self, stream, target, what) -> Reading:
         # a 32-bit free-running counter (DWT_CYCCNT) wraps at 2^32, which the firmware writes as 0
@@ -248,8 +267,14 @@ class Scope(Method):
                                  f"{len(stream.samples)} samples in the stream")
         t_cd = [int(m.t_cd) for m in found]
         t_ab = [int(m.t_ab) for m in found]
+        bounds = None
+        if output.edges and output.edges[0].least is not None:  # the same pulses, timed at each end of the range
+            bounds = {}
+            for side, time in (("min", lambda e: e.least), ("max", lambda e: e.most)):
+                pulses = scope.measurements([(time(e), e.level) for e in output.edges])[warmup_windows(stream):]
+                bounds[side] = ([int(m.t_cd) for m in pulses], [int(m.t_ab) for m in pulses])
         return Reading(t_cd, t_ab, Counter(t_ab).most_common(1)[0][0], sorted(set(t_ab)),
-                       {"scope": {"pin": stream.meta.get("scope_pin"), "edges": len(output.edges)}})
+                       {"scope": {"pin": stream.meta.get("scope_pin"), "edges": len(output.edges)}}, bounds)
 
     def note(self, overhead, unit, pin):
         return f"pin {pin}: bare pulse tAB = {overhead} {unit} subtracted"
@@ -275,21 +300,29 @@ class Marker(Method):
 
     def reading(self, stream, output, target, what, unit):
         found, unpaired = Marker._intervals(output.events)
-        found = found[warmup_windows(stream):]
+        skipped = warmup_windows(stream)
+        found = found[skipped:]
         if len(found) != len(stream.samples) or unpaired:
             raise FirmwareFailed(f"{what}: the markers give {len(found)} windows ({unpaired} openings without a "
                                  f"closing) for {len(stream.samples)} samples in the stream")
-        return Reading(found, [0] * len(found), 0, [])
+        bounds = None
+        if output.events.bounded:
+            bounds = {side: (Marker._intervals(output.events, column)[0][skipped:], [0] * len(found))
+                      for side, column in (("min", "least"), ("max", "most"))}
+        return Reading(found, [0] * len(found), 0, [], bounds=bounds)
 
     @staticmethod
-    def _intervals(events) -> tuple[list[int], int]:
-        """stats.intervals of the open and close events; at once when they alternate, as they do in a sound run."""
+    def _intervals(events, column: str = "time") -> tuple[list[int], int]:
+        """stats.intervals of the open and close events, counted in `column` (time, or the least or most
+        cycles); at once when they alternate, as they do in a sound run."""
         if events is None:
             return [], 0
+        values = getattr(events, column)
         opening, closing = events.is_named("open"), events.is_named("close")
         if len(events) % 2 == 0 and opening[0::2].all() and closing[1::2].all():
-            return (events.time[1::2] - events.time[0::2]).tolist(), 0
-        return stats.intervals([(e.time, e.name) for e in events], "open", "close")
+            return (values[1::2] - values[0::2]).tolist(), 0
+        names = [events.names[i] for i in events.name_index.tolist()]
+        return stats.intervals(list(zip(values.tolist(), names)), "open", "close")
 
     def note(self, overhead, unit, pin):
         return "counted by the simulator between two addresses: nothing to subtract"

@@ -54,6 +54,9 @@ class Result:
     first: float  # the first sample, kept or not
     excluded_samples: list = field(default_factory=list)  # {"seq", "value", "reason"} of each sample left out
     timing_model: str | None = None  # cycles on QEMU: the core model that turned instructions into cycles
+    # cycles from a timing model: {"min": STATS, "max": STATS}, each statistic over the kept windows' least and
+    # most cycles the core's manual allows for the same instructions (the samples are the model's point estimates)
+    bounds: dict | None = None
     clamped: int = 0  # samples smaller than the overhead, set to 0
     kernel: str | None = None
     kernel_version: str | None = None
@@ -90,6 +93,13 @@ class Result:
     @property
     def stats(self) -> Stats:
         return Stats.of(self.samples)
+
+    @property
+    def bound_stats(self) -> "tuple[Stats, Stats] | None":
+        """The statistics of the least and of the most cycles the manual allows, when a model counted them."""
+        if not self.bounds:
+            return None
+        return Stats(**self.bounds["min"]), Stats(**self.bounds["max"])
 
     @property
     def ns_per_unit(self) -> float | None:
@@ -136,6 +146,12 @@ class Result:
         if not isinstance(document["samples"], list) or not all(
                 isinstance(value, (int, float)) and not isinstance(value, bool) for value in document["samples"]):
             raise SwitchscopeError(f"{where}: 'samples' must be a list of numbers")
+        bounds = document.get("bounds")
+        if bounds is not None and not (isinstance(bounds, dict) and all(
+                isinstance(bounds.get(side), dict) and all(isinstance(bounds[side].get(key), (int, float))
+                                                           for key in STAT_KEYS) for side in ("min", "max"))):
+            raise SwitchscopeError(f"{where}: 'bounds' must be {{\"min\": statistics, \"max\": statistics}}, "
+                                   f"each with {', '.join(STAT_KEYS)}")
         known = {key: value for key, value in document.items() if key in names}
         details = {key: value for key, value in document.items() if key not in names and key not in derived}
         # written before "kind" was: what the result holds says which it is

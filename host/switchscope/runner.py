@@ -44,6 +44,8 @@ PR_SET_PDEATHSIG = 1  # linux/prctl.h
 class Edge:
     time: int  # in the target's unit (instructions or cycles) since the start
     level: int
+    least: int | None = None  # cycles from a timing model: the least and the most the core's manual allows
+    most: int | None = None
 
 
 @dataclass(frozen=True)
@@ -51,28 +53,42 @@ class Event:
     time: int  # in the run's unit since the start: instructions before, or the cycle at which, it ran
     name: str
     instructions: int | None = None  # counting cycles on QEMU: the instructions before it too
+    least: int | None = None  # counting cycles on QEMU: the least and the most cycles the core's manual allows
+    most: int | None = None
 
 
 class Events:
     """The watch log as columns: for each event in order its count (`time`),
     its name (an index into `names`) and, counting cycles on QEMU, the
-    instructions before it (-1 where not logged). Iterating gives Event objects."""
+    instructions before it (-1 where not logged) and the least and the most
+    cycles the core's manual allows for the same instructions (`least`,
+    `most`: None where the log has none). Iterating gives Event objects."""
 
-    def __init__(self, time: np.ndarray, name_index: np.ndarray, names: list[str], instructions: np.ndarray):
+    def __init__(self, time: np.ndarray, name_index: np.ndarray, names: list[str], instructions: np.ndarray,
+                 least: np.ndarray | None = None, most: np.ndarray | None = None):
         self.time, self.name_index, self.names, self.instructions = time, name_index, names, instructions
+        self.least, self.most = least, most
+
+    @property
+    def bounded(self) -> bool:
+        return self.least is not None
 
     def __len__(self) -> int:
         return len(self.time)
 
     def __iter__(self):
-        for time, index, instructions in zip(self.time.tolist(), self.name_index.tolist(), self.instructions.tolist()):
-            yield Event(time, self.names[index], instructions if instructions >= 0 else None)
+        least = self.least.tolist() if self.bounded else [None] * len(self)
+        most = self.most.tolist() if self.bounded else [None] * len(self)
+        for time, index, instructions, low, high in zip(self.time.tolist(), self.name_index.tolist(),
+                                                        self.instructions.tolist(), least, most):
+            yield Event(time, self.names[index], instructions if instructions >= 0 else None, low, high)
 
     def is_named(self, name: str) -> np.ndarray:
         return self.name_index == (self.names.index(name) if name in self.names else -1)
 
     def _only(self, keep: np.ndarray) -> "Events":
-        return Events(self.time[keep], self.name_index[keep], self.names, self.instructions[keep])
+        return Events(self.time[keep], self.name_index[keep], self.names, self.instructions[keep],
+                      self.least[keep] if self.bounded else None, self.most[keep] if self.bounded else None)
 
     def named(self, name: str) -> "Events":
         """The events of one name, in order."""
@@ -241,7 +257,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         events, events_limited = _read_events(event_log) if event_log.is_file() else (None, False)
         edges = None
         if watch_scope_pin and target.simulator == "qemu" and events is not None:
-            edges = _edges([(e.time, SCOPE_EDGE_EVENTS[e.name]) for e in events if e.name in SCOPE_EDGE_EVENTS])
+            edges = _edges([(e.time, SCOPE_EDGE_EVENTS[e.name], e.least, e.most) for e in events
+                            if e.name in SCOPE_EDGE_EVENTS])
             events = events.without(SCOPE_EDGE_EVENTS)
         elif watch_scope_pin and pin_log.is_file():
             edges = _edges([(int(f[0]), int(f[2])) for f in (line.split() for line in pin_log.read_text().splitlines())])
@@ -258,7 +275,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
 
 def _read_events(log: Path) -> tuple[Events, bool]:
     """"<count> <name>" lines from the QEMU plugin or the simavr runner (with
-    a third field, the instructions before it, when QEMU counts cycles), and
+    a third field, the instructions before it, and a fourth and fifth, the
+    least and the most cycles the core's manual allows, when QEMU counts cycles), and
     whether the log ended at its limit ("<count> limit") rather than with the
     run ("<count> end", or nothing). Read as columns: a run of a million
     samples logs millions of events."""
@@ -273,18 +291,20 @@ def _read_events(log: Path) -> tuple[Events, bool]:
             else np.zeros((0, fields), dtype=bytes)
         time = table[:, 0].astype(np.int64)
         instructions = table[:, 2].astype(np.int64) if fields > 2 else np.full(len(table), -1, dtype=np.int64)
+        least, most = (table[:, 3].astype(np.int64), table[:, 4].astype(np.int64)) if fields > 4 else (None, None)
     except ValueError:
         raise FirmwareFailed(f"the simulator's watch log {log} is malformed", "this is a bug: report it") from None
     names, name_index = np.unique(table[:, 1], return_inverse=True)
-    return Events(time, name_index.reshape(-1), [name.decode() for name in names.tolist()], instructions), limited
+    return Events(time, name_index.reshape(-1), [name.decode() for name in names.tolist()], instructions,
+                  least, most), limited
 
 
-def _edges(changes: list[tuple[int, int]]) -> list[Edge]:
-    """Only the real changes of level, from a pin that starts low."""
+def _edges(changes: list[tuple]) -> list[Edge]:
+    """Only the real changes of level, from a pin that starts low: (time, level[, least, most]) each."""
     edges, level = [], 0
-    for time, new_level in changes:
+    for time, new_level, *bounds in changes:
         if new_level != level:
-            edges.append(Edge(time, new_level))
+            edges.append(Edge(time, new_level, *bounds))
             level = new_level
     return edges
 
