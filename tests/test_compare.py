@@ -10,14 +10,17 @@ import pytest
 from switchscope import cli
 from switchscope.compare import Threshold
 from switchscope.errors import SwitchscopeError
-from switchscope.result import Result
+from switchscope.result import Result, Stats
 
 
 def result(scenario="resume", samples=(267,) * 10, unit="cycles", opt="-O2", kernel="freertos",
-           target="mps2-an385", simulator="QEMU emulator version 10.0.2") -> dict:
+           target="mps2-an385", simulator="QEMU emulator version 10.0.2", spread=None) -> dict:
+    """`spread` (below, above): each sample's TRM range is sample - below to sample + above."""
+    bounds = {side: Stats.of([s + offset for s in samples]).as_dict()
+              for side, offset in (("min", -spread[0]), ("max", spread[1]))} if spread else None
     return Result(kind="scenario", scenario=scenario, method="probe", unit=unit, samples=list(samples), overhead=7,
                   first=samples[0], kernel=kernel, target=target, options={"opt": opt},
-                  timing_model="cortex-m3" if unit == "cycles" else None,
+                  timing_model="cortex-m3" if unit == "cycles" else None, bounds=bounds,
                   simulator={"name": simulator}, toolchain={"compiler": "arm-none-eabi-gcc 12.2.1"}).to_json()
 
 
@@ -101,6 +104,70 @@ def test_junit_and_json_outputs(tmp_path, capsys):
     assert len(failed) == 1 and "267 -> 270 cycles" in failed[0].find("failure").text
     comparisons = json.loads((tmp_path / "c.json").read_text())["comparisons"]
     assert {c["verdict"] for c in comparisons} == {"slower", "only in base", "only in new"}
+
+
+def _ranged_pair(tmp_path) -> tuple[str, str]:
+    """Two regressions of the median with the TRM range 7 below and 5 above each figure: resume 126 (119-131) ->
+    140 (133-145), disjoint since 133 > 131, so outside; yield 200 (193-205) -> 204 (197-209), overlapping, inside."""
+    base = write(tmp_path / "base.json", result(samples=(126,) * 10, spread=(7, 5)),
+                 result("yield", (200,) * 10, spread=(7, 5)))
+    new = write(tmp_path / "new.json", result(samples=(140,) * 10, spread=(7, 5)),
+                result("yield", (204,) * 10, spread=(7, 5)))
+    return base, new
+
+
+def test_the_trm_range_verdict_in_table_json_and_junit(tmp_path, capsys):
+    base, new = _ranged_pair(tmp_path)
+    status, said = run([base, new, "--junit", str(tmp_path / "compare.xml"), "--json", str(tmp_path / "c.json")],
+                       capsys)
+    assert status == 1  # by default any regression fails, inside the range or not
+    assert "base TRM range" in said and "119-131" in said and "133-145" in said
+    assert "slower, outside the TRM range" in said and "slower, inside the TRM range" in said
+    assert "2 slower (1 outside the TRM range)" in said and "Cortex-M3 TRM" in said
+    document = json.loads((tmp_path / "c.json").read_text())
+    assert document["fail_on"] == "any"
+    by_name = {c["result"].split("/")[2]: c for c in document["comparisons"]}
+    assert by_name["resume"]["range"] == "outside"
+    assert by_name["resume"]["base_range"] == [119, 131] and by_name["resume"]["new_range"] == [133, 145]
+    assert by_name["yield"]["range"] == "inside"
+    suite = ElementTree.parse(tmp_path / "compare.xml").getroot()
+    messages = {case.get("name"): case.find("failure").get("message") for case in suite}
+    assert suite.get("failures") == "2"
+    outside, inside = (messages[f"freertos/mps2-an385/{name}/probe median"] for name in ("resume", "yield"))
+    assert outside.startswith("slower, outside the TRM range: median 126 -> 140")
+    assert "TRM range 119-131 -> 133-145" in outside
+    assert inside.startswith("slower, inside the TRM range: median 200 -> 204")
+
+
+def test_fail_on_outside_range_fails_only_regressions_outside_it(tmp_path, capsys):
+    base, new = _ranged_pair(tmp_path)
+    status, said = run([base, new, "--fail-on", "outside-range", "--junit", str(tmp_path / "compare.xml")], capsys)
+    assert status == 1 and "outside the TRM range where both sides have one" in said
+    suite = ElementTree.parse(tmp_path / "compare.xml").getroot()
+    assert suite.get("failures") == "1"  # the one inside the range passes, saying so
+    passed = [case.find("system-out").text for case in suite if case.find("failure") is None]
+    assert len(passed) == 1 and passed[0].startswith("slower, inside the TRM range")
+    # only the regression inside the range: the default fails, outside-range does not
+    inside = write(tmp_path / "inside.json", result(samples=(126,) * 10, spread=(7, 5)),
+                   result("yield", (204,) * 10, spread=(7, 5)))
+    assert run([base, inside], capsys)[0] == 1
+    assert run([base, inside, "--fail-on", "outside-range"], capsys)[0] == 0
+    with pytest.raises(SystemExit) as refused:  # argparse refuses another value, with exit status 2
+        run([base, inside, "--fail-on", "everything"], capsys)
+    assert refused.value.code == 2
+
+
+def test_without_ranges_nothing_changes_and_outside_range_still_fails(tmp_path, capsys):
+    """Counts without a timing model's range are exact: a regression fails whatever --fail-on says."""
+    base = write(tmp_path / "base.json", result())
+    new = write(tmp_path / "new.json", result(samples=(268,) * 10))
+    for fail_on in ([], ["--fail-on", "outside-range"]):
+        status, said = run([base, new, *fail_on, "--json", str(tmp_path / "c.json")], capsys)
+        assert status == 1 and "slower," not in said  # the verdict says nothing of a range
+        assert said.splitlines()[0].split() == ["result", "unit", "base", "new", "difference", "percent", "verdict"]
+        assert ("TRM" in said) == bool(fail_on)  # only the rule in the summary names it
+        comparison = json.loads((tmp_path / "c.json").read_text())["comparisons"][0]
+        assert comparison["range"] is None and comparison["base_range"] is None and comparison["new_range"] is None
 
 
 def test_a_suite_directory_is_read_as_its_results(tmp_path, capsys):

@@ -335,14 +335,16 @@ def command_compare(args) -> int:
     json_path = outputs.check_file(args.json, "--json", inputs) if args.json else None
     found = compare.compare(compare.load(inputs[0], "base"), compare.load(inputs[1], "new"), args.metric, threshold,
                             tuple(args.ignore_option))
-    print("\n".join(display.table(compare.table_rows(found), markup=True)) if found else "  nothing to compare")
-    print(compare.summary(found, threshold, tuple(args.ignore_option)))
+    print("\n".join(display.table(compare.table_rows(found, args.fail_on), markup=True)) if found
+          else "  nothing to compare")
+    print(compare.summary(found, threshold, tuple(args.ignore_option), args.fail_on))
     if junit:
-        compare.write_junit(junit, found, threshold)
+        compare.write_junit(junit, found, threshold, args.fail_on)
     if json_path:
         outputs.write_text(json_path, json.dumps({"metric": args.metric, "threshold": str(threshold),
+                                                  "fail_on": args.fail_on,
                                                   "comparisons": [c.as_json() for c in found]}, indent=1) + "\n")
-    return 1 if compare.regressions(found) else 0
+    return 1 if compare.regressions(found, args.fail_on) else 0
 
 
 def command_report(args) -> int:
@@ -497,7 +499,7 @@ def parser() -> argparse.ArgumentParser:
         "compare", help="compare two sets of results; exit 1 when one got slower (for CI)",
         description="Match the results of BASE and NEW (run, sweep or measure JSON files, or suite directories) by "
                     "kernel, target, scenario, method, configuration and unit, and compare one statistic. Exit 0 "
-                    "when none got slower than the threshold, 1 when one did, 2 on bad input.")
+                    "when none got slower than the threshold, 1 when one did (see --fail-on), 2 on bad input.")
     versus.add_argument("base", help="the results before the change")
     versus.add_argument("new", help="the results after it")
     versus.add_argument("--metric", default="median", help="the statistic compared: min, median, mode, mean, max, "
@@ -508,6 +510,10 @@ def parser() -> argparse.ArgumentParser:
     versus.add_argument("--ignore-option", action="append", default=[], metavar="NAME",
                         help="leave a configuration option out of the matching, repeatable: compare "
                              "o2.json os.json --ignore-option opt compares -O2 with -Os")
+    versus.add_argument("--fail-on", choices=compare.FAIL_ON, default="any",
+                        help="which regressions fail the command (exit 1): any (default), or outside-range: only "
+                             "those whose TRM ranges do not overlap, so every chip the manual describes is slower "
+                             "(a result without a range, such as instructions, fails as with any)")
     versus.add_argument("--junit", metavar="PATH", help="also write a JUnit XML file, one test per comparison")
     versus.add_argument("--json", metavar="PATH", help="also write the comparisons as JSON")
     versus.set_defaults(handler=command_compare)

@@ -6,6 +6,12 @@ compared on one statistic (the median by default); since the simulators are
 deterministic, by default any increase is a regression. A result on one side
 only is listed, never an error; a match counted in another unit, or by
 another simulator, is flagged and not compared.
+
+Cycles from a timing model come with the range the core's manual (TRM)
+allows for the same instructions. Where both sides have one, a change is
+"outside the TRM range" when the two ranges of the compared statistic do not
+overlap: every chip the manual describes sees it. Otherwise it is "inside":
+a chip could show one figure for both, and the change may be the model's.
 """
 
 from __future__ import annotations
@@ -19,7 +25,11 @@ from rich.markup import escape
 
 from switchscope import outputs, results_files
 from switchscope.errors import SwitchscopeError
+from switchscope.report import RANGE_COLUMN, range_note
 from switchscope.result import STAT_KEYS, Result
+
+FAIL_ON = ("any", "outside-range")  # which regressions fail `switchscope compare`
+CHANGES = ("slower", "within", "faster")  # the verdicts of a figure that moved
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,28 @@ class Comparison:
     def new_value(self) -> float | None:
         return getattr(self.new.stats, self.metric) if self.new and self.verdict != "not comparable" else None
 
+    def _bounds(self, result: Result | None) -> tuple[float, float] | None:
+        """(least, most) of the compared statistic that the manual allows, on one side."""
+        bounds = result.bound_stats if result and self.verdict != "not comparable" else None
+        return (getattr(bounds[0], self.metric), getattr(bounds[1], self.metric)) if bounds else None
+
+    @property
+    def base_range(self) -> tuple[float, float] | None:
+        return self._bounds(self.base)
+
+    @property
+    def new_range(self) -> tuple[float, float] | None:
+        return self._bounds(self.new)
+
+    @property
+    def range(self) -> str | None:
+        """"outside": the two TRM ranges do not overlap, every chip the manual describes sees the change;
+        "inside": they overlap; None where a side has no range."""
+        if self.base_range is None or self.new_range is None:
+            return None
+        (base_low, base_high), (new_low, new_high) = self.base_range, self.new_range
+        return "outside" if new_low > base_high or new_high < base_low else "inside"
+
     @property
     def difference(self) -> float | None:
         if self.base_value is None or self.new_value is None:
@@ -78,7 +110,10 @@ class Comparison:
     def as_json(self) -> dict:
         return {"result": self.name, "metric": self.metric, "unit": (self.base or self.new).unit,
                 "base": self.base_value, "new": self.new_value, "difference": self.difference,
-                "percent": self.percent, "verdict": self.verdict, **({"why": self.why} if self.why else {})}
+                "percent": self.percent, "verdict": self.verdict, "range": self.range,
+                **{side: list(bounds) if bounds else None
+                   for side, bounds in (("base_range", self.base_range), ("new_range", self.new_range))},
+                **({"why": self.why} if self.why else {})}
 
 
 def _options(result: Result, ignored: tuple[str, ...]) -> tuple:
@@ -153,8 +188,11 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
     return sorted(found, key=lambda c: c.name)
 
 
-def regressions(found: list[Comparison]) -> list[Comparison]:
-    return [c for c in found if c.verdict == "slower"]
+def regressions(found: list[Comparison], fail_on: str = "any") -> list[Comparison]:
+    """The comparisons that fail the command: every "slower" one; with fail_on "outside-range", not those inside
+    the TRM range (a chip could show one figure for both). A slower result without a range on both sides still
+    fails: its count is exact (instructions, the AVR's cycles), or nothing says the change is the model's."""
+    return [c for c in found if c.verdict == "slower" and not (fail_on == "outside-range" and c.range == "inside")]
 
 
 def _figure(value: float | None) -> str:
@@ -163,45 +201,77 @@ def _figure(value: float | None) -> str:
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
 
 
-def table_rows(found: list[Comparison]) -> list[list[str]]:
-    colour = {"slower": "red", "faster": "green"}
-    rows = [["result", "unit", "base", "new", "difference", "percent", "verdict"]]
+def _span(bounds: tuple[float, float] | None) -> str:
+    return f"{_figure(bounds[0])}-{_figure(bounds[1])}" if bounds else "-"
+
+
+def _verdict(c: Comparison) -> str:
+    """The verdict, and for a figure that moved, whether it moved beyond the model's uncertainty."""
+    return c.verdict + (f", {c.range} the {RANGE_COLUMN}" if c.range and c.verdict in CHANGES else "")
+
+
+def _ranged(found: list[Comparison]) -> bool:
+    return any(c.base_range or c.new_range for c in found)
+
+
+def table_rows(found: list[Comparison], fail_on: str = "any") -> list[list[str]]:
+    """With the TRM range of each side only when a result has one; a slower result that does not fail the
+    command (inside the range with fail_on "outside-range") is yellow, not red."""
+    failing = {id(c) for c in regressions(found, fail_on)}
+    ranged = _ranged(found)
+    rows = [["result", "unit", "base", "new", *(["base " + RANGE_COLUMN, "new " + RANGE_COLUMN] if ranged else []),
+             "difference", "percent", "verdict"]]
     for c in found:
-        shade = colour.get(c.verdict)
-        verdict = f"[{shade}]{c.verdict}[/{shade}]" if shade else c.verdict
+        shade = {"slower": "red" if id(c) in failing else "yellow", "faster": "green"}.get(c.verdict)
+        verdict = f"[{shade}]{_verdict(c)}[/{shade}]" if shade else _verdict(c)
         difference = "-" if c.difference is None else f"{c.difference:+.2f}".rstrip("0").rstrip(".")
         percent = "-" if c.percent is None else f"{c.percent:+.2f}%"
-        rows.append([escape(c.name), (c.base or c.new).unit, _figure(c.base_value), _figure(c.new_value), difference,
+        rows.append([escape(c.name), (c.base or c.new).unit, _figure(c.base_value), _figure(c.new_value),
+                     *([_span(c.base_range), _span(c.new_range)] if ranged else []), difference,
                      percent, verdict + (f" ({escape(c.why)})" if c.why else "")])
     return rows
 
 
-def write_junit(path: Path, found: list[Comparison], threshold: Threshold) -> None:
+def write_junit(path: Path, found: list[Comparison], threshold: Threshold, fail_on: str = "any") -> None:
     """One test case per comparison: a regression fails, a result on one side only or not comparable is skipped."""
+    failing = {id(c) for c in regressions(found, fail_on)}
     suite = ElementTree.Element("testsuite", name="switchscope compare", tests=str(len(found)),
-                                failures=str(len(regressions(found))),
+                                failures=str(len(failing)),
                                 skipped=str(sum(c.verdict in ("only in base", "only in new", "not comparable")
                                                 for c in found)))
     for c in found:
         case = ElementTree.SubElement(suite, "testcase", classname="switchscope", name=f"{c.name} {c.metric}")
         said = (f"{c.metric} {_figure(c.base_value)} -> {_figure(c.new_value)} {(c.base or c.new).unit}"
-                f" ({'' if c.percent is None else f'{c.percent:+.2f}%'}, threshold {threshold})")
-        if c.verdict == "slower":
-            ElementTree.SubElement(case, "failure", message=f"slower: {said}").text = said
+                f" ({'' if c.percent is None else f'{c.percent:+.2f}%'}, threshold {threshold})"
+                + (f"; {RANGE_COLUMN} {_span(c.base_range)} -> {_span(c.new_range)}" if c.range else ""))
+        if id(c) in failing:
+            ElementTree.SubElement(case, "failure", message=f"{_verdict(c)}: {said}").text = said
         elif c.verdict in ("only in base", "only in new", "not comparable"):
             ElementTree.SubElement(case, "skipped", message=c.verdict + (f": {c.why}" if c.why else ""))
         else:
-            ElementTree.SubElement(case, "system-out").text = f"{c.verdict}: {said}"
+            ElementTree.SubElement(case, "system-out").text = f"{_verdict(c)}: {said}"
     outputs.write_text(path, ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n")
 
 
-def summary(found: list[Comparison], threshold: Threshold, ignored: tuple[str, ...] = ()) -> str:
-    counts = {verdict: sum(c.verdict == verdict for c in found)
-              for verdict in ("slower", "within", "same", "faster", "only in base", "only in new", "not comparable")}
-    said = ", ".join(f"{n} {verdict}" for verdict, n in counts.items() if n)
+def _counted(verdict: str, these: list[Comparison]) -> str:
+    """"2 slower", and of the changes with a range on both sides, how many lie outside it."""
+    said = f"{len(these)} {verdict}"
+    if verdict in CHANGES and any(c.range for c in these):
+        said += f" ({sum(c.range == 'outside' for c in these)} outside the {RANGE_COLUMN})"
+    return said
+
+
+def summary(found: list[Comparison], threshold: Threshold, ignored: tuple[str, ...] = (), fail_on: str = "any") -> str:
+    verdicts = ("slower", "within", "same", "faster", "only in base", "only in new", "not comparable")
+    said = ", ".join(_counted(verdict, these) for verdict in verdicts
+                     if (these := [c for c in found if c.verdict == verdict]))
     allowed = "any increase" if threshold.amount == 0 else f"an increase over {threshold}"
+    if fail_on == "outside-range":
+        allowed += f", outside the {RANGE_COLUMN} where both sides have one"
     results = [r for c in found for r in (c.base, c.new) if r is not None]
     shared = ", ".join(f"{k}={v}" for k, v in sorted(common_options(results, ignored)))
+    note = range_note(results, found[0].metric) if _ranged(found) else ""
     return (f"{len(found)} compared: {said or 'nothing'} (a regression: {allowed})"
-            + (f"\nevery result: {shared}" if shared else ""))
-
+            + (f"\nevery result: {shared}" if shared else "")
+            + (f"\n{note};\n  outside it: the two ranges do not overlap, so every chip the manual describes sees "
+               f"the change" if note else ""))

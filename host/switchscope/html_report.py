@@ -136,12 +136,17 @@ def _figure(value: float) -> str:
     return svg.figure_number(value)
 
 
+def _beside(result: Result) -> list[str]:
+    """What goes beside a median: in µs when the unit is a cycle of a known clock, the TRM range when a timing
+    model gave one."""
+    beside = [f"{result.stats_ns.median / 1000:.3f} µs"] if result.ns_per_unit is not None else []
+    return beside + ([f"TRM {report.trm_range(result, figure=_figure)}"] if result.bounds else [])
+
+
 def _with_us(result: Result) -> str:
-    """The median in its unit, and in µs when the unit is a cycle of a known clock."""
-    text = f"{_figure(result.stats.median)} {escape(result.unit)}"
-    if result.ns_per_unit is not None:
-        text += f' <span class="us">({result.stats_ns.median / 1000:.3f} µs)</span>'
-    return text
+    """The median in its unit, and what goes _beside it."""
+    return f"{_figure(result.stats.median)} {escape(result.unit)}" + "".join(
+        f' <span class="us">({escape(text)})</span>' for text in _beside(result))
 
 
 def _stat_cells(stats) -> list[str]:
@@ -151,8 +156,7 @@ def _stat_cells(stats) -> list[str]:
 
 def _plain(result: Result) -> str:
     """_with_us as plain text, for a figure's hover title."""
-    text = f"{_figure(result.stats.median)} {result.unit}"
-    return text + (f" ({result.stats_ns.median / 1000:.3f} µs)" if result.ns_per_unit is not None else "")
+    return f"{_figure(result.stats.median)} {result.unit}" + "".join(f" ({text})" for text in _beside(result))
 
 
 def _table(header: list[str], rows: list[list[str]], css_class: str = "", table_id: str = "",
@@ -425,8 +429,10 @@ class Page:
     def every_result(self) -> None:
         if not self.entries:
             return
+        ranged, note = any(e.result.bounds for e in self.entries), report.range_note([e.result for e in self.entries])
         header = ["#", "kernel", "target", "scenario", "tasks", "method", "configuration", "samples", "kept",
-                  "excl", *STAT_KEYS, "unit", "median µs", "file"]
+                  "excl", *report.with_range(STAT_KEYS, STAT_KEYS, report.RANGE_COLUMN, ranged), "unit",
+                  "median µs", "file"]
         rows = []
         for e in self.entries:
             r, stats = e.result, e.result.stats
@@ -435,13 +441,15 @@ class Page:
                          *(escape(str(v or "-")) for v in (r.kernel, r.target, r.scenario)),
                          str(r.tasks or "-"), escape(r.method), escape(", ".join(changed) or "default"),
                          f"{e.size:,}", f"{r.count:,}", str(r.excluded),
-                         *_stat_cells(stats),
+                         *report.with_range(STAT_KEYS, _stat_cells(stats), report.trm_range(r, figure=_figure),
+                                            ranged),
                          escape(r.unit), f"{r.stats_ns.median / 1000:.3f}" if r.ns_per_unit is not None else "-",
                          f'<a href="{escape(e.link)}">{escape(e.file.name)}</a>'])
         self.sections.append((
             "every-result-section", "Every result",
             '<p class="note">Click a column to sort by it; type to keep the rows that contain the text. '
-            '"configuration" lists the options that differ from the kernel\'s defaults.</p>'
+            '"configuration" lists the options that differ from the kernel\'s defaults.'
+            + (f" {escape(note)}." if note else "") + '</p>'
             '<input id="filter" type="search" placeholder="filter: freertos, rotate, -Os ..." aria-label="filter">'
             + _table(header, rows, "sortable results", "every-result",
                      text_columns=tuple(i for i, name in enumerate(header)
@@ -458,6 +466,8 @@ class Page:
         r, stats = entry.result, entry.result.stats
         header = ["", *STAT_KEYS]
         rows = [[escape(r.unit), *_stat_cells(stats)]]
+        if r.bounds:  # each statistic's range, under it
+            rows += [[f"TRM {side}", *_stat_cells(bound)] for side, bound in zip(("least", "most"), r.bound_stats)]
         if r.ns_per_unit is not None:
             us = r.stats_ns.scaled(1 / 1000)
             rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
@@ -499,6 +509,7 @@ class Page:
             if r.samples else "<p>No sample was kept.</p>"
         return (f'<details class="result" id="{entry.anchor}"><summary>#{entry.index} {escape(entry.label)}: '
                 f"median {_with_us(r)}</summary>{figure}{_table(header, rows)}"
+                + (f'<p class="note">{escape(report.range_note([r], ""))}.</p>' if r.bounds else "") +
                 f'<dl class="provenance">{listed}</dl></details>')
 
     # -- the page -------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from switchscope.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.result import Result
 
 COLUMNS = ("count", "excl", "min", "median", "mode", "mean", "max", "stddev", "p99", "first")
+RANGE_COLUMN = "TRM range"
 
 
 def cell(value) -> str:
@@ -19,11 +20,57 @@ def cell(value) -> str:
     return str(value)
 
 
+def trm_range(result: Result, metric: str = "median", figure=cell) -> str:
+    """LOW-HIGH: one statistic of the least and of the most cycles the core's manual allows, each written as
+    `figure` writes the table's other numbers; "-" where no timing model gave them (instructions, the AVR's
+    cycles, a chip's counter: those counts are exact)."""
+    bounds = result.bound_stats
+    return f"{figure(getattr(bounds[0], metric))}-{figure(getattr(bounds[1], metric))}" if bounds else "-"
+
+
+def core_name(model: str | None) -> str:
+    """cortex-m3 -> Cortex-M3: how the manuals spell the core."""
+    return "-".join(part.capitalize() for part in model.split("-")) if model else "core's"
+
+
+def range_note(results: list[Result], metric: str = "median") -> str:
+    """What the TRM range column means (of one statistic, or of each when `metric` is ""), for the cores of
+    these results; "" when none has a range."""
+    models = list(dict.fromkeys(r.timing_model for r in results if r.bounds))
+    if not models:
+        return ""
+    what = f"the {metric} of the least and of the most" if metric else "the least and the most"
+    return (f"{RANGE_COLUMN}: {what} cycles the {' / '.join(map(core_name, models))} TRM allows "
+            f"for the same instructions")
+
+
+def _range_lines(results: list[Result]) -> list[str]:
+    """range_note as a line under a table, or nothing."""
+    note = range_note(results)
+    return [f"  {note}"] if note else []
+
+
+def with_range(names: list[str], cells: list[str], extra: str, ranged: bool) -> list[str]:
+    """A table's cells, one per name, with `extra` (the TRM range, or its header) after the median's when
+    `ranged`: the one place that says where the range goes."""
+    at = list(names).index("median") + 1
+    return [*cells[:at], extra, *cells[at:]] if ranged else list(cells)
+
+
 def _row(result: Result) -> list[str]:
     stats = result.stats
     return [result.scenario, cell(result.count), cell(result.excluded),
             *(cell(value) for value in (stats.min, stats.median, stats.mode, stats.mean, stats.max)),
             f"{stats.stddev:.2f}", cell(stats.p99), cell(result.first)]
+
+
+def _statistics(label: str, results: list[Result]) -> list[str]:
+    """The table of statistics, one line per result; with the TRM range column and its meaning under the
+    table only when a result has a range, so results without one are shown as they always were."""
+    ranged = any(r.bounds for r in results)
+    header = [label, *COLUMNS]
+    return aligned([with_range(header, header, RANGE_COLUMN, ranged),
+                    *(with_range(header, _row(r), trm_range(r), ranged) for r in results)]) + _range_lines(results)
 
 
 def counted_by(result: Result) -> str:
@@ -71,7 +118,7 @@ def table(results: list[Result]) -> str:
     key = lambda r: (r.kernel, r.target, r.method, json.dumps(r.options, sort_keys=True))
     for _, group in groupby(results, key=key):
         group = list(group)
-        lines = [heading(group[0]), *aligned([["scenario", *COLUMNS], *(_row(r) for r in group)])]
+        lines = [heading(group[0]), *_statistics("scenario", group)]
         if group[0].ns_per_unit is not None:
             lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
             lines += aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
@@ -89,7 +136,7 @@ def capture_table(result: Result) -> str:
     clock = f", clock {details['clock_hz'] / 1e6:g} MHz" if details.get("clock_hz") else ""
     lines = [f"{result.source}: {details['capture']}, channel {details['channel']}{clock}, unit: {result.unit}",
              f"  tCS = tCD - tAB per pattern; bare pulse tAB = {cell(result.overhead)} {result.unit} (mode)",
-             *aligned([["channel", *COLUMNS], _row(result)])]
+             *_statistics("channel", [result])]
     if result.ns_per_unit is not None:
         lines.append("  in microseconds:")
         lines += aligned([["channel", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
@@ -103,7 +150,7 @@ def marker_table(result: Result) -> str:
     lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}{model}",
              f"  from {start['point']} (0x{start['address']:x}) "
              f"to {stop['point']} (0x{stop['address']:x}); on {result.simulator['name']}",
-             *aligned([["interval", *COLUMNS], _row(result)])]
+             *_statistics("interval", [result])]
     if result.ns_per_unit is not None:
         lines.append(f"  in microseconds at {result.f_cpu_hz / 1e6:g} MHz:")
         lines += aligned([["interval", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
@@ -136,18 +183,20 @@ def method_comparison(results: list[Result]) -> str:
 def sweep_table(results: list[Result]) -> str:
     """One line per point of a sweep."""
     default_options: dict = {}
-    rows = [["kernel", "target", "scenario", "tasks", "method", "options", "samples", "count", "excl", "min",
-             "median", "mean", "p99", "max", "unit", "median us"]]
+    ranged = any(r.bounds for r in results)
+    header = ["kernel", "target", "scenario", "tasks", "method", "options", "samples", "count", "excl", "min",
+              "median", "mean", "p99", "max", "unit", "median us"]
+    rows = [with_range(header, header, RANGE_COLUMN, ranged)]
     for r in results:
         options = ",".join(f"{k}={v}" for k, v in sorted(r.options.items())
                            if v != default_options.setdefault((r.target, k), v)) or "default"
         stats = r.stats
         us = f"{r.stats_ns.median / 1000:.2f}" if r.ns_per_unit is not None else "-"
-        rows.append([r.kernel, r.target, r.scenario, str(r.tasks or "-"), r.method, options,
-                     str(r.count + r.excluded), str(r.count), str(r.excluded),
-                     cell(stats.min), cell(stats.median), f"{stats.mean:.2f}",
-                     cell(stats.p99), cell(stats.max), r.unit, us])
-    return "\n".join(aligned(rows))
+        rows.append(with_range(header, [r.kernel, r.target, r.scenario, str(r.tasks or "-"), r.method, options,
+                                        str(r.count + r.excluded), str(r.count), str(r.excluded),
+                                        cell(stats.min), cell(stats.median), f"{stats.mean:.2f}",
+                                        cell(stats.p99), cell(stats.max), r.unit, us], trm_range(r), ranged))
+    return "\n".join(aligned(rows) + _range_lines(results))
 
 
 def write_json(path: Path, results: list, failures: list[dict], not_applicable: list[dict] = (),
