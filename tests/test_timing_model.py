@@ -8,7 +8,6 @@ the model charges, and the least and the most the manuals allow."""
 
 from __future__ import annotations
 
-import dataclasses
 import shutil
 import subprocess
 import textwrap
@@ -487,8 +486,11 @@ def stm32_rulers(tmp_path_factory):
 
 
 def on_core(core: str) -> catalog.Target:
-    """mps2-an385 with the timing model of `core`: the rulers use no instruction the M3 lacks."""
-    return dataclasses.replace(catalog.TARGETS["mps2-an385"], timing_model=core)
+    """The MPS2 board of `core`: mps2-an385 (Cortex-M3) or mps2-an386 (Cortex-M4), one memory map; the rulers use
+    no instruction the M3 lacks."""
+    target = catalog.TARGETS["mps2-an385" if core == M3 else "mps2-an386"]
+    assert target.timing_model == core
+    return target
 
 
 def measured(firmware, target: catalog.Target, ruler: str) -> tuple[list, Cycles]:
