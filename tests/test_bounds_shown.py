@@ -7,6 +7,7 @@ import re
 import pytest
 
 from switchscope import compare, html_report, report
+from switchscope.errors import SwitchscopeError
 from switchscope.result import Result, Stats
 from switchscope.results_files import ResultsFile
 
@@ -72,6 +73,19 @@ def test_a_result_read_back_from_json_keeps_its_bounds():
     low, high = again.bound_stats
     assert low.median == 120 and high.median == 132 and low.median <= again.stats.median <= high.median
     assert Result.from_json(result(spread=None).to_json()).bounds is None
+
+
+@pytest.mark.parametrize("alter, why", [
+    (lambda d: d["bounds"]["min"].update(median=1000), "a least above the median"),
+    (lambda d: d["bounds"].update(min=d["bounds"]["max"], max=d["bounds"]["min"]), "least and most swapped"),
+    (lambda d: d.update(unit="instructions"), "a range on an exact count"),
+    (lambda d: d["bounds"]["max"].pop("p99"), "a statistic missing"),
+])
+def test_a_result_file_with_an_impossible_range_is_refused(alter, why):
+    document = result().to_json()
+    alter(document)
+    with pytest.raises(SwitchscopeError, match="bounds"):
+        Result.from_json(document)
 
 
 @pytest.mark.parametrize("base, new, spread, expected", [

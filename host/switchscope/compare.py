@@ -74,8 +74,10 @@ class Comparison:
         return getattr(self.new.stats, self.metric) if self.new and self.verdict != "not comparable" else None
 
     def _bounds(self, result: Result | None) -> tuple[float, float] | None:
-        """(least, most) of the compared statistic that the manual allows, on one side."""
-        bounds = result.bound_stats if result and self.verdict != "not comparable" else None
+        """(least, most) of the compared statistic that the manual allows, on one side; none for the standard
+        deviation, which the spread of the least and of the most cycles does not bound."""
+        bounds = result.bound_stats if result and self.verdict != "not comparable" and self.metric != "stddev" \
+            else None
         return (getattr(bounds[0], self.metric), getattr(bounds[1], self.metric)) if bounds else None
 
     @property
@@ -88,8 +90,8 @@ class Comparison:
 
     @property
     def range(self) -> str | None:
-        """"outside": the two TRM ranges do not overlap, every chip the manual describes sees the change;
-        "inside": they overlap; None where a side has no range."""
+        """"outside": the two TRM ranges do not overlap, so no choice within the manual's ranges makes the two
+        figures equal; "inside": they overlap; None where a side has no range."""
         if self.base_range is None or self.new_range is None:
             return None
         (base_low, base_high), (new_low, new_high) = self.base_range, self.new_range
@@ -273,5 +275,6 @@ def summary(found: list[Comparison], threshold: Threshold, ignored: tuple[str, .
     note = range_note(results, found[0].metric) if _ranged(found) else ""
     return (f"{len(found)} compared: {said or 'nothing'} (a regression: {allowed})"
             + (f"\nevery result: {shared}" if shared else "")
-            + (f"\n{note};\n  outside it: the two ranges do not overlap, so every chip the manual describes sees "
-               f"the change" if note else ""))
+            + (f"\n{note};\n  inside it: the two ranges overlap, and the change may be the model's choice within "
+               f"them; outside it: they do not, and no choice within the manual's ranges makes the two figures "
+               f"equal" if note else ""))

@@ -467,7 +467,9 @@ class Page:
         header = ["", *STAT_KEYS]
         rows = [[escape(r.unit), *_stat_cells(stats)]]
         if r.bounds:  # each statistic's range, under it
-            rows += [[f"TRM {side}", *_stat_cells(bound)] for side, bound in zip(("least", "most"), r.bound_stats)]
+            # a spread has no range: the spread of the least cycles does not bound the spread of the real ones
+            rows += [[f"TRM {side}", *("-" if key == "stddev" else cell for key, cell in zip(STAT_KEYS, _stat_cells(bound)))]
+                     for side, bound in zip(("least", "most"), r.bound_stats)]
         if r.ns_per_unit is not None:
             us = r.stats_ns.scaled(1 / 1000)
             rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])

@@ -152,6 +152,11 @@ class Result:
                                                            for key in STAT_KEYS) for side in ("min", "max"))):
             raise SwitchscopeError(f"{where}: 'bounds' must be {{\"min\": statistics, \"max\": statistics}}, "
                                    f"each with {', '.join(STAT_KEYS)}")
+        if bounds is not None and (document.get("unit") != "cycles" or any(
+                not bounds["min"][key] <= document.get("stats", {}).get(key, bounds["min"][key]) <= bounds["max"][key]
+                for key in STAT_KEYS if key != "stddev")):
+            raise SwitchscopeError(f"{where}: 'bounds' must be cycles whose least lies at or below each statistic "
+                                   "and whose most at or above it", "measure again: the file was altered")
         known = {key: value for key, value in document.items() if key in names}
         details = {key: value for key, value in document.items() if key not in names and key not in derived}
         # written before "kind" was: what the result holds says which it is
