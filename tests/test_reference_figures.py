@@ -32,11 +32,11 @@ REFERENCE = {
     ("freertos", "mps2-an385", GCC_14_ARM, "instructions"):
         {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {198}, "rotate": {165}},
     ("freertos", "mps2-an385", GCC_14_ARM, "cycles"):
-        {"resume": {263}, "signal": {365}, "yield": {126}, "isr": {364}, "rotate": {295}},
+        {"resume": {264}, "signal": {367}, "yield": {124}, "isr": {365}, "rotate": {296}},
     ("freertos", "mps2-an386", GCC_14_ARM, "instructions"):
         {"resume": {143}, "signal": {198}, "yield": {54}, "isr": {198}, "rotate": {164}},
     ("freertos", "mps2-an386", GCC_14_ARM, "cycles"):
-        {"resume": {263}, "signal": {363}, "yield": {126}, "isr": {363}, "rotate": {295}},
+        {"resume": {262}, "signal": {363}, "yield": {124}, "isr": {362}, "rotate": {294}},
     ("freertos", "mps2-an386", GCC_12_ARM, "instructions"):
         {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {197}, "rotate": {165}},
     ("freertos", "mps2-an386", GCC_12_ARM, "cycles"):
@@ -57,11 +57,11 @@ REFERENCE = {
     ("freertos", "stm32vldiscovery", GCC_14_ARM, "instructions"):
         {"resume": {143}, "signal": {199}, "yield": {54}, "isr": {198}, "rotate": {165}},
     ("freertos", "stm32vldiscovery", GCC_14_ARM, "cycles"):
-        {"resume": {251}, "signal": {353}, "yield": {114}, "isr": {356}, "rotate": {283}},
+        {"resume": {264}, "signal": {367}, "yield": {124}, "isr": {365}, "rotate": {296}},
     ("freertos", "netduinoplus2", GCC_14_ARM, "instructions"):
         {"resume": {143}, "signal": {198}, "yield": {54}, "isr": {198}, "rotate": {164}},
     ("freertos", "netduinoplus2", GCC_14_ARM, "cycles"):
-        {"resume": {251}, "signal": {351}, "yield": {114}, "isr": {355}, "rotate": {283}},
+        {"resume": {262}, "signal": {363}, "yield": {124}, "isr": {362}, "rotate": {294}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "instructions"): {"resume": {40}, "signal": {159}, "isr": {4}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "cycles"): {"resume": {71}, "signal": {251}, "isr": {18}},
     # Embassy's first yield finds the run queue empty: it is the cheaper one
