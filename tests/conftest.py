@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from switchscope import catalog
-from switchscope.measure import Job
+from switchscope.catalog.job import Job
 
 TEST_FIRMWARE = Path(__file__).parent / "firmware"
 

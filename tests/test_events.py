@@ -3,9 +3,9 @@ cycles from a timing model the least and the most cycles the manual allows."""
 
 import pytest
 
-from switchscope.errors import FirmwareFailed
-from switchscope.methods import Marker
-from switchscope.runner import _read_events
+from switchscope.common.errors import FirmwareFailed
+from switchscope.decode.methods import Marker
+from switchscope.run.runner import _read_events
 
 
 def test_a_log_in_model_cycles_carries_the_range_of_every_event(tmp_path):

@@ -8,10 +8,13 @@ import textwrap
 
 import pytest
 
-from switchscope import catalog, configs, paths
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.common import paths
 from switchscope.cli import main
-from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.measure import Job, measure
+from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
 
 PROBE = catalog.METHODS["probe"]
 
@@ -165,8 +168,8 @@ def test_a_rust_kernel_naming_an_unknown_board_is_refused(bare_tree):
 def test_a_firmware_that_measures_another_sample_count_is_refused():
     # what the firmware echoes is checked against what was asked for: a count cut on its way
     # (to 32 bits, say) would otherwise give a figure from the wrong number of samples
-    from switchscope.measure import _check_identity
-    from switchscope.wire import Stream
+    from switchscope.figures.measure import _check_identity
+    from switchscope.decode.wire import Stream
     stream = Stream(meta={"kernel": "freertos", "scenario": "yield", "samples": "1"})
     job = Job(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"], PROBE)
     with pytest.raises(FirmwareFailed, match="4294967297 samples were asked for; the firmware says it measures 1"):

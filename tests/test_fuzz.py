@@ -11,10 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from switchscope import catalog, wire
-from switchscope.capture import analyze
-from switchscope.errors import SwitchscopeError
-from switchscope.methods import Probe
+from switchscope import catalog
+from switchscope.decode import wire
+from switchscope.figures.capture import analyze
+from switchscope.common.errors import SwitchscopeError
+from switchscope.decode.methods import Probe
 
 FUZZ = settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

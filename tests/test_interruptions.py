@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from switchscope.result import Result
+from switchscope.figures.result import Result
 
 pytestmark = pytest.mark.firmware
 

@@ -8,12 +8,15 @@ import textwrap
 
 import pytest
 
-from switchscope import catalog, elf, intrusion
+from switchscope import catalog
+from switchscope.decode import elf
+from switchscope.figures import intrusion
 from switchscope.cli import main
-from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.measure import Job, measure
-from switchscope.measure_elf import measure_elf
-from switchscope.result import Result
+from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
+from switchscope.figures.measure_elf import measure_elf
+from switchscope.figures.result import Result
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 

@@ -15,7 +15,8 @@ import re
 import pytest
 
 from switchscope import catalog
-from switchscope.measure import Job, measure
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
 
 GCC_12_ARM, GCC_14_ARM = "arm-none-eabi-gcc 12.2.1", "arm-none-eabi-gcc 14.2.1"  # Debian 12, Debian 13
 GCC_5_AVR, GCC_14_AVR = "avr-gcc 5.4.0", "avr-gcc 14.2.0"

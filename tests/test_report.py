@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from switchscope import results_files, svg
+from switchscope.figures import results_files
+from switchscope.present import svg
 from switchscope.cli import main
 
 ARTEFACTS = Path(os.environ.get("SWITCHSCOPE_TEST_ARTEFACTS",

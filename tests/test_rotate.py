@@ -3,9 +3,11 @@ any N, and configuration variants are built, recorded and refused as they should
 
 import pytest
 
-from switchscope import catalog, configs
-from switchscope.errors import SwitchscopeError
-from switchscope.measure import Job, measure
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.common.errors import SwitchscopeError
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
 
 FREERTOS = catalog.KERNELS["freertos"]
 ROTATE = catalog.SCENARIOS["rotate"]

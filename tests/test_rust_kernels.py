@@ -6,10 +6,11 @@ import json
 import pytest
 
 from switchscope import catalog
-from switchscope.build import build
+from switchscope.build.firmware import build
 from switchscope.cli import main
-from switchscope.measure import Job, measure
-from switchscope.runner import run
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
+from switchscope.run.runner import run
 
 EMBASSY = catalog.KERNELS["embassy"]
 MPS2 = catalog.TARGETS["mps2-an385"]

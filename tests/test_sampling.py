@@ -6,10 +6,12 @@ import dataclasses
 
 import pytest
 
-from switchscope import catalog, configs, suite
-from switchscope.measure import measure
-from switchscope.runner import run
-from switchscope.build import build
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.figures import suite
+from switchscope.figures.measure import measure
+from switchscope.run.runner import run
+from switchscope.build.firmware import build
 
 pytestmark = pytest.mark.firmware
 

@@ -10,10 +10,11 @@ import subprocess
 import pytest
 
 from switchscope import catalog
-from switchscope.capture import analyze
-from switchscope.capture_files import CaptureError
+from switchscope.figures.capture import analyze
+from switchscope.decode.capture_files import CaptureError
 from switchscope.cli import main
-from switchscope.measure import Job, measure
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 

@@ -16,12 +16,17 @@ from pathlib import Path
 
 import pytest
 
-from switchscope import catalog, flash, native, report, runner, serial_port, wire
-from switchscope.build import build
+from switchscope import catalog
+from switchscope.run import flash, runner, serial_port
+from switchscope.build import native
+from switchscope.present import report
+from switchscope.decode import wire
+from switchscope.build.firmware import build
 from switchscope.cli import main
-from switchscope.errors import FirmwareFailed, SwitchscopeError
-from switchscope.measure import Job, counted_over_port, measure, run_parameters
-from switchscope.result import Result
+from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import counted_over_port, measure, run_parameters
+from switchscope.figures.result import Result
 
 SAMPLES = 300
 

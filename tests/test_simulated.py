@@ -6,12 +6,12 @@ import json
 import pytest
 
 from switchscope import catalog
-from switchscope.build import build
+from switchscope.build.firmware import build
 from switchscope.cli import main
-from switchscope.errors import FirmwareFailed
-from switchscope.measure import measure
-from switchscope.result import Result
-from switchscope.runner import run
+from switchscope.common.errors import FirmwareFailed
+from switchscope.figures.measure import measure
+from switchscope.figures.result import Result
+from switchscope.run.runner import run
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from switchscope.stats import (corrected, counts_to_units, elapsed_counts, intervals, overhead,
+from switchscope.decode.stats import (corrected, counts_to_units, elapsed_counts, intervals, overhead,
                                   percentile_nearest_rank, statistics)
 
 pytestmark = pytest.mark.smoke  # pure: part of the quick subset

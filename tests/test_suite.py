@@ -1,15 +1,18 @@
 """Sweeps and the suite: every point a full distribution, the results
-directory complete, and the plots real images."""
+directory complete, and its figures real SVG drawings."""
 
 import json
 import re
+from xml.etree import ElementTree
 
 import pytest
 
-from switchscope import catalog, matrix, suite
+from switchscope import catalog
+from switchscope.figures import matrix, suite
+from switchscope.present import suite_page
 from switchscope.cli import main
-from switchscope.errors import SwitchscopeError
-from switchscope.result import Result
+from switchscope.common.errors import SwitchscopeError
+from switchscope.figures.result import Result
 
 
 def test_counts_and_ranges_parse():
@@ -43,7 +46,7 @@ def test_a_sweep_gives_one_distribution_per_point(capsys, tmp_path):
 @pytest.mark.firmware
 def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
     outcomes, written, _ = suite.run([catalog.KERNELS["freertos"]], [catalog.TARGETS["atmega328p"]], 20,
-                                     tmp_path, workers=2)
+                                     tmp_path, workers=2, write=suite_page.write)
     assert all(isinstance(outcome, Result) for _, outcome in outcomes), [o for _, o in outcomes if isinstance(o, str)]
     runs = list((tmp_path / "runs").rglob("*.json"))
     assert len(runs) == len(outcomes)
@@ -51,12 +54,14 @@ def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
     assert "| scenario | Cooperative NOPRI | Cooperative PRI | Preemptive NOPRI | Preemptive PRI |" in summary
     assert "Time against the number of tasks" in summary and "Time against the number of switches" in summary
     assert "every cell: " in summary  # the configuration of every cell is stated
-    for name in ("bertos", "tasks", "switches"):
-        for fmt in ("png", "svg"):
-            image = tmp_path / "plots" / f"{name}-freertos-atmega328p.{fmt}"
-            assert image.stat().st_size > 1000
-    assert (tmp_path / "plots" / "bertos-freertos-atmega328p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert len(list((tmp_path / "plots" / "histograms").rglob("*.png"))) == len(outcomes)
+    svg = "{http://www.w3.org/2000/svg}"
+    for name, drawn in (("bertos", "rect"), ("tasks", "circle"), ("switches", "circle")):
+        image = ElementTree.parse(tmp_path / "plots" / f"{name}-freertos-atmega328p.svg").getroot()
+        assert image.tag == f"{svg}svg" and image.find(f".//{svg}title").text
+        assert len(image.findall(f".//{svg}{drawn}")) >= 3  # bars of each configuration, points of each curve
+    histograms = list((tmp_path / "plots" / "histograms").rglob("*.svg"))
+    assert len(histograms) == len(outcomes) and set(written) >= set(histograms)
+    assert all(ElementTree.parse(h).getroot().findall(f".//{svg}rect") for h in histograms)
     # the HTML report of the same results: the BeRTOS layout, the curves, a distribution per run
     page = (tmp_path / "index.html").read_text()
     assert "(BeRTOS layout)</h3>" in page and "Cooperative NOPRI" in page
@@ -71,7 +76,7 @@ def test_the_suite_writes_tables_plots_and_one_json_per_run(tmp_path):
 
 @pytest.mark.firmware
 def test_an_unchanged_firmware_is_not_rebuilt():
-    from switchscope.build import build
+    from switchscope.build.firmware import build
     kernel, target, scenario = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]
     first = build(kernel, target, scenario)
     stamp = first.elf.stat().st_mtime_ns

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from switchscope import catalog, elf
-from switchscope.measure_elf import measure_elf
+from switchscope import catalog
+from switchscope.decode import elf
+from switchscope.figures.measure_elf import measure_elf
 
 pytestmark = pytest.mark.firmware
 
@@ -591,7 +592,8 @@ FREERTOS_SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.chec
 
 @pytest.mark.parametrize("scenario", FREERTOS_SWITCHES)
 def test_freertos_in_cycles_probe_and_scope_agree_and_runs_are_identical(scenario):
-    from switchscope.measure import Job, measure
+    from switchscope.catalog.job import Job
+    from switchscope.figures.measure import measure
     kernel, target = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"]
     job = lambda method: Job(kernel, target, catalog.SCENARIOS[scenario], catalog.METHODS[method], unit="cycles")
     probe, again, scope, marker = (measure(job(m), samples=100) for m in ("probe", "probe", "scope", "marker"))
@@ -607,7 +609,8 @@ def test_freertos_in_cycles_probe_and_scope_agree_and_runs_are_identical(scenari
 def test_freertos_yield_costs_the_same_cycles_on_every_board_that_runs_the_same_instructions():
     """The STM32 kits' image keeps its vector table at 0x08000000, mps2-an385's at 0: where the table is must
     not change what an exception costs."""
-    from switchscope.measure import Job, measure
+    from switchscope.catalog.job import Job
+    from switchscope.figures.measure import measure
     kernel, scenario, probe = catalog.KERNELS["freertos"], catalog.SCENARIOS["yield"], catalog.METHODS["probe"]
     results = {board: measure(Job(kernel, catalog.TARGETS[board], scenario, probe, unit=unit), samples=50)
                for board in ("mps2-an385", "stm32vldiscovery", "netduinoplus2")

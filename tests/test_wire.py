@@ -4,7 +4,7 @@ import struct
 
 import pytest
 
-from switchscope.wire import (CALIB, END, HELLO, LOG, META, PROTOCOL_VERSION, SAMPLE, SAMPLE_COMPACT, cobs_decode, cobs_encode, crc8, decode,
+from switchscope.decode.wire import (CALIB, END, HELLO, LOG, META, PROTOCOL_VERSION, SAMPLE, SAMPLE_COMPACT, cobs_decode, cobs_encode, crc8, decode,
                               encode_record)
 
 pytestmark = pytest.mark.smoke  # pure: part of the quick subset
@@ -105,7 +105,7 @@ class TestDecoding:
         assert "target sent 5 samples" in str(s.problems[0])
 
     def test_feeding_byte_by_byte_gives_the_same_result(self):
-        from switchscope.wire import StreamDecoder
+        from switchscope.decode.wire import StreamDecoder
         data = stream(sample(0), sample(1), end(2))
         decoder = StreamDecoder()
         for byte in data:
@@ -166,7 +166,7 @@ def _random_stream(rng, count, damage):
 
 
 def _decoded_one_record_at_a_time(data):
-    from switchscope.wire import StreamDecoder
+    from switchscope.decode.wire import StreamDecoder
     decoder = StreamDecoder()
     decoder._decode_together = lambda *args: False  # every record through the one-by-one path
     decoder.feed(data)
@@ -176,7 +176,7 @@ def _decoded_one_record_at_a_time(data):
 @pytest.mark.parametrize("seed", range(40))
 def test_decoding_as_arrays_gives_what_decoding_record_by_record_gives(seed):
     import random
-    from switchscope.wire import StreamDecoder
+    from switchscope.decode.wire import StreamDecoder
     rng = random.Random(seed)
     data = _random_stream(rng, rng.randrange(1, 3000), damage=seed % 4)
     expected = _decoded_one_record_at_a_time(data)

@@ -23,10 +23,11 @@ import atheris
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "host"))
 
 with atheris.instrument_imports():
-    from switchscope import catalog, wire
-    from switchscope.capture import analyze
-    from switchscope.errors import SwitchscopeError
-    from switchscope.methods import Probe
+    from switchscope import catalog
+    from switchscope.decode import wire
+    from switchscope.figures.capture import analyze
+    from switchscope.common.errors import SwitchscopeError
+    from switchscope.decode.methods import Probe
 
 SUFFIX = {"vcd": ".vcd", "csv": ".csv", "sr": ".sr"}
 SEED = {  # a valid start for each format, so that the fuzzer gets past the first checks

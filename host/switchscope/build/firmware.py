@@ -1,0 +1,229 @@
+"""Building scenario firmware for a (kernel, target, scenario).
+
+A build is one compiler invocation over the harness, the board, the kernel
+port, the scenario and the kernel's own sources. Its output directory is named
+by a hash of everything that goes into it, so an unchanged firmware is never
+rebuilt and two configurations never overwrite each other.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import json
+import shutil
+import subprocess
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from switchscope.catalog import configs
+from switchscope.decode import elf
+from switchscope.build import kernel_source, native
+from switchscope.common import paths
+from switchscope.catalog import Kernel, Scenario, Target
+from switchscope.catalog.configs import Config
+from switchscope.common.errors import BuildFailed
+from switchscope.decode.methods import METHODS, Method
+from switchscope.common.tools import require, rust_tool, version_line
+
+
+@dataclass(frozen=True)
+class Firmware:
+    elf: Path
+    kernel: Kernel
+    target: Target
+    scenario: Scenario
+    method: str
+    kernel_source: str
+    compiler: str
+    cflags: tuple[str, ...]
+    optimisation: str  # what the code was optimised for: -O2, or a Rust profile's opt-level
+    flash_bytes: int
+    ram_bytes: int
+    config: Config
+    defines: dict[str, str] = field(default_factory=dict)
+
+
+def _tree_digest(parts: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        for path in sorted(part.rglob("*") if part.is_dir() else [part]):
+            if path.is_file() and (path.suffix in (".c", ".h", ".ld", ".S", ".rs", ".toml", ".x")
+                                   or path.name == "Cargo.lock") and "target" not in path.parts:
+                digest.update(str(path).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _fitting_sizes(kernel: Kernel, target: Target, scenario: Scenario, firmware_elf: Path) -> tuple[int, int]:
+    """(flash, RAM) bytes of the firmware; a BuildFailed if it does not fit the target."""
+    found = elf.sizes(firmware_elf)
+    flash, ram = found.flash, found.ram
+    if flash > target.flash_bytes or ram > target.ram_bytes:
+        raise BuildFailed(
+            f"{scenario.name} for {kernel.name} does not fit {target.name}: flash {flash} of {target.flash_bytes} "
+            f"bytes, RAM {ram} of {target.ram_bytes} bytes (static data only; stacks come out of the kernel heap)",
+            "shrink the kernel heap or the scenario, or pick a larger target",
+        )
+    return flash, ram
+
+
+def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: list[Path],
+             ldflags: tuple[str, ...], out_dir: Path, output: Path, kernel: Kernel, target: Target,
+             scenario: Scenario) -> None:
+    command = [gcc, *cflags, *(f"-I{d}" for d in includes), *map(str, sources), *ldflags,
+               f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(output) + ".tmp"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
+    if result.returncode != 0:
+        hint = f"the full log is in {out_dir / 'build.log'}"
+        if "nano.specs" in result.stderr:
+            hint = "install the Debian package libnewlib-arm-none-eabi (the C library for arm-none-eabi-gcc)"
+        raise BuildFailed(
+            f"building {scenario.name} for {kernel.name} on {target.name} failed:\n{result.stderr.strip()[-3000:]}",
+            hint,
+        )
+    Path(str(output) + ".tmp").replace(output)
+
+
+def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = METHODS["probe"],
+          config: Config | None = None) -> Firmware:
+    """Build the firmware of one scenario for one method in one configuration
+    (the default one if none is given), and the host helper its simulator needs."""
+    config = config or configs.resolve({}, kernel, target, scenario)
+    native.ensure(target.simulator)
+    if kernel.language == "rust":
+        return _build_rust(kernel, target, scenario, method, config)
+    if target.gcc is None or not target.has_c_board:
+        raise BuildFailed(f"{target.name} has no C board (firmware/boards/{target.name}/board.c) "
+                          f"and names no C compiler: {kernel.title} cannot be built for it")
+    # the board's name and CPU come from its board.toml, also where it shares another board's code
+    defines = {**method.defines, **config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
+    gcc = require(target.gcc, target.gcc_package)
+    firmware = paths.firmware_dir()
+    board_dir = target.board_code
+    port_dir = kernel.directory
+    source = kernel_source.sources(kernel, target)
+    scenario_file = scenario.source or firmware / "scenarios" / f"{scenario.name}.c"
+
+    sources = [
+        *sorted((firmware / "common").glob("*.c")),
+        *sorted(board_dir.glob("*.c")),
+        *sorted(port_dir.glob("*.c")),
+        scenario_file,
+        *source.sources,
+    ]
+    includes = [firmware / "include", board_dir, port_dir, *source.include_dirs]
+    cflags = (*target.cflags, config["opt"], "-g", "-ffunction-sections", "-fdata-sections", "-Wall",
+              *(f"-D{key}={value}" for key, value in sorted(defines.items())))
+    ldflags = (*(flag.replace("{board}", str(board_dir)) for flag in target.ldflags), "-Wl,--gc-sections")
+
+    compiler = version_line(gcc)
+    key = json.dumps([compiler, cflags, ldflags, source.version,
+                      _tree_digest([firmware / "include", firmware / "common", board_dir, port_dir,
+                                    scenario_file])])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method.name}-{digest}"
+    firmware_elf = out_dir / "firmware.elf"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with (out_dir / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # parallel runs of one firmware build it once
+        if not firmware_elf.is_file():
+            _compile(gcc, cflags, includes, sources, ldflags, out_dir, firmware_elf, kernel, target, scenario)
+
+    flash, ram = _fitting_sizes(kernel, target, scenario, firmware_elf)
+    return Firmware(elf=firmware_elf, kernel=kernel, target=target, scenario=scenario, method=method.name,
+                    kernel_source=source.version, compiler=compiler, cflags=cflags, optimisation=config["opt"],
+                    flash_bytes=flash, ram_bytes=ram, config=config, defines=defines)
+
+
+# The crates whose code runs in a Rust kernel's windows: their versions go with every result.
+RUST_CRATES_OF_NOTE = ("embassy-executor", "embassy-sync", "embassy-futures", "lilos", "rtic", "rtic-sync",
+                       "lm3s6965", "avr-device", "cortex-m", "cortex-m-rt", "critical-section", "portable-atomic")
+
+
+@functools.lru_cache(maxsize=None)
+def _rustc_version(workspace: Path) -> str:
+    """The rustc a workspace builds with: rustup takes it from the workspace's rust-toolchain.toml."""
+    try:
+        out = subprocess.run([rust_tool("rustc"), "--version"], capture_output=True, text=True, timeout=60,
+                             cwd=workspace)
+        return out.stdout.strip() or out.stderr.strip()
+    except OSError:
+        return "unknown"
+
+
+def pinned_toolchain(workspace: Path) -> str:
+    """The toolchain a workspace's rust-toolchain.toml pins (what set-up installs)."""
+    return tomllib.loads((workspace / "rust-toolchain.toml").read_text())["toolchain"]["channel"]
+
+
+def _locked_versions(lock: Path, root: str) -> dict[str, str]:
+    """name -> version of every package `root` depends on, directly or not, per Cargo.lock."""
+    packages = {p["name"]: p for p in tomllib.loads(lock.read_text()).get("package", [])}
+    found, pending = {}, [root]
+    while pending:
+        name = pending.pop()
+        if name in packages and name not in found:
+            found[name] = packages[name]["version"]
+            pending += [dependency.split(" ")[0] for dependency in packages[name].get("dependencies", [])]
+    return found
+
+
+def _release_profile(workspace: Path) -> str:
+    """What the workspace's release profile optimises for, as results state it."""
+    profile = tomllib.loads((workspace / "Cargo.toml").read_text()).get("profile", {}).get("release", {})
+    return f"release profile (opt-level {profile.get('opt-level', 3)}" + (", LTO)" if profile.get("lto") else ")")
+
+
+def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: Method, config: Config) -> Firmware:
+    """A Rust kernel's scenario: its crate in the cargo workspace firmware/rust,
+    the scenario chosen by a cargo feature. Dependencies are pinned by the
+    workspace's Cargo.lock."""
+    cargo = rust_tool("cargo")
+    if target.rust_target is None:
+        raise BuildFailed(f"{target.name} has no Rust target")
+    workspace = paths.firmware_dir() / target.rust_workspace
+    crate = f"switchscope-{kernel.name}"
+    rustc = _rustc_version(workspace)
+    # the AVR workspace builds the sources of firmware/rust: both trees count
+    sources = _tree_digest([paths.firmware_dir() / "rust", paths.firmware_dir() / "rust-avr"])
+    features = [scenario.name, *([method.cargo_feature] if method.cargo_feature else [])]
+    key = json.dumps([rustc, target.rust_target, crate, features, sources])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method.name}-{digest}"
+    firmware_elf = out_dir / "firmware.elf"
+    cargo_dir = paths.build_dir() / f"cargo-{target.rust_workspace}"
+    cargo_dir.mkdir(parents=True, exist_ok=True)
+    with (cargo_dir / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # every feature set writes the same binary path
+        if not firmware_elf.is_file():
+            command = [cargo, "build", "--release", "--locked", "--manifest-path", str(workspace / "Cargo.toml"),
+                       "-p", crate, "--features", ",".join(features),
+                       "--target", target.rust_target,
+                       "--target-dir", str(cargo_dir)]
+            # cargo reads the workspace's .cargo/config.toml (the linker script) from its
+            # working directory, not from --manifest-path, and rustup the pinned toolchain
+            result = subprocess.run(command, capture_output=True, text=True, cwd=workspace)
+            out_dir.mkdir(parents=True, exist_ok=True)
+            (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
+            if result.returncode != 0:
+                hint = f"the full log is in {out_dir / 'build.log'}"
+                if "target may not be installed" in result.stderr or "can't find crate for `core`" in result.stderr:
+                    hint = f"install the Rust target: rustup target add {target.rust_target} (or run ./setup.sh)"
+                elif "toolchain" in result.stderr and "not installed" in result.stderr or "rust-src" in result.stderr:
+                    hint = (f"install the Rust toolchain that {workspace / 'rust-toolchain.toml'} pins "
+                            f"({pinned_toolchain(workspace)}): run ./setup.sh")
+                raise BuildFailed(f"building {scenario.name} for {kernel.name} on {target.name} failed:\n"
+                                  f"{result.stderr.strip()[-3000:]}", hint)
+            binary = cargo_dir / target.rust_target / "release" / crate
+            shutil.copyfile(binary if binary.is_file() else binary.with_suffix(".elf"), firmware_elf)
+    flash, ram = _fitting_sizes(kernel, target, scenario, firmware_elf)
+    locked = _locked_versions(workspace / "Cargo.lock", crate)
+    crates = ", ".join(f"{name} {locked[name]}" for name in RUST_CRATES_OF_NOTE if name in locked)
+    return Firmware(elf=firmware_elf, kernel=kernel, target=target, scenario=scenario, method=method.name,
+                    kernel_source=f"{crate} with {crates} (firmware/{target.rust_workspace}/Cargo.lock)",
+                    compiler=rustc, cflags=(), optimisation=_release_profile(workspace),
+                    flash_bytes=flash, ram_bytes=ram, config=config, defines={})

@@ -1,0 +1,81 @@
+"""Where a kernel's C source comes from. Kernels are never copied into the
+repository: a kernel.toml names a crates.io package pinned by a manifest and
+its Cargo.lock beside it (FreeRTOS: freertos-next), which cargo fetches and
+locates. A kernel whose kernel.toml has no [source] is the C files of its
+folder, compiled with its port."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from switchscope.catalog import CrateSource, Kernel, Target
+from switchscope.common.errors import SwitchscopeError
+from switchscope.common.tools import rust_tool
+
+
+@dataclass(frozen=True)
+class KernelSource:
+    version: str
+    sources: tuple[Path, ...]
+    include_dirs: tuple[Path, ...]
+
+
+def _cargo(arguments: list[str], manifest: Path) -> subprocess.CompletedProcess:
+    # run beside the manifest: rustup takes the toolchain from its rust-toolchain.toml
+    return subprocess.run([rust_tool("cargo"), *arguments, "--manifest-path", str(manifest)],
+                          capture_output=True, text=True, timeout=300, cwd=manifest.parent)
+
+
+def _cargo_metadata(manifest: Path, offline: bool) -> subprocess.CompletedProcess:
+    arguments = ["metadata", "--format-version", "1", "--locked"]
+    if offline:
+        arguments.append("--offline")
+    return _cargo(arguments, manifest)
+
+
+@functools.lru_cache(maxsize=None)
+def crate_root(source: CrateSource) -> tuple[Path, str]:
+    """The kernel's tree inside the pinned crate, and the crate's version;
+    fetches the crate on first use."""
+    manifest = source.manifest
+    result = _cargo_metadata(manifest, offline=True)
+    if result.returncode != 0:
+        result = _cargo_metadata(manifest, offline=False)  # not fetched yet
+    if result.returncode != 0:
+        raise SwitchscopeError(
+            f"cargo could not locate the {source.crate} crate:\n{result.stderr.strip()[-2000:]}",
+            f"check that crates.io is reachable, then run: cargo fetch --locked --manifest-path {manifest}",
+        )
+    for package in json.loads(result.stdout)["packages"]:
+        if package["name"] == source.crate:
+            root = Path(package["manifest_path"]).parent / source.root
+            if not root.is_dir():
+                # metadata can name a crate that is locked but not yet downloaded
+                _cargo(["fetch", "--locked"], manifest)
+            if not root.is_dir():
+                raise SwitchscopeError(f"the {source.crate} crate has no {source.root}/ at {root}",
+                                       f"run: cargo fetch --locked --manifest-path {manifest}")
+            return root, package["version"]
+    raise SwitchscopeError(f"{manifest} does not depend on {source.crate}")
+
+
+def sources(kernel: Kernel, target: Target) -> KernelSource:
+    """The kernel's own C files and include directories for the target's CPU."""
+    if kernel.source is None:
+        return KernelSource(version=f"{kernel.name} (firmware/kernels/{kernel.name})", sources=(), include_dirs=())
+    port = kernel.port(target)
+    if port is None:
+        raise SwitchscopeError(f"{kernel.title} has no port for {target.cpu} ({kernel.directory / 'kernel.toml'})")
+    root, crate_version = crate_root(kernel.source)
+    expand = lambda relative: root / relative.replace("{port}", port.directory)
+    files = tuple(map(expand, kernel.source.files))
+    missing = [str(path) for path in files if not path.is_file()]
+    if missing:
+        raise SwitchscopeError(f"{kernel.source.crate} {crate_version} lacks {', '.join(missing)}",
+                               f"check [source] and [ports] in {kernel.directory / 'kernel.toml'}")
+    return KernelSource(version=f"{kernel.source.crate} {crate_version}", sources=files,
+                        include_dirs=tuple(map(expand, kernel.source.include_dirs)))

@@ -1,0 +1,131 @@
+"""Kernel and build configurations as data.
+
+A configuration is a mapping of option name to value; every option has a
+default, so {} is the default configuration. Options change the firmware
+(compiler flags or kernel -D defines) and are recorded with every result.
+The build options are here; a kernel's options, the defaults its port
+imposes and the combinations it refuses come from its kernel.toml.
+Invalid values and combinations are refused with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from switchscope import catalog
+from switchscope.catalog import Kernel, Option, Scenario, Target
+from switchscope.common.errors import SwitchscopeError
+
+# Options of every C build, whatever the kernel; a kernel's own come from its kernel.toml.
+BUILD_OPTIONS = {o.name: o for o in [
+    Option("opt", "compiler optimisation", ("-O0", "-O1", "-O2", "-O3", "-Os"), "-O2"),
+]}
+
+
+# Options of every run, whatever the kernel: they change what the firmware is
+# told when it starts (run parameters), not the firmware, which stays one build.
+RUN_OPTIONS = {o.name: o for o in [
+    Option("sampling", "windows per tick: as many as fit before the next tick (packed), or one after each tick "
+           "(per-tick)", ("packed", "per-tick"), "packed"),
+]}
+
+
+def options_of(kernel: Kernel) -> dict[str, Option]:
+    """Every option a kernel's runs take: the build options (C kernels), the run options, then its own."""
+    return {**(BUILD_OPTIONS if kernel.language == "c" else {}), **RUN_OPTIONS, **{o.name: o for o in kernel.options}}
+
+
+def run_parameters(config: Config) -> list[str]:
+    """The run parameters ("name=value", as the firmware reads them) a configuration's run options set."""
+    return ["per_tick=1"] if config["sampling"] == "per-tick" else []
+
+
+@dataclass(frozen=True)
+class Config:
+    values: tuple[tuple[str, str], ...] = field(default_factory=tuple)  # sorted, complete
+    define_values: tuple[tuple[str, str], ...] = ()  # the -D the values set, sorted
+
+    def __getitem__(self, name: str) -> str:
+        return dict(self.values)[name]
+
+    def as_dict(self) -> dict[str, str]:
+        return dict(self.values)
+
+    def defines(self) -> dict[str, str]:
+        return dict(self.define_values)
+
+    def label(self, defaults: "Config | None" = None) -> str:
+        """The options that differ from `defaults` (or all), as name=value."""
+        base = defaults.as_dict() if defaults else {}
+        changed = [f"{k}={v}" for k, v in self.values if base.get(k) != v]
+        return ",".join(changed) or "default"
+
+
+def parse(pairs: list[str]) -> dict[str, str]:
+    """["preemption=off", ...] -> {"preemption": "off"}, with clear errors."""
+    chosen = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise SwitchscopeError(f"--config takes NAME=VALUE, got '{pair}'", "see: switchscope list")
+        chosen[name.strip()] = value.strip()
+    return chosen
+
+
+def applies(chosen: dict[str, str], kernel: Kernel) -> bool:
+    """Whether every option chosen is one the kernel has."""
+    return all(name in options_of(kernel) for name in chosen)
+
+
+def option_list(kernel: Kernel) -> str:
+    options = options_of(kernel)
+    if not options:
+        return f"{kernel.title} takes no options"
+    return f"{kernel.title} options: " + "; ".join(
+        f"{o.name} ({o.describe_values()}, default {o.default})" for o in options.values())
+
+
+def defaults(kernel: Kernel, target: Target) -> dict[str, str]:
+    """Every option's value when none is chosen: the kernel's defaults, with its port's for this target."""
+    values = {name: option.default for name, option in options_of(kernel).items()}
+    port = kernel.port(target)
+    values.update({k: v for k, v in (port.defaults if port else ()) if k in values})
+    return values
+
+
+def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario,
+            tasks: int | None = None) -> Config:
+    """The complete configuration for one run, or a SwitchscopeError saying
+    what is wrong with the choice."""
+    options = options_of(kernel)
+    values = defaults(kernel, target)
+    for name, value in chosen.items():
+        option = options.get(name)
+        if option is None:
+            known_elsewhere = any(name in options_of(other) for other in catalog.current().kernels.values())
+            raise SwitchscopeError(f"option '{name}' does not apply to {kernel.name}" if known_elsewhere
+                                   else f"unknown configuration option '{name}'", option_list(kernel))
+        if value not in option.values:
+            raise SwitchscopeError(f"'{value}' is not a value of {name}", f"{name} takes {option.describe_values()}")
+        values[name] = value
+    _check(values, kernel, target, scenario, tasks)
+    defines: dict[str, str] = {}
+    for name, value in values.items():
+        defines.update(options[name].defines(value))
+    return Config(tuple(sorted(values.items())), tuple(sorted(defines.items())))
+
+
+def _check(values: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario, tasks: int | None) -> None:
+    def refuse(why: str, hint: str | None = None):
+        raise SwitchscopeError(f"invalid configuration for {target.name}/{scenario.name}: {why}", hint)
+
+    facts = {**values, "cpu": target.cpu, "target": target.name, "scenario": scenario.name}
+    for conflict in kernel.conflicts:
+        if all(facts.get(key) == value for key, value in conflict.when):
+            refuse(conflict.why, conflict.hint)
+    if tasks is not None:
+        if scenario.name != "rotate":
+            refuse("--tasks applies to the rotate scenario only")
+        if not 2 <= tasks <= target.max_tasks:
+            refuse(f"rotate takes 2 to {target.max_tasks} tasks on {target.name}, not {tasks}",
+                   "the kernel heap of the target holds no more" if tasks > target.max_tasks else None)

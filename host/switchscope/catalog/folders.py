@@ -1,0 +1,244 @@
+"""Reading the firmware tree: a kernel is a folder with a kernel.toml
+(firmware/kernels/<name>/ for a C kernel, beside its port of kernel.h;
+firmware/rust/kernels/<name>/ for a Rust kernel, beside its crate), saying
+where the kernel's source comes from, its port for each CPU, its options and
+the combinations it refuses; a target is a board folder with a board.toml
+(firmware/boards/<name>/): its CPU and clock, memories, compiler, simulator,
+stamp timer, scope pin and UART, its C board code beside it. Adding either is
+adding a folder; this module only reads them, and selects by name."""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel,
+                                       Option, Port, RealBoard, Scenario, Target)
+from switchscope.common import paths
+from switchscope.common.errors import SwitchscopeError, UnknownName
+from switchscope.decode.methods import METHODS, Method
+
+
+# --- reading kernel.toml and board.toml --------------------------------------------------------
+
+_KIND_NAMES = {str: "a string", int: "a whole number", bool: "true or false", list: "a list", dict: "a table"}
+
+
+class _Table:
+    """A TOML table that names its file and key in every error."""
+
+    def __init__(self, data: dict, path: Path, prefix: str = ""):
+        self.data, self.path, self.prefix = data, path, prefix
+
+    def _error(self, key: str, what: str) -> SwitchscopeError:
+        return SwitchscopeError(f"{self.path}: '{self.prefix}{key}' {what}",
+                                "see docs/porting.md for the fields of kernel.toml and board.toml")
+
+    def get(self, key: str, kind: type | tuple, default=None, required: bool = False):
+        if key not in self.data:
+            if required:
+                raise self._error(key, "is missing")
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise self._error(key, f"must be {_KIND_NAMES[kind]}, not {value!r}")
+        return value
+
+    def strings(self, key: str, required: bool = False) -> tuple[str, ...]:
+        found = self.get(key, list, [], required)
+        if not all(isinstance(item, str) for item in found):
+            raise self._error(key, "must be a list of strings")
+        return tuple(found)
+
+    def table(self, key: str) -> "_Table":
+        return _Table(self.get(key, dict, {}), self.path, f"{self.prefix}{key}.")
+
+
+def _read(path: Path) -> _Table:
+    try:
+        return _Table(tomllib.loads(path.read_text()), path)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise SwitchscopeError(f"{path}: cannot be read: {error}") from None
+
+
+def _option(name: str, table: _Table) -> Option:
+    span = table.get("range", list)
+    if span is not None:
+        if len(span) != 2 or not all(isinstance(n, int) for n in span):
+            raise table._error("range", "must be [lowest, highest]")
+        values = tuple(str(n) for n in range(span[0], span[1] + 1))
+    else:
+        values = table.strings("values", required=True)
+    option = Option(name, table.get("summary", str, required=True), values, table.get("default", str, required=True),
+                    table.get("define", str), table.get("inverted", bool, False), tuple(span) if span else None)
+    if option.default not in option.values:
+        raise table._error("default", f"is not one of the values ({option.describe_values()})")
+    return option
+
+
+def _real_board(real: "_Table", stamp_timer: str) -> RealBoard:
+    return RealBoard(name=real.get("name", str, required=True), summary=real.get("summary", str, required=True),
+                     flasher=real.get("flasher", str, required=True),
+                     flasher_package=real.get("flasher_package", str, required=True),
+                     flash_arguments=real.strings("flash_arguments", required=True),
+                     stamp_timer=real.get("stamp_timer", str, stamp_timer))
+
+
+def _board(path: Path) -> Target:
+    top = _read(path)
+    toolchain, simulator, stamp, scope = (top.table(key) for key in ("toolchain", "simulator", "stamp", "scope"))
+    target = Target(
+        name=top.get("name", str, required=True),
+        summary=top.get("summary", str, required=True),
+        cpu=top.get("cpu", str, required=True),
+        f_cpu_hz=top.get("f_cpu_hz", int, required=True),
+        flash_bytes=top.get("flash_bytes", int, required=True),
+        ram_bytes=top.get("ram_bytes", int, required=True),
+        max_tasks=top.get("max_tasks", int, 16),
+        directory=path.parent,
+        simulator=simulator.get("name", str, required=True),
+        unit=simulator.get("unit", str, required=True),
+        icount_shift=simulator.get("icount_shift", int, 0),
+        timing_model=simulator.get("timing_model", str),
+        default_unit=simulator.get("default_unit", str),
+        exit_register=simulator.get("exit_register", int),
+        stamp_timer=stamp.get("timer", str, required=True),
+        stamp_clock_hz=stamp.get("clock_hz", int, required=True),
+        stamp_address=stamp.get("address", int),
+        gcc=toolchain.get("gcc", str),
+        gcc_package=toolchain.get("packages", str, ""),
+        cflags=toolchain.strings("cflags"),
+        ldflags=toolchain.strings("ldflags"),
+        rust_target=toolchain.get("rust_target", str),
+        rust_workspace=toolchain.get("rust_workspace", str, "rust"),
+        scope_pin=scope.get("pin", str),
+        scope_high_edge=scope.get("high_edge", str),
+        scope_low_edge=scope.get("low_edge", str),
+        uart=top.table("uart").get("device", str, ""),
+        uart_baud=top.table("uart").get("baud", int, 115_200),
+        real_board=_real_board(top.table("real"), stamp.get("timer", str, "")) if "real" in top.data else None,
+        code_directory=path.parent.parent / shared if (shared := top.table("code").get("from", str)) else None,
+    )
+    if target.name != path.parent.name:
+        raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")
+    if target.code_directory is not None and not (target.code_directory / "board.toml").is_file():
+        raise top.table("code")._error("from", f"names '{target.code_directory.name}', which is no board folder")
+    if target.simulator not in SIMULATORS:
+        raise simulator._error("name", f"must be one of {', '.join(SIMULATORS)}")
+    if target.unit not in UNITS:
+        raise simulator._error("unit", f"must be one of {', '.join(UNITS)}")
+    if target.default_unit is not None and target.default_unit not in target.units:
+        raise simulator._error("default_unit", f"must be one of {', '.join(target.units)}")
+    if target.timing_model is not None and target.timing_model not in TIMING_MODELS:
+        raise simulator._error("timing_model", f"must be one of {', '.join(TIMING_MODELS)}")
+    if target.simulator == "simavr" and target.exit_register is None:
+        raise simulator._error("exit_register", "is needed on simavr: the I/O register the firmware exits through")
+    if target.simulator == "qemu" and target.scope_pin and not (target.scope_high_edge and target.scope_low_edge):
+        raise scope._error("high_edge", "and low_edge are needed on QEMU: the labels of the pin's stores")
+    return target
+
+
+def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
+    top = _read(path)
+    name = top.get("name", str, required=True)
+    if name != path.parent.name:
+        raise top._error("name", f"is '{name}', but the kernel's folder is '{path.parent.name}'")
+    if top.get("language", str, language) != language:
+        raise top._error("language", f"must be '{language}' for a kernel in {path.parent.parent}")
+    options_table = top.table("options")
+    options = tuple(_option(key, options_table.table(key)) for key in options_table.data)
+    ports_table = top.table("ports")
+    ports = []
+    for cpu in ports_table.data:
+        port = ports_table.table(cpu)
+        defaults = port.get("defaults", dict, {})
+        ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items()))))
+    conflicts = []
+    for index, entry in enumerate(top.get("conflicts", list, [])):
+        conflict = _Table(entry, path, f"conflicts[{index}].")
+        conflicts.append(Conflict(tuple(sorted(conflict.get("when", dict, required=True).items())),
+                                  conflict.get("why", str, required=True), conflict.get("hint", str)))
+    source = None
+    if "source" in top.data:
+        table = top.table("source")
+        source = CrateSource(table.get("crate", str, required=True),
+                             path.parent / table.get("manifest", str, required=True),
+                             table.get("root", str, ""), table.strings("files", required=True),
+                             table.strings("include_dirs"))
+    not_applicable = top.table("not_applicable")
+    if language == "c":
+        # a C kernel runs on every board with C board code and a CPU it has a port for
+        cpus = {port.cpu for port in ports}
+        runs_on = tuple(t.name for t in targets.values() if t.has_c_board and t.cpu in cpus)
+    else:
+        runs_on = top.strings("targets", required=True)
+    for target in runs_on:
+        if target not in targets:
+            raise top._error("targets", f"names '{target}', which is no board (firmware/boards/*/board.toml)")
+    return Kernel(name=name, title=top.get("title", str, name), summary=top.get("summary", str, required=True),
+                  language=language, directory=path.parent, targets=runs_on,
+                  not_applicable=tuple((s, not_applicable.get(s, str)) for s in not_applicable.data),
+                  options=options, ports=tuple(ports), conflicts=tuple(conflicts), source=source)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    kernels: dict[str, Kernel]
+    targets: dict[str, Target]
+
+
+@functools.lru_cache(maxsize=8)
+def _load(firmware: Path) -> Catalog:
+    targets = {t.name: t for t in map(_board, sorted(firmware.glob("boards/*/board.toml")))}
+    kernels = {}
+    for language, pattern in (("c", "kernels/*/kernel.toml"), ("rust", "rust/kernels/*/kernel.toml")):
+        for path in sorted(firmware.glob(pattern)):
+            kernel = _kernel(path, language, targets)
+            if kernel.name in kernels:
+                raise SwitchscopeError(f"{path}: a kernel named '{kernel.name}' exists already")
+            kernels[kernel.name] = kernel
+    return Catalog(kernels, targets)
+
+
+def current() -> Catalog:
+    """The kernels and targets of the firmware tree in use (paths.firmware_dir())."""
+    return _load(paths.firmware_dir())
+
+
+def _select(kind: str, table: dict, requested: str) -> list:
+    if requested == "all":
+        return [item for item in table.values() if not getattr(item, "check", False)]
+    if requested not in table:
+        valid = ", ".join([*table, "all"])
+        raise UnknownName(f"unknown {kind} '{requested}'", f"valid {kind}s: {valid} (see: switchscope list)")
+    return [table[requested]]
+
+
+def select_kernels(name: str) -> list[Kernel]:
+    return _select("kernel", current().kernels, name)
+
+
+def real_boards() -> dict[str, Target]:
+    """The real kits, by name, each with the target whose image it runs."""
+    return {t.real_board.name: t for t in current().targets.values() if t.real_board}
+
+
+def select_targets(name: str) -> list[Target]:
+    """Targets by name; a real kit's name (arduino-uno) selects the target whose image it runs."""
+    if name in real_boards():
+        return [real_boards()[name]]
+    try:
+        return _select("target", current().targets, name)
+    except UnknownName as error:
+        boards = ", ".join(real_boards())
+        raise UnknownName(error.message, f"{error.hint}; real boards (with --port): {boards}") from None
+
+
+def select_scenarios(name: str) -> list[Scenario]:
+    return _select("scenario", SCENARIOS, name)
+
+
+def select_methods(name: str) -> list[Method]:
+    return _select("method", METHODS, name)

@@ -1,0 +1,244 @@
+"""What a kernel, a target (a board) and a scenario are: the descriptions
+the rest of switchscope works from. folders.py reads kernels and targets
+from the firmware tree; the scenarios are the files of firmware/scenarios/,
+listed here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from switchscope.common.errors import SwitchscopeError
+from switchscope.decode.methods import Method
+
+SIMULATORS = ("qemu", "simavr")
+UNITS = ("instructions", "cycles")
+TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A choice that changes the firmware, with its values and default."""
+    name: str
+    summary: str
+    values: tuple[str, ...]
+    default: str
+    define: str | None = None  # the -D it sets: 1/0 for on/off, else the value itself
+    inverted: bool = False  # the define is 1 for "off"
+    numeric_range: tuple[int, int] | None = None  # values are the whole numbers of this range
+
+    def defines(self, value: str) -> dict[str, str]:
+        if self.define is None:
+            return {}
+        flags = {"on": "0", "off": "1"} if self.inverted else {"on": "1", "off": "0"}
+        return {self.define: flags.get(value, value)}
+
+    def describe_values(self) -> str:
+        if self.numeric_range:
+            return f"{self.numeric_range[0]} to {self.numeric_range[1]}"
+        return " | ".join(self.values)
+
+
+@dataclass(frozen=True)
+class Port:
+    cpu: str
+    directory: str  # inside the kernel's source tree
+    defaults: tuple[tuple[str, str], ...] = ()  # option values this port imposes as defaults
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A combination a kernel refuses: every (key, value) of `when` matches,
+    a key being an option, or cpu, target or scenario."""
+    when: tuple[tuple[str, str], ...]
+    why: str
+    hint: str | None = None
+
+
+@dataclass(frozen=True)
+class CrateSource:
+    """A kernel's C source inside a crates.io package, pinned by a manifest and
+    its lock file beside the kernel.toml; cargo fetches it, nothing is copied."""
+    crate: str
+    manifest: Path
+    root: str  # the kernel's tree inside the crate
+    files: tuple[str, ...]  # relative to root; "{port}" is the port's directory
+    include_dirs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    title: str
+    summary: str
+    language: str  # "c": its port beside kernel.toml, built with the target's gcc; "rust": its crate
+    directory: Path
+    targets: tuple[str, ...]  # where it runs
+    not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why it has no meaning for this kernel)
+    options: tuple[Option, ...] = ()
+    ports: tuple[Port, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    source: CrateSource | None = None  # None: its sources are the C files of its folder
+
+    def port(self, target: "Target") -> Port | None:
+        return next((port for port in self.ports if port.cpu == target.cpu), None)
+
+    def not_measured(self, target: "Target", scenario: "Scenario", method: Method,
+                     unit: str | None = None) -> str | None:
+        """Why this kernel cannot give a figure for the combination, or None."""
+        if target.name not in self.targets:
+            return f"{self.title} is not ported to {target.name} yet"
+        for name, why in self.not_applicable:
+            if name == scenario.name:
+                return why
+        return method.unavailable(target, self.language, target.resolve_unit(unit))
+
+
+@dataclass(frozen=True)
+class RealBoard:
+    """A kit that runs a target's very image: how to flash it, and what it is called."""
+    name: str  # what --target takes for it: arduino-uno
+    summary: str
+    flasher: str  # the program that writes the image: avrdude
+    flasher_package: str  # the Debian package that has it
+    flash_arguments: tuple[str, ...]  # {port} is the serial device, {hex} the Intel HEX image, {elf} the ELF
+    stamp_timer: str  # what the probe reads on the chip (the simulated twin's may differ: SysTick on QEMU)
+
+    @property
+    def flashes_through_port(self) -> bool:
+        """Whether flashing goes through the serial port read (a bootloader), not a debug probe."""
+        return any("{port}" in argument for argument in self.flash_arguments)
+
+    def flash_command(self, executable: str, port: str, hex_image: Path | None, elf_image: Path) -> list[str]:
+        return [executable, *(a.format(port=port, hex=hex_image, elf=elf_image) for a in self.flash_arguments)]
+
+    @property
+    def by_hand(self) -> str:
+        """How to flash it by hand, for messages: the command with its placeholders named."""
+        return " ".join(self.flash_command(self.flasher, "PORT", Path("IMAGE.hex"), Path("IMAGE.elf")))
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    summary: str
+    cpu: str
+    f_cpu_hz: int
+    flash_bytes: int
+    ram_bytes: int
+    directory: Path
+    simulator: str  # "qemu" or "simavr"
+    unit: str  # what the simulator itself counts: "instructions" or "cycles"
+    stamp_timer: str
+    stamp_clock_hz: int
+    stamp_address: int | None = None  # the register the probe reads: where cycles stamp it on QEMU
+    code_directory: Path | None = None  # where its C board code is: its folder, or the board it shares code with
+    max_tasks: int = 16  # most tasks the rotate scenario can create (the kernel heap's limit)
+    gcc: str | None = None  # C compiler; None: no C builds for this target
+    gcc_package: str = ""  # Debian packages that provide it
+    cflags: tuple[str, ...] = ()
+    ldflags: tuple[str, ...] = ()  # "{board}" stands for the board's folder
+    rust_target: str | None = None  # the Rust target triple, for Rust kernels
+    rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
+    icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
+    timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
+    default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
+    exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
+    scope_pin: str | None = None
+    scope_high_edge: str | None = None  # QEMU: labels of the stores that drive the pin high / low
+    scope_low_edge: str | None = None
+    uart: str = ""
+    uart_baud: int = 115_200  # on a real board: the line's speed
+    real_board: "RealBoard | None" = None  # the kit this target's image also runs on, read over a serial line
+
+    @property
+    def units(self) -> tuple[str, ...]:
+        """What a measurement on this target can count: the simulator's own
+        unit, and cycles where a timing model turns instructions into them."""
+        return (self.unit, "cycles") if self.timing_model and self.unit != "cycles" else (self.unit,)
+
+    def timing_model_for(self, unit: str) -> str | None:
+        """The model that turned the simulator's count into `unit`, if one did."""
+        return self.timing_model if unit != self.unit else None
+
+    def resolve_unit(self, unit: str | None) -> str:
+        if unit is None:
+            return self.default_unit or self.unit
+        if unit not in self.units:
+            raise SwitchscopeError(f"{self.name} measures in {' or '.join(self.units)}, not {unit}",
+                                   "cycles need a timing model ([simulator] timing_model in board.toml)")
+        return unit
+
+    @property
+    def board_code(self) -> Path:
+        return self.code_directory or self.directory
+
+    @property
+    def has_c_board(self) -> bool:
+        return (self.board_code / "board.c").is_file()
+
+    def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
+        """Stamp-timer counts per measured unit. Under QEMU icount a timer at
+        f Hz advances f * 2**shift / 1e9 counts per instruction; on a
+        cycle-counting simulator it advances f / f_cpu counts per cycle."""
+        if self.simulator == "qemu":
+            return Fraction(stamp_clock_hz * 2**self.icount_shift, 10**9)
+        return Fraction(stamp_clock_hz, self.f_cpu_hz)
+
+    def vcd_scale(self, unit: str | None = None) -> tuple[str, int]:
+        """A VCD timescale that resolves one unit exactly, and its steps per unit:
+        virtual time (2**shift ns per instruction) for QEMU's instructions, the
+        clock period (40 ns at 25 MHz; 62.5 ns = 625 x 100 ps at 16 MHz) for cycles.
+        A period that is no whole number of picoseconds (24 MHz: 41,666.67 ps)
+        gets one 1 ns step per cycle (vcd_steps_are_cycles): exact in cycles,
+        not in seconds, and the file's comment says so."""
+        if (unit or self.unit) == "instructions":
+            return "1 ns", 2**self.icount_shift
+        return self._cycle_step() or ("1 ns", 1)
+
+    def vcd_steps_are_cycles(self, unit: str | None = None) -> bool:
+        """Whether a VCD in this unit counts a step per cycle instead of the clock's real time."""
+        return (unit or self.unit) == "cycles" and self._cycle_step() is None
+
+    def _cycle_step(self) -> tuple[str, int] | None:
+        """The coarsest timescale of 100, 10 or 1 ps that one clock period is a whole number of, and that number."""
+        period_ps = Fraction(10**12, self.f_cpu_hz)
+        for step_ps, name in ((100, "100 ps"), (10, "10 ps"), (1, "1 ps")):
+            if (period_ps / step_ps).denominator == 1:
+                return name, int(period_ps / step_ps)
+        return None
+
+    def ns_per_unit(self, unit: str | None = None) -> Fraction | None:
+        """Nanoseconds per unit, where the unit is a clock cycle."""
+        return Fraction(10**9, self.f_cpu_hz) if (unit or self.unit) == "cycles" else None
+
+    def expected_meta(self) -> dict[str, str]:
+        """What the firmware must say of its board in its stream."""
+        facts = {"board": self.name, "cpu": self.cpu, "f_cpu_hz": str(self.f_cpu_hz),
+                 "stamp_clock_hz": str(self.stamp_clock_hz)}
+        if self.scope_pin:
+            facts["scope_pin"] = self.scope_pin
+        return facts
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    summary: str
+    check: bool = False  # a self-test of the ruler, not a switch; left out of "all"
+    source: Path | None = None  # default: firmware/scenarios/<name>.c
+
+
+SCENARIOS = {
+    s.name: s
+    for s in [
+        Scenario("resume", "a low-priority task resumes a suspended high-priority task (embOS method)"),
+        Scenario("signal", "a low-priority task gives a signal a high-priority task waits on (BeRTOS method)"),
+        Scenario("yield", "two tasks of equal priority yield to each other (cooperative switch)"),
+        Scenario("isr", "an interrupt handler wakes a high-priority task that preempts the low-priority one"),
+        Scenario("rotate", "N tasks (--tasks, default 2) rotated by priority changes, one sample per switch "
+                           "(the Cortex-M3 study's method)"),
+        Scenario("ruler", "self-test: times blocks of N no-ops, each must read exactly N", check=True),
+    ]
+}

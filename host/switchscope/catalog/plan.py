@@ -1,0 +1,73 @@
+"""Choosing what to measure, for run, sweep, intrusion and suite alike: the
+selection is expanded into jobs, what a kernel cannot measure is dropped with
+its reason (said once for all the combinations it covers), and each
+configuration is resolved once."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+from switchscope.catalog import configs
+from switchscope.catalog import Kernel, Scenario, Target
+from switchscope.catalog.job import Job
+from switchscope.decode.methods import Method
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Combinations left out, all for one reason."""
+    kernel: str
+    target: str
+    reason: str
+    what: tuple[str, ...]  # scenario/method of each
+
+    def __str__(self) -> str:
+        what = ", ".join(self.what) if len(self.what) <= 4 else f"{len(self.what)} scenario/method combinations"
+        return f"{self.kernel}/{self.target} ({what}): {self.reason}"
+
+    def as_json(self) -> dict:
+        return {"kernel": self.kernel, "target": self.target, "combinations": list(self.what), "reason": self.reason}
+
+
+@dataclass
+class Plan:
+    jobs: list[Job] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+
+def _foreign_options(kernel: Kernel, options: dict[str, str]) -> str | None:
+    """Why the kernel cannot take the chosen options, or None."""
+    foreign = [name for name in options if name not in configs.options_of(kernel)]
+    return f"{kernel.title} has no option {', '.join(foreign)}" if foreign else None
+
+
+def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario], methods: list[Method],
+         variants: list[dict[str, str]] = ({},), tasks: list[int | None] = (None,),
+         strict_options: bool | None = None, unit: str | None = None) -> Plan:
+    """Every measurable combination as a Job with its configuration resolved.
+    `variants` are the option choices to measure (each one a configuration);
+    `tasks` the task counts of rotate (other scenarios take none). An option a
+    kernel does not have skips that kernel, or is an error with
+    `strict_options` (by default: when one kernel was selected). `unit`: what to
+    count (None: each target's default unit); a target that cannot count it is an error."""
+    strict = len(kernels) == 1 if strict_options is None else strict_options
+    found = Plan()
+    reasons: dict[tuple[str, str, str], list[str]] = {}
+    for target in targets:
+        target.resolve_unit(unit)  # refuses a unit the target cannot count, naming the ones it can
+    for kernel, target, scenario, method, variant in itertools.product(kernels, targets, scenarios, methods, variants):
+        why = kernel.not_measured(target, scenario, method, unit)
+        if why is None and not strict:
+            why = _foreign_options(kernel, variant)
+        if why:
+            what = f"{scenario.name}/{method.name}"
+            entries = reasons.setdefault((kernel.name, target.name, why), [])
+            if what not in entries:
+                entries.append(what)
+            continue
+        for count in (tasks if scenario.name == "rotate" else [None]):
+            config = configs.resolve(variant, kernel, target, scenario, count)
+            found.jobs.append(Job(kernel, target, scenario, method, config, count, unit))
+    found.skipped = [Skipped(kernel, target, why, tuple(what)) for (kernel, target, why), what in reasons.items()]
+    return found

@@ -1,0 +1,56 @@
+"""`switchscope list`: the kernels, targets, real boards, scenarios, methods and options there are."""
+
+from __future__ import annotations
+
+
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.common.errors import SwitchscopeError
+from switchscope.decode.methods import METHODS
+
+LIST_SECTIONS = ("kernels", "targets", "boards", "scenarios", "methods", "options")
+
+
+def _list_boards() -> None:
+    print("real boards (switchscope run --target BOARD --port DEVICE; --simulate runs the same image simulated):")
+    boards = catalog.real_boards()
+    width = max((len(name) for name in boards), default=0)
+    for name, target in boards.items():
+        board = target.real_board
+        print(f"  {name.ljust(width)}  {board.summary}")
+        print(f"  {''.ljust(width)}    image of target {target.name}; stamps with {board.stamp_timer}; "
+              f"{target.uart_baud} baud on {target.uart}; flashed with {board.flasher} ({board.flasher_package})")
+
+
+def command_list(args) -> int:
+    shown = args.section or "all"
+    if shown not in (*LIST_SECTIONS, "all"):
+        raise SwitchscopeError(f"switchscope list shows {', '.join(LIST_SECTIONS)} or all, not '{shown}'")
+    sections = [("kernels", catalog.KERNELS), ("targets", catalog.TARGETS),
+                ("scenarios", catalog.SCENARIOS), ("methods", METHODS)]
+    if shown in ("boards", "all"):
+        _list_boards()
+    for title, table in sections:
+        if shown not in (title, "all"):
+            continue
+        print(f"{title}:")
+        width = max(len(name) for name in table)
+        for name, item in table.items():
+            note = " (not in 'all')" if getattr(item, "check", False) else ""
+            print(f"  {name.ljust(width)}  {item.summary}{note}")
+            if isinstance(item, catalog.Kernel):
+                print(f"  {''.ljust(width)}    targets: {', '.join(item.targets) or 'none'}")
+                for scenario, why in item.not_applicable:
+                    print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
+    if shown not in ("options", "all"):
+        return 0
+    print("configuration options (--config NAME=VALUE):")
+    every_option = {}
+    for kernel in catalog.KERNELS.values():
+        for name, option in configs.options_of(kernel).items():
+            every_option.setdefault(name, (option, []))[1].append(kernel.name)
+    width = max(len(name) for name in every_option)
+    for name, (option, kernels) in every_option.items():
+        print(f"  {name.ljust(width)}  {option.summary} [{option.describe_values().replace(' | ', '|')}, "
+              f"default {option.default}] ({', '.join(kernels)})")
+    return 0

@@ -1,0 +1,233 @@
+"""The commands that measure: run, sweep, suite, measure (any ELF) and intrusion."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.catalog.plan import Plan, plan
+from switchscope.common import outputs
+from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.decode.methods import METHODS
+from switchscope.figures import intrusion, matrix, suite
+from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
+from switchscope.figures.measure_elf import measure_elf
+from switchscope.present import display, report, suite_page
+from switchscope.run import serial_port
+
+def check_samples(count: int) -> None:
+    """Before any work: the firmware counts samples in 32 bits."""
+    if not 1 <= count <= MAX_SAMPLES:
+        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {count}")
+
+
+def say_skipped(found: Plan) -> None:
+    for skipped in found.skipped:
+        print(f"n/a: {skipped}")
+
+
+def _check_board_options(args) -> None:
+    """--port, --no-flash, --baud and --simulate: a real board is read over its port, its image simulated
+    with --simulate; the simulated targets are read over a port only when asked (--port)."""
+    # a kit's own name (arduino-uno) needs its port; a kit QEMU also models (stm32vldiscovery) is simulated without
+    is_real_board = args.target in catalog.real_boards() and args.target not in catalog.TARGETS
+    if args.port is None:
+        if args.no_flash or args.baud:
+            raise SwitchscopeError(f"{'--no-flash' if args.no_flash else '--baud'} applies to a board read over "
+                                   "--port")
+        if is_real_board and not args.simulate:
+            (target,) = catalog.select_targets(args.target)
+            raise SwitchscopeError(f"{args.target} is a real board: give its serial port",
+                                   f"switchscope run --target {args.target} --port /dev/ttyACM0, or --simulate to "
+                                   f"run its image on {target.name}'s simulator")
+        return
+    if args.simulate:
+        raise SwitchscopeError("--simulate runs the image on a simulator; --port reads a board: give one of them")
+    if args.vcd:
+        raise SwitchscopeError("--vcd records the scope pin on a simulator: on a board, record the pin with a logic "
+                               "analyzer and read the capture with switchscope analyze")
+    if args.target == "all" or args.kernel == "all":
+        raise SwitchscopeError("a board runs one kernel's image at a time: choose --kernel and --target")
+    (target,) = catalog.select_targets(args.target)
+    board = target.real_board
+    by_hand = f"to flash it by hand: {board.by_hand}, then add --no-flash" if board and not args.no_flash else ""
+    serial_port.check_port(args.port, by_hand)  # before any build: a missing board or a bad URL is said at once
+
+
+def command_run(args) -> int:
+    _check_board_options(args)
+    if args.samples is None and args.port is None:
+        args.samples = 10_000
+    if args.samples is not None:
+        check_samples(args.samples)
+    scenarios = catalog.select_scenarios(args.scenario)
+    if args.tasks is not None:
+        if args.scenario not in ("all", "rotate"):
+            raise SwitchscopeError("--tasks applies to the rotate scenario only")
+        scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
+    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target), scenarios,
+                 catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks], unit=args.unit)
+    jobs = found.jobs
+    if args.port and args.no_flash and len(jobs) > 1:
+        raise SwitchscopeError(f"--no-flash reads the one image the board runs, and {len(jobs)} were asked for",
+                               "choose its --scenario (and --method probe)")
+    if args.vcd and not any(job.method.name == "scope" for job in jobs):
+        raise SwitchscopeError("--vcd records the scope pin: use it with --method scope (or all)")
+    scope_jobs = [job for job in jobs if job.method.name == "scope"]
+    vcds = {}
+    if args.vcd:
+        for job in scope_jobs:  # one file per job when several: trace.vcd -> trace-atmega328p-resume.vcd
+            vcd = Path(args.vcd) if len(scope_jobs) == 1 else Path(args.vcd).with_name(
+                f"{Path(args.vcd).stem}-{job.target.name}-{job.scenario.name}{Path(args.vcd).suffix}")
+            vcds[str(job)] = outputs.check_file(vcd, "--vcd")
+    json_path = outputs.check_file(args.json, "--json") if args.json else None
+    results, failures = [], []
+    started = time.monotonic()
+    try:
+        with display.Activity(args.quiet, "samples") as activity:
+            for job in jobs:
+                activity.begin(str(job), args.samples or 1000)
+                try:
+                    if args.port:
+                        results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
+                                                       args.samples, not args.no_flash, args.timeout,
+                                                       activity.advance_to, activity.on_stage))
+                    else:
+                        results.append(measure(job, args.samples, args.timeout, activity.advance_to,
+                                               activity.on_stage, vcds.get(str(job))))
+                except SwitchscopeError as error:
+                    activity.say(f"error: {error}")
+                    failures.append({"job": str(job), "error": error.message})
+    except Interrupted as interruption:
+        if results:  # what was measured before the signal is shown, and written where asked
+            print(report.table(results))
+            interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
+            if json_path:
+                report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
+                                                                           f"{len(jobs)} measurements")
+                interruption.kept += f" and written to {json_path}"
+        raise
+    if results:
+        print(report.table(results))
+        comparison = report.method_comparison(results)
+        if comparison:
+            print("\n" + comparison)
+        for result in results:
+            for problem in result.stream_problems:
+                print(f"warning: {result.scenario}: {problem}", file=sys.stderr)
+            if result.clamped:
+                print(f"warning: {result.scenario}: {result.clamped} samples were smaller than the probe "
+                      "overhead and were clamped to 0", file=sys.stderr)
+    say_skipped(found)
+    if not args.quiet:
+        print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
+    if json_path:
+        report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
+    return 1 if failures else 0
+
+
+def command_sweep(args) -> int:
+    tasks = matrix.parse_counts(args.tasks, "--tasks", 255) if args.tasks else [None]
+    samples = matrix.parse_counts(args.samples, "--samples", MAX_SAMPLES)
+    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                 catalog.select_scenarios(args.scenario), catalog.select_methods(args.method),
+                 matrix.config_variants(args.config), tasks)
+    points = [matrix.Point(job, count) for job in found.jobs for count in samples]
+    matrix.check_fits_in_memory(points)
+    if args.resume and not args.json:
+        raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
+    json_path = outputs.check_file(args.json, "--json") if args.json else None
+    kept = matrix.results_already_in(json_path, points) if args.resume else {}
+    say_skipped(found)
+
+    def keep(_point, _outcome, completed):
+        """Each result in the JSON as soon as it is measured: a crash or an interruption loses none."""
+        if json_path:
+            report.write_json(json_path, _results(completed), [],
+                              incomplete=f"{len(completed)} of {len(points)} points measured so far")
+
+    try:
+        with display.Activity(args.quiet, "measurements") as activity:
+            activity.begin("sweep", len(points))
+            outcomes = matrix.run_points(points, args.jobs, activity.batch, keep, kept)
+    except Interrupted as interruption:
+        if json_path:
+            interruption.kept = f"{len(_results(interruption.completed))} of {len(points)} points in {json_path}"
+        raise
+    results = _results(outcomes)
+    for point, outcome in outcomes:
+        if isinstance(outcome, str):
+            print(f"error: {point.job}: {outcome}", file=sys.stderr)
+    if results:
+        print(report.sweep_table(results))
+    if json_path:
+        report.write_json(json_path, results,
+                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])
+    return 1 if len(results) < len(outcomes) else 0
+
+
+def _results(outcomes: list) -> list:
+    """The results among (point, outcome) pairs: the failed points' outcomes are their error messages."""
+    return [outcome for _, outcome in outcomes if not isinstance(outcome, str)]
+
+
+def command_suite(args) -> int:
+    check_samples(args.samples)
+    out = outputs.check_directory(args.out, "--out")
+    with display.Activity(args.quiet, "measurements") as activity:
+        activity.label = "suite"
+        outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                                            args.samples, out, args.jobs, suite_page.write, activity.batch,
+                                            args.resume)
+    failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
+    for point, outcome in failed:
+        print(f"error: {point.job}: {outcome}", file=sys.stderr)
+    print(f"{len(outcomes) - len(failed)} of {len(outcomes)} measurements in {wall:.1f} s; "
+          f"{len(written)} files in {args.out} (open {Path(args.out) / 'index.html'} in a browser, "
+          f"or read {Path(args.out) / 'summary.md'})")
+    return 1 if failed else 0
+
+
+def command_measure(args) -> int:
+    if args.count < 1:
+        raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
+    (target,) = catalog.select_targets(args.target)
+    json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.elf),)) if args.json else None
+    limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
+    result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
+    print(report.marker_table(result))
+    if result.count < args.count:
+        why = result.details["stopped"] or "the firmware ended"
+        print(f"warning: {result.count} of {args.count} intervals: {why}", file=sys.stderr)
+    if json_path:
+        report.write_json(json_path, [result], [])
+    return 0
+
+
+def command_intrusion(args) -> int:
+    check_samples(args.samples)
+    json_path = outputs.check_file(args.json, "--json") if args.json else None
+    rows, failed = [], 0
+    # a combination is reported only where every method can measure it (the printing build may be n/a)
+    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                 catalog.select_scenarios(args.scenario), list(METHODS.values()))
+    skipped = {(s.kernel, s.target, what.split("/")[0]) for s in found.skipped for what in s.what}
+    say_skipped(found)
+    cases = dict.fromkeys((job.kernel, job.target, job.scenario) for job in found.jobs
+                          if (job.kernel.name, job.target.name, job.scenario.name) not in skipped)
+    with display.Activity(args.quiet, "measurements") as activity:
+        for kernel, target, scenario in cases:
+            activity.begin(f"{kernel.name}/{target.name}", 4)
+            try:
+                rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout, activity.on_stage))
+            except SwitchscopeError as error:
+                activity.say(f"error: {error}")
+                failed += 1
+    if rows:
+        print(report.intrusion_table(rows))
+    if json_path:
+        report.write_json(json_path, rows, [])
+    return 1 if failed else 0

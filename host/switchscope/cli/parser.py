@@ -1,0 +1,186 @@
+"""The command line's grammar: every subcommand, its options and its handler."""
+
+from __future__ import annotations
+
+import argparse
+
+from switchscope import __version__, catalog
+from switchscope.present import compare
+from switchscope.cli.boards import command_analyze, command_flash
+from switchscope.cli.listing import LIST_SECTIONS, command_list
+from switchscope.cli.measuring import command_intrusion, command_measure, command_run, command_suite, command_sweep
+from switchscope.cli.results import command_compare, command_report
+
+def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None) -> None:
+    """The options that choose what to measure, each a name or 'all'."""
+    command.add_argument("--kernel", default=kernel, help=f"kernel name or 'all' (default: {kernel})")
+    command.add_argument("--target", default=target, help=f"target name or 'all' (default: {target})")
+    if scenario:
+        command.add_argument("--scenario", default=scenario, help=f"scenario name or 'all' (default: {scenario})")
+    if method:
+        command.add_argument("--method", default=method, help=f"measurement method or 'all' (default: {method})")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="switchscope",
+        description="Measure how long a real-time kernel takes to switch tasks, exactly and reproducibly.",
+    )
+    top.add_argument("--version", action="version", version=f"switchscope {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="build, run and measure scenarios",
+                              description="Build each (kernel, target, scenario), run it on the simulated "
+                                          "board and print the distribution of switch times.")
+    _add_selection(run, "freertos", "mps2-an385", "all", "probe")
+    run.add_argument("--samples", type=int,
+                     help="samples per scenario (default: 10000; on a board, what its image measures)")
+    run.add_argument("--unit", choices=catalog.UNITS,
+                     help="what to count: cycles by default (true cycles on simavr, the core's timing model on "
+                          "the Cortex-M boards), or instructions (what QEMU itself counts)")
+    run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                     help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
+                          "trace=on, ... (switchscope list shows them all)")
+    run.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
+    run.add_argument("--json", metavar="PATH", help="also write every result, with all samples, as JSON")
+    run.add_argument("--vcd", metavar="PATH",
+                     help="with --method scope: write the scope pin's trace as VCD (one file per scenario "
+                          "when several run: PATH-TARGET-SCENARIO.vcd)")
+    run.add_argument("--timeout", type=float, metavar="SECONDS",
+                     help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
+    run.add_argument("--port", metavar="URL",
+                     help="measure on a real board: its serial device (/dev/ttyACM0) or any pyserial URL "
+                          "(socket://HOST:PORT, rfc2217://HOST:PORT); the image is flashed first unless --no-flash")
+    run.add_argument("--no-flash", action="store_true",
+                     help="with --port: the board runs the image already (flashed by other means); read it")
+    run.add_argument("--baud", type=int, metavar="N", help="with --port: the line's speed (default: the board's)")
+    run.add_argument("--simulate", action="store_true",
+                     help="with a real board's name (arduino-uno): run its very image on the simulator instead")
+    run.add_argument("--quiet", action="store_true", help="no progress display or summary line")
+    run.set_defaults(handler=command_run)
+
+    sweep = commands.add_parser(
+        "sweep", help="one full distribution per point of a sweep: tasks, sample counts, configurations",
+        description="Measure every combination of the given axes, on all cores, and print one line per point. "
+                    "Example: switchscope sweep --scenario rotate --tasks 2-8 --samples 100,1000,10000 "
+                    "--config preemption=on,off")
+    _add_selection(sweep, "freertos", "mps2-an385", "rotate", "probe")
+    sweep.add_argument("--tasks", metavar="LIST", help="rotate: task counts, e.g. 2-8 or 2,4,8")
+    sweep.add_argument("--samples", default="1000", metavar="LIST",
+                       help="samples (switches) per point, e.g. 100,1000,10000 (default: 1000)")
+    sweep.add_argument("--config", action="append", default=[], metavar="NAME=V1,V2",
+                       help="an option and the values to sweep it over, repeatable")
+    sweep.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
+    sweep.add_argument("--json", metavar="PATH", help="also write every result as JSON, each as soon as it is measured")
+    sweep.add_argument("--resume", action="store_true",
+                       help="keep the results already in --json (an interrupted sweep's) and measure only the rest")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    sweep.set_defaults(handler=command_sweep)
+
+    whole = commands.add_parser(
+        "suite", help="the whole experiment matrix, with tables and plots, into a results directory",
+        description="For every kernel and target: each scenario under cooperative/preemptive x priorities "
+                    "off/on (the BeRTOS table), rotate against the number of tasks and the number of "
+                    "switches (the Cortex-M3 study's curves). Runs on all cores; writes one JSON per run, "
+                    "summary.md, index.html (the HTML report) and PNG/SVG plots.")
+    _add_selection(whole, "all", "all")
+    whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
+    whole.add_argument("--out", default="switchscope-results", help="the results directory")
+    whole.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
+    whole.add_argument("--resume", action="store_true",
+                       help="keep the results already in --out (an interrupted suite's) and measure only the rest")
+    whole.add_argument("--quiet", action="store_true", help="no progress bar")
+    whole.set_defaults(handler=command_suite)
+
+    elf = commands.add_parser(
+        "measure", help="count between two points of your own firmware (marker method)",
+        description="Run a firmware you built on a simulated target and count, each time it passes, the "
+                    "cycles (simavr; the timing model on Cortex-M) or instructions (--unit instructions) from "
+                    "reaching --from to reaching --to: the "
+                    "instruction at --from counts, the one at --to does not; interrupts taken between count.")
+    elf.add_argument("elf", help="the firmware, an ELF built for the target")
+    elf.add_argument("--target", required=True, help="the target it was built for (see: switchscope list)")
+    elf.add_argument("--from", dest="start", required=True, metavar="SYMBOL_OR_ADDR", help="where an interval starts")
+    elf.add_argument("--to", dest="stop", required=True, metavar="SYMBOL_OR_ADDR", help="where it ends")
+    elf.add_argument("--count", type=int, default=1000, help="intervals to measure (default: 1000)")
+    elf.add_argument("--unit", choices=catalog.UNITS,
+                     help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
+                          "(what QEMU itself counts)")
+    elf.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on the run")
+    elf.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    elf.set_defaults(handler=command_measure)
+
+    intrude = commands.add_parser(
+        "intrusion", help="what each method adds to the path it measures, against the marker figure",
+        description="Measure each scenario with the marker (nothing in the path), the probe, the scope, and "
+                    "a build that prints a trace line inside the window; show what each adds before its "
+                    "correction and the error left after it.")
+    _add_selection(intrude, "freertos", "all", "all")
+    intrude.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
+    intrude.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on each run")
+    intrude.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    intrude.add_argument("--quiet", action="store_true", help="no progress display")
+    intrude.set_defaults(handler=command_intrusion)
+
+    burn = commands.add_parser(
+        "flash", help="write one scenario's image into a real board, without reading it",
+        description="Build the image and flash it (avrdude, OpenOCD, as the board's board.toml says): for a logic "
+                    "analyzer on the scope pin (--method scope, then switchscope analyze), or to read the board "
+                    "later with switchscope run --port ... --no-flash.")
+    _add_selection(burn, "freertos", "arduino-uno", "yield", "probe")
+    burn.add_argument("--port", metavar="DEVICE",
+                      help="the board's serial device, where its bootloader listens (the Uno's); a kit flashed "
+                           "through a debug probe needs none")
+    burn.add_argument("--samples", type=int, help="windows the image measures after each reset (default: 1000)")
+    burn.add_argument("--config", action="append", default=[], metavar="NAME=VALUE", help="a kernel or build option")
+    burn.set_defaults(handler=command_flash)
+
+    capture = commands.add_parser(
+        "analyze", help="tAB, tCD and tCS from a logic-analyzer capture (VCD, sigrok .sr, sigrok CSV)",
+        description="The oscilloscope method on a capture from real hardware: the pin pulses once bare (A-B) "
+                    "and once around the switch (C-D); tCS = tCD - tAB for every pattern.")
+    capture.add_argument("capture", help="a VCD, a sigrok session file (.sr) or a sigrok CSV file")
+    capture.add_argument("--channel", required=True, help="the channel (probe) the pin was recorded on")
+    capture.add_argument("--clock", type=float, metavar="HZ",
+                         help="the CPU clock: figures in cycles (and microseconds) instead of nanoseconds")
+    capture.add_argument("--json", metavar="PATH", help="also write the result, with all patterns, as JSON")
+    capture.set_defaults(handler=command_analyze)
+
+    versus = commands.add_parser(
+        "compare", help="compare two sets of results; exit 1 when one got slower (for CI)",
+        description="Match the results of BASE and NEW (run, sweep or measure JSON files, or suite directories) by "
+                    "kernel, target, scenario, method, configuration and unit, and compare one statistic. Exit 0 "
+                    "when none got slower than the threshold, 1 when one did (see --fail-on), 2 on bad input.")
+    versus.add_argument("base", help="the results before the change")
+    versus.add_argument("new", help="the results after it")
+    versus.add_argument("--metric", default="median", help="the statistic compared: min, median, mode, mean, max, "
+                                                            "stddev or p99 (default: median)")
+    versus.add_argument("--threshold", default="0",
+                        help="how much slower counts as a regression: a percentage (2%%) or an amount in the "
+                             "result's unit (default 0: any increase, since the simulators are deterministic)")
+    versus.add_argument("--ignore-option", action="append", default=[], metavar="NAME",
+                        help="leave a configuration option out of the matching, repeatable: compare "
+                             "o2.json os.json --ignore-option opt compares -O2 with -Os")
+    versus.add_argument("--fail-on", choices=compare.FAIL_ON, default="any",
+                        help="which regressions fail the command (exit 1): any (default), or outside-range: only "
+                             "those whose TRM ranges do not overlap, so every chip the manual describes is slower "
+                             "(a result without a range, such as instructions, fails as with any)")
+    versus.add_argument("--junit", metavar="PATH", help="also write a JUnit XML file, one test per comparison")
+    versus.add_argument("--json", metavar="PATH", help="also write the comparisons as JSON")
+    versus.set_defaults(handler=command_compare)
+
+    page = commands.add_parser(
+        "report", help="one HTML page from results: runs, sweeps, suites, intrusion (opens without a network)",
+        description="Read every result in the given JSON files and suite directories and write one self-contained "
+                    "HTML page: kernels and configurations side by side, rotate's curves, the intrusion table, "
+                    "every result in a sortable table, and each one's distribution and provenance.")
+    page.add_argument("inputs", nargs="+", metavar="RESULTS",
+                      help="a --json file of run, sweep, measure, analyze or intrusion, or a suite's directory")
+    page.add_argument("--html", required=True, metavar="PATH", help="the page to write")
+    page.add_argument("--title", default="switchscope report", help="the page's title")
+    page.set_defaults(handler=command_report)
+
+    listing = commands.add_parser("list", help="list kernels, targets, real boards, scenarios, methods and options")
+    listing.add_argument("section", nargs="?", metavar="SECTION", help=f"one of {', '.join(LIST_SECTIONS)}")
+    listing.set_defaults(handler=command_list)
+    return top

@@ -1,0 +1,311 @@
+"""Reading one logic channel out of a capture file, as edges in seconds.
+
+Formats: VCD (any tool's), sigrok session files (.sr, as sigrok-cli and
+PulseView save them) and sigrok CSV (sigrok-cli -O csv, with or without a time
+column). Every problem with a file is a CaptureError that says what is wrong
+and where.
+"""
+
+from __future__ import annotations
+
+import configparser
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+from switchscope.common.errors import SwitchscopeError
+
+
+class CaptureError(SwitchscopeError):
+    pass
+
+
+@dataclass
+class Channel:
+    name: str
+    edges: list[tuple[Fraction, int]]  # (seconds from the capture's start, new level)
+    resolution: Fraction  # seconds per sample (or per VCD time step)
+    source: str  # what the capture says about itself, for the report
+    # a switchscope VCD states the unit one time step counts: ("cycles" or "instructions", seconds per unit)
+    time_base: tuple[str, Fraction] | None = None
+
+
+MAX_CHUNK_BYTES = 1 << 30  # sigrok writes its samples in chunks of a few MB
+
+_SI = {"s": 1, "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
+       "ps": Fraction(1, 10**12), "fs": Fraction(1, 10**15)}
+_RATE = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}
+
+
+def _unknown_channel(path: Path, name: str, names: list[str]) -> CaptureError:
+    return CaptureError(f"{path} has no channel '{name}'", f"its channels: {', '.join(names) or '(none)'}")
+
+
+def _edges_from_levels(levels) -> list[tuple[Fraction, int]]:
+    """Edges from an iterable of (seconds, level), the first level as the start state."""
+    edges, previous = [], None
+    for seconds, level in levels:
+        if previous is not None and level != previous:
+            edges.append((seconds, level))
+        previous = level
+    return edges
+
+
+def samplerate(text: str) -> Fraction:
+    match = re.fullmatch(r"\s*([0-9]{1,15}(?:\.[0-9]{1,15})?)\s*([kMG]?Hz)\s*", text, re.IGNORECASE)
+    if not match:
+        raise ValueError(f"not a sample rate: {text[:40]!r}")
+    rate = Fraction(match.group(1)) * _RATE[match.group(2).lower()]
+    if rate <= 0:
+        raise ValueError(f"a sample rate of {text.strip()}")
+    return rate
+
+
+MAX_HEADER_LINES = 100_000  # a VCD declares its signals first: a longer header is not a VCD
+MAX_TIME_DIGITS = 30  # a time stamp or a number in a capture: more digits are damage, not a capture
+_DECIMAL = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?")
+
+
+def _decimal(text: str, what: str) -> Fraction:
+    """A plain decimal number as a capture writes it, refused if it is anything else (an
+    exponent such as 1e2000000000 would take hours to expand)."""
+    if not _DECIMAL.fullmatch(text.strip()):
+        raise ValueError(f"not a plain decimal number for {what}: {text[:40]!r}")
+    return Fraction(text.strip())
+
+
+def read_vcd(path: Path, channel: str) -> Channel:
+    """Read line by line: memory does not grow with the capture's length."""
+    header_lines, number = [], 0
+    with path.open(errors="replace", newline="") as lines:
+        for number, line in enumerate(lines, start=1):
+            header_lines.append(line)
+            if "$enddefinitions" in line or number > MAX_HEADER_LINES:
+                break
+        header = "".join(header_lines)
+        timescale_match = re.search(r"\$timescale\s+(\d{1,6})\s*([munpf]?s)\s+\$end", header)
+        if not timescale_match or "$enddefinitions" not in header:
+            raise CaptureError(f"{path} is not a complete VCD (no $timescale or no $enddefinitions)")
+        step = int(timescale_match.group(1)) * _SI[timescale_match.group(2)]
+        if step == 0:
+            raise CaptureError(f"{path}: its $timescale is 0, so its time stamps say nothing")
+        codes = {}
+        for match in re.finditer(r"\$var\s+\S+\s+(\d+)\s+(\S+)\s+(\S+)(?:\s+\[[^\]]*\])?\s+\$end", header):
+            codes.setdefault(match.group(3), match.group(2))
+        if channel not in codes:
+            raise _unknown_channel(path, channel, list(codes))
+        code = codes[channel]
+        edges, level, now = [], None, None
+        line = header_lines[-1]
+        for number, line in enumerate(lines, start=number + 1):
+            if not line.endswith("\n"):
+                break  # the last line, cut short: said below
+            for token in line.split():
+                if token.startswith("#"):
+                    digits = token[1:]
+                    if not (digits.isascii() and digits.isdigit()) or len(digits) > MAX_TIME_DIGITS:
+                        raise CaptureError(f"{path}, line {number}: bad time stamp {token[:40]!r}")
+                    if now is not None and int(digits) < now:
+                        raise CaptureError(f"{path}, line {number}: time goes back from #{now} to {token}")
+                    now = int(digits)
+                elif token[0] in "01xXzZ" and token[1:] == code:
+                    new = 1 if token[0] == "1" else 0
+                    if level is not None and new != level:
+                        if now is None:
+                            raise CaptureError(f"{path}, line {number}: a value change before any time stamp")
+                        edges.append((now * step, new))
+                    level = new
+        if not line.endswith("\n"):
+            raise CaptureError(f"{path}, line {number}: the file ends in the middle of a line: the capture is truncated")
+    if level is None:
+        raise CaptureError(f"{path}: channel '{channel}' never has a value")
+    # switchscope's own VCDs say what their time counts: "1 cycles = 400 x 100 ps", "1 instructions = 256 x 1 ns"
+    stated = re.search(r"\$comment switchscope .*?1 (cycles|instructions) = (\d{1,12}) x \d+ [munpf]?s \$end", header)
+    time_base = (stated.group(1), int(stated.group(2)) * step) if stated and int(stated.group(2)) else None
+    return Channel(channel, edges, step, f"VCD, time step {timescale_match.group(1)} {timescale_match.group(2)}",
+                   time_base)
+
+
+def read_sigrok_session(path: Path, channel: str) -> Channel:
+    try:
+        archive = zipfile.ZipFile(path)
+        metadata = configparser.ConfigParser(interpolation=None)
+        metadata.read_string(archive.read("metadata").decode())
+        device = metadata["device 1"]
+        names = [device[f"probe{i}"] for i in range(1, int(device.get("total probes", "0")) + 1)]
+        if channel not in names:
+            raise _unknown_channel(path, channel, names)
+        rate = samplerate(device["samplerate"])
+        unit = int(device.get("unitsize", "1"))
+        if not 1 <= unit <= 8 or names.index(channel) >= 8 * unit:
+            raise CaptureError(f"{path}: a unit size of {unit} bytes cannot hold channel '{channel}' "
+                               f"(probe {names.index(channel) + 1})")
+        prefix = device.get("capturefile", "logic-1")
+        chunks = sorted((n for n in archive.namelist() if n == prefix or n.startswith(prefix + "-")),
+                        key=lambda n: int(n.rsplit("-", 1)[1]) if n != prefix else 0)
+        byte, bit = divmod(names.index(channel), 8)
+        to_level = bytes((value >> bit) & 1 for value in range(256))
+
+        def edges_in_samples():
+            """(sample index, level) at every change, found by byte searches:
+            a capture holds tens of millions of samples and a few edges."""
+            first, previous = 0, None
+            for chunk in chunks:
+                if archive.getinfo(chunk).file_size > MAX_CHUNK_BYTES:
+                    raise CaptureError(f"{path}: chunk {chunk} holds {archive.getinfo(chunk).file_size:,} bytes, "
+                                       f"more than any sigrok chunk ({MAX_CHUNK_BYTES:,})")
+                data = archive.read(chunk)
+                if len(data) % unit:
+                    raise CaptureError(f"{path}: chunk {chunk} ends inside a sample (truncated)")
+                levels = data[byte::unit].translate(to_level)
+                if not levels:
+                    continue
+                if previous is None:
+                    previous = levels[0]
+                joined = bytes([previous]) + levels
+                changes = []
+                for pattern, level in ((b"\x00\x01", 1), (b"\x01\x00", 0)):
+                    at = joined.find(pattern)
+                    while at >= 0:
+                        changes.append((first + at, level))
+                        at = joined.find(pattern, at + 1)
+                yield from sorted(changes)
+                first += len(levels)
+                previous = levels[-1]
+
+        edges = [(index / rate, level) for index, level in edges_in_samples()]
+    except (zipfile.BadZipFile, zlib.error, KeyError, OSError, EOFError, ValueError, NotImplementedError,
+            RuntimeError, configparser.Error) as error:
+        if isinstance(error, CaptureError):
+            raise
+        raise CaptureError(f"{path} is not a complete sigrok session file ({error}): truncated or damaged?") from None
+    return Channel(channel, edges, 1 / rate, f"sigrok session, {device['samplerate']}")
+
+
+# the time column's heading states its unit (sigrok-cli picks one to suit the rate)
+_TIME_UNITS = {"seconds": Fraction(1), "milliseconds": Fraction(1, 10**3), "microseconds": Fraction(1, 10**6),
+               "nanoseconds": Fraction(1, 10**9), "picoseconds": Fraction(1, 10**12)}
+
+
+def _csv_rows(path: Path):
+    """(line number, line) of every non-empty line, streamed; a last line with no end is truncation."""
+    with path.open(errors="replace") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.endswith("\n"):
+                raise CaptureError(f"{path}, line {number}: the file ends in the middle of a line (truncated)")
+            if line.strip():
+                yield number, line.strip()
+
+
+def read_sigrok_csv(path: Path, channel: str) -> Channel:
+    """Two passes over the file, each streamed: memory does not grow with its length."""
+    rate, names, header = None, [], None
+    for number, line in _csv_rows(path):
+        if line.startswith(";"):
+            if m := re.match(r";\s*Samplerate:\s*(.+)", line):
+                try:
+                    rate = samplerate(m.group(1))
+                except ValueError as error:
+                    raise CaptureError(f"{path}, line {number}: {error}") from None
+            elif m := re.match(r";\s*Channels \(\d+/\d+\):\s*(.+)", line):
+                names = [n.strip() for n in m.group(1).split(",")]
+            continue
+        header = [c.strip() for c in line.split(",")]
+        break
+    if header is None:
+        raise CaptureError(f"{path} holds no CSV data")
+    time_unit = _TIME_UNITS.get(header[0].lower())
+    time_column = time_unit is not None
+    if not time_column and names and len(header) == len(names) + 1:
+        raise CaptureError(f"{path}: its first column, '{header[0][:20]}', is not a channel and does not state "
+                           f"a time unit ({', '.join(_TIME_UNITS)})",
+                           "export it again with sigrok-cli -O csv:time=true, or without the time column")
+    logic_names = names or header[1 if time_column else 0:]
+    if channel not in logic_names:
+        raise _unknown_channel(path, channel, logic_names)
+    if rate is None:
+        raise CaptureError(f"{path} does not say its sample rate",
+                           "export it with sigrok-cli -O csv (its header comment carries the rate)")
+    column = logic_names.index(channel) + (1 if time_column else 0)
+    if column >= len(header):
+        raise CaptureError(f"{path}: the header has {len(header)} columns, too few for channel '{channel}'")
+
+    def data_rows():
+        seen_header = False
+        for number, line in _csv_rows(path):
+            if line.startswith(";"):
+                continue
+            if not seen_header:
+                seen_header = True
+                continue
+            cells = line.split(",")
+            if len(cells) != len(header):
+                raise CaptureError(f"{path}, line {number}: {len(cells)} columns where the header has {len(header)}")
+            yield number, cells
+
+    to_seconds = _csv_time_reader(data_rows(), rate, time_unit) if time_column else None
+
+    def levels():
+        for index, (number, cells) in enumerate(data_rows()):
+            try:
+                level = {"0": 0, "1": 1}[cells[column].strip()]
+                # without a time column, rows are consecutive samples
+                seconds = to_seconds(cells[0]) if to_seconds else index / rate
+            except KeyError:
+                raise CaptureError(f"{path}, line {number}: not a sample (time, then 0 or 1 per channel): "
+                                   f"{','.join(cells)[:80]!r}") from None
+            except ValueError as error:
+                raise CaptureError(f"{path}, line {number}: {error}") from None
+            yield seconds, level
+
+    return Channel(channel, _edges_from_levels(levels()), 1 / rate, f"sigrok CSV, {float(rate) / 1e6:g} MHz")
+
+
+def _csv_time_reader(rows, rate: Fraction, time_unit: Fraction):
+    """How to turn a sigrok CSV time cell into seconds. The stated sample rate
+    is the authority, and two ways of writing a sample's time are read:
+    sigrok-cli 0.5.2 writes n times the sample period cut to a whole unit
+    (n x 62 ns at 16 MHz, whose period is 62.5 ns), recognised when every time
+    of the file is a multiple of that cut period; otherwise each time must be n
+    whole periods to within the last digit it is written with. Either way the
+    time is taken as exactly n / rate. A time that is no sample's, or a column
+    too coarse to tell one sample from the next, is refused, never guessed."""
+    period = 1 / (rate * time_unit)  # the sample period in the column's unit
+    cut = int(period)
+    if cut and period != cut and all(  # a first pass over the file, streamed
+            cells[0].strip().isascii() and cells[0].strip().isdigit() and len(cells[0].strip()) <= MAX_TIME_DIGITS
+            and int(cells[0]) % cut == 0 for _, cells in rows):
+        return lambda cell: Fraction(int(cell) // cut) / rate
+
+    def to_seconds(cell: str) -> Fraction:
+        written = cell.strip()
+        time = _decimal(written, "a time")
+        resolution = Fraction(1, 10**len(written.partition(".")[2]))
+        if resolution > period:  # equal still tells each sample from the next
+            raise ValueError(f"the time column's last digit ({resolution} of its unit) is coarser than one "
+                             f"sample period ({float(period):g}): export it without the time column")
+        sample = round(time / period)
+        if sample < 0 or abs(sample * period - time) >= resolution:
+            raise ValueError(f"{written} is not the time of a whole sample at the stated rate")
+        return Fraction(sample) / rate
+
+    return to_seconds
+
+
+def read(path: Path, channel: str) -> Channel:
+    """The channel's edges from a capture; the format is told by the file's content."""
+    if not path.is_file():
+        raise CaptureError(f"no capture file {path}")
+    with path.open("rb") as f:
+        start = f.read(4)
+    if start == b"PK\x03\x04":
+        return read_sigrok_session(path, channel)
+    head = path.read_text(errors="replace")[:4096]
+    if "$timescale" in head or "$var" in head or "$date" in head or "$comment" in head:
+        return read_vcd(path, channel)
+    if head.lstrip().startswith(";") or "," in head:
+        return read_sigrok_csv(path, channel)
+    raise CaptureError(f"{path}: not a VCD, sigrok session (.sr) or sigrok CSV file")

@@ -1,0 +1,177 @@
+"""Reading firmware ELF files: symbols, section contents and sizes, with
+pyelftools. One reader for every architecture and for C and Rust firmware
+alike: nothing depends on which binutils are installed."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.constants import SH_FLAGS
+from elftools.elf.elffile import ELFFile
+
+from switchscope.common import outputs
+from switchscope.common.errors import SwitchscopeError
+
+EM_AVR = "EM_AVR"
+AVR_DATA_TAG = 0x800000  # avr-gcc places data addresses at 0x800000 + the RAM address
+
+
+@dataclass(frozen=True)
+class Sizes:
+    flash: int  # code, constants and the initial values of data: what is programmed
+    ram: int  # static data: initialised and zeroed (stacks come on top)
+
+
+def _open(path: Path):
+    try:
+        stream = path.open("rb")
+    except OSError as error:
+        raise SwitchscopeError(f"cannot read {path}: {error.strerror}") from None
+    try:
+        return ELFFile(stream)
+    except (ELFError, ValueError) as error:
+        stream.close()
+        raise SwitchscopeError(f"{path} is not an ELF file ({error})",
+                               "give the firmware as built, an .elf, not a .hex or .bin") from None
+
+
+@functools.lru_cache(maxsize=64)
+def _symbols(path: Path, mtime: float) -> dict[str, int]:
+    elf = _open(path)
+    try:
+        avr = elf["e_machine"] == EM_AVR
+        found: dict[str, int] = {}
+        for section in elf.iter_sections():
+            if section["sh_type"] not in ("SHT_SYMTAB", "SHT_DYNSYM"):
+                continue
+            for symbol in section.iter_symbols():
+                if not symbol.name or symbol["st_shndx"] == "SHN_UNDEF":
+                    continue
+                value = symbol["st_value"]
+                # addresses as the simulators see them: AVR data without its tag, Thumb code without bit 0
+                found.setdefault(symbol.name, value & (AVR_DATA_TAG - 1) if avr else value & ~1)
+        return found
+    finally:
+        elf.stream.close()
+
+
+def symbols(path: Path) -> dict[str, int]:
+    """Every defined symbol of the ELF with its address (data addresses without
+    the AVR's 0x800000 tag, code addresses without the Thumb bit)."""
+    return _symbols(path, path.stat().st_mtime if path.exists() else 0.0)
+
+
+def section_words(path: Path, name: str) -> list[int]:
+    """The little-endian 32-bit words of a section (empty if the ELF has none)."""
+    elf = _open(path)
+    try:
+        section = elf.get_section_by_name(name)
+        data = section.data() if section is not None else b""
+        return [int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - 3, 4)]
+    finally:
+        elf.stream.close()
+
+
+def sizes(path: Path) -> Sizes:
+    """Flash and static RAM, as `size` counts them: allocated sections that
+    are executable or read-only (text) or carry initial values (data) go to
+    flash; data and zeroed sections (bss) to RAM."""
+    elf = _open(path)
+    try:
+        text = data = bss = 0
+        for section in elf.iter_sections():
+            flags = section["sh_flags"]
+            if not flags & SH_FLAGS.SHF_ALLOC or section["sh_size"] == 0:
+                continue
+            if section["sh_type"] == "SHT_NOBITS":
+                bss += section["sh_size"]
+            elif flags & SH_FLAGS.SHF_WRITE:
+                data += section["sh_size"]
+            else:
+                text += section["sh_size"]
+        return Sizes(flash=text + data, ram=data + bss)
+    finally:
+        elf.stream.close()
+
+
+VECTOR_SECTIONS = (".vector_table", ".vectors", ".isr_vector")  # cortex-m-rt, CMSIS and C startups
+MAX_VECTORS = 16 + 240  # ARMv7-M: the architecture's sixteen entries and at most 240 external interrupts
+
+
+def _vector_table(elf) -> tuple[int, bytes]:
+    """The address and the bytes of the vector table the core boots from: a section of its own (whatever
+    its address: 0 on mps2, 0x08000000 on an STM32), else the data object whose reset entry (word 1) is
+    the ELF's entry point, else the start of the loaded image (where VTOR points at reset) when its word 1
+    is a Thumb address. Its length is the section's, or the object's, or reaches the next symbol after
+    the table's start: never past the table into code."""
+    for section in elf.iter_sections():
+        if section.name in VECTOR_SECTIONS and section["sh_type"] == "SHT_PROGBITS" and section["sh_size"]:
+            return section["sh_addr"], section.data()
+    entry = elf["e_entry"] | 1
+    loaded = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_PROGBITS" and s["sh_flags"] & SH_FLAGS.SHF_ALLOC]
+
+    def contents(address: int, size: int) -> bytes:
+        holder = next((s for s in loaded if s["sh_addr"] <= address < s["sh_addr"] + s["sh_size"]), None)
+        if holder is None:
+            return b""
+        return holder.data()[address - holder["sh_addr"]:address - holder["sh_addr"] + size]
+
+    def reset_entry(address: int) -> int:
+        return int.from_bytes(contents(address + 4, 4), "little")
+
+    table = elf.get_section_by_name(".symtab")
+    symbols = [s for s in table.iter_symbols() if s["st_shndx"] != "SHN_UNDEF"] if table is not None else []
+    for symbol in symbols:
+        if symbol["st_info"]["type"] == "STT_OBJECT" and symbol["st_size"] >= 8 \
+                and reset_entry(symbol["st_value"]) == entry:
+            return symbol["st_value"], contents(symbol["st_value"], symbol["st_size"])
+    base = min((s["sh_addr"] for s in loaded), default=0)
+    if reset_entry(base) & 1:
+        size = min(MAX_VECTORS * 4, *(s["st_value"] - base for s in symbols if s["st_value"] > base))
+        return base, contents(base, size)
+    return 0, b""
+
+
+def exception_handlers(path: Path) -> list[int]:
+    """The handler addresses of a Cortex-M firmware's vector table (Thumb bit cleared), without the
+    stack pointer and reset entries, which are never entered as exceptions. See _vector_table for
+    where the table is found and how long it is."""
+    elf = _open(path)
+    try:
+        _, table = _vector_table(elf)
+        words = [int.from_bytes(table[i:i + 4], "little") for i in range(0, len(table) - 3, 4)]
+        return sorted({word & ~1 for word in words[2:MAX_VECTORS] if word & 1})
+    finally:
+        elf.stream.close()
+
+
+def with_bytes_at(path: Path, symbol: str, data: bytes, out: Path) -> Path:
+    """A copy of the ELF at `out` whose initial contents at `symbol` are `data` (the rest of the
+    symbol zero): what a flasher then writes. Refused if the symbol is missing or too small."""
+    elf = _open(path)
+    try:
+        found = None
+        for section in elf.iter_sections():
+            if section["sh_type"] == "SHT_SYMTAB":
+                found = next((s for s in section.iter_symbols() if s.name == symbol), None)
+        if found is None:
+            raise SwitchscopeError(f"{path} has no {symbol}: it was built before images carried their parameters",
+                                   "build it again with this switchscope")
+        address, size = found["st_value"], found["st_size"]
+        if len(data) > size:
+            raise SwitchscopeError(f"{len(data)} bytes do not fit in {symbol} ({size} bytes) of {path}")
+        holder = next((s for s in elf.iter_sections() if s["sh_type"] == "SHT_PROGBITS"
+                       and s["sh_addr"] <= address < s["sh_addr"] + s["sh_size"]), None)
+        if holder is None:
+            raise SwitchscopeError(f"{symbol} of {path} is in no section with contents")
+        offset = holder["sh_offset"] + address - holder["sh_addr"]
+    finally:
+        elf.stream.close()
+    image = bytearray(path.read_bytes())
+    image[offset:offset + size] = data.ljust(size, b"\0")
+    with outputs.replacing(out, "wb") as file:
+        file.write(bytes(image))
+    return out

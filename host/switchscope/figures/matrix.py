@@ -1,0 +1,171 @@
+"""Many measurements at once: the points of a sweep or a suite, run on all
+cores. Every point is one job (kernel, target, scenario, method,
+configuration, tasks) at one sample count, and gives a full distribution."""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing
+import os
+import signal
+from dataclasses import dataclass
+from typing import Callable
+
+from switchscope.figures import results_files
+from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
+from switchscope.figures.result import Result
+
+
+@dataclass(frozen=True)
+class Point:
+    job: Job
+    samples: int
+    group: str = ""  # what the point belongs to in a report (e.g. "bertos", "tasks", "switches")
+
+
+MAX_POINTS = 10_000  # values one list may give: a sweep of more is a typo, not an experiment
+
+
+def parse_counts(text: str, what: str, maximum: int) -> list[int]:
+    """"2-8" or "100,1000,10000" (or a mix: "2-4,8") as a list of integers from 1 to `maximum`."""
+    found = []
+    try:
+        for part in text.split(","):
+            low, sep, high = part.partition("-")
+            first, last = (int(low), int(high)) if sep else (int(low), int(low))
+            if not 1 <= first <= maximum or not 1 <= last <= maximum:
+                raise SwitchscopeError(f"{what} takes numbers from 1 to {maximum}, not '{part}'")
+            if len(found) + last - first + 1 > MAX_POINTS:
+                raise SwitchscopeError(f"{what} '{text}' gives more than {MAX_POINTS} values")
+            found += list(range(first, last + 1))
+    except ValueError:
+        raise SwitchscopeError(f"{what} takes numbers and ranges such as 2-8 or 100,1000,10000, not '{text}'") from None
+    if not found:
+        raise SwitchscopeError(f"{what} needs at least one number, not '{text}'")
+    return found
+
+
+def config_variants(pairs: list[str]) -> list[dict[str, str]]:
+    """["preemption=on,off", "opt=-O0,-O2"] -> every combination, as option dicts."""
+    axes = []
+    for pair in pairs:
+        name, sep, values = pair.partition("=")
+        if not sep or not values:
+            raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{pair}'")
+        axes.append([(name, value) for value in values.split(",")])
+    return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
+
+
+def point_key(point: Point) -> tuple:
+    """What identifies a point's result: kernel, target, scenario, method, options, tasks, unit, samples."""
+    job = point.job
+    tasks = (job.tasks or 2) if job.scenario.name == "rotate" else None  # 2: the firmware's default
+    return (job.kernel.name, job.target.name, job.scenario.name, job.method.name,
+            tuple(sorted(job.resolved_config().as_dict().items())), tasks, job.counted_in, point.samples)
+
+
+def result_key(result: Result) -> tuple:
+    return (result.kernel, result.target, result.scenario, result.method, tuple(sorted(result.options.items())),
+            result.tasks, result.unit, result.count + result.excluded)
+
+
+def results_already_in(path, points: list[Point]) -> dict[int, Result]:
+    """index -> result of every point whose result a JSON file of an earlier sweep holds (none if there is no file)."""
+    if path is None or not path.exists():
+        return {}
+    try:
+        found = {result_key(result): result for result in results_files.read_file(path).results}
+    except SwitchscopeError as error:
+        raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error.message})",
+                               "give the --json file the interrupted sweep was writing") from None
+    return {index: found[point_key(point)] for index, point in enumerate(points) if point_key(point) in found}
+
+
+BYTES_PER_SAMPLE_HELD = 64  # a kept sample as the host holds it until its result is written (list, JSON)
+
+
+def check_fits_in_memory(points: list[Point]) -> None:
+    """Refuse, before it starts, a sweep whose samples would not fit in this machine's memory."""
+    total = sum(point.samples for point in points)
+    try:
+        memory = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError):
+        return
+    if total * BYTES_PER_SAMPLE_HELD > memory // 2:
+        raise SwitchscopeError(f"the sweep holds {total:,} samples in all, about "
+                               f"{total * BYTES_PER_SAMPLE_HELD / 2**30:.1f} GiB: more than half of this machine's "
+                               f"{memory / 2**30:.1f} GiB", "measure fewer points or fewer samples per point")
+
+
+_busy = False  # in a worker: whether a measurement is under way
+
+
+def _on_signal_in_worker(signal_number, _frame):
+    """A worker that is measuring unwinds (its simulator is ended on the way
+    out); an idle one just exits."""
+    if _busy:
+        raise Interrupted(signal_number)
+    os._exit(128 + signal_number)
+
+
+def _start_worker() -> None:
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, _on_signal_in_worker)
+
+
+def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
+    global _busy
+    index, point = item
+    _busy = True
+    try:
+        return index, measure(point.job, point.samples)
+    except SwitchscopeError as error:
+        return index, str(error)
+    except Interrupted as interruption:
+        os._exit(interruption.exit_status)
+    finally:
+        _busy = False
+
+
+def run_points(points: list[Point], workers: int | None = None,
+               progress: Callable[[int, int], None] | None = None,
+               on_outcome: Callable[[Point, "Result | str", list], None] | None = None,
+               done: dict[int, Result] | None = None) -> list[tuple[Point, Result | str]]:
+    """Measure every point, `workers` at a time (default: every core); each
+    outcome is the result, or the error's message. The order is the points'.
+    `done`: the outcomes known before, by index (what a resumed run read
+    back): not measured again, but returned with the others.
+    `on_outcome(point, outcome, completed)` sees each new outcome as soon as it
+    is known (to write it), with every outcome known so far in the points'
+    order. On an interruption every worker and its simulator is ended, and the
+    Interrupted exception carries those (`completed`)."""
+    workers = workers or os.cpu_count() or 1
+    outcomes: dict[int, Result | str] = dict(done or {})
+    todo = [(index, point) for index, point in enumerate(points) if index not in outcomes]
+
+    def completed() -> list[tuple[Point, Result | str]]:
+        return [(points[index], outcomes[index]) for index in sorted(outcomes)]
+
+    if not todo:
+        return completed()
+    pool = multiprocessing.get_context("fork").Pool(min(workers, len(todo)), initializer=_start_worker)
+    try:
+        for index, outcome in pool.imap_unordered(_measure, todo):
+            outcomes[index] = outcome
+            if on_outcome:
+                on_outcome(points[index], outcome, completed())
+            if progress:
+                progress(len(outcomes), len(points))
+        pool.close()
+    except Interrupted as interruption:
+        pool.terminate()
+        interruption.completed = completed()
+        raise
+    except BaseException:
+        pool.terminate()
+        raise
+    finally:
+        pool.join()
+    return completed()

@@ -1,0 +1,81 @@
+"""`switchscope measure`: the marker method on a firmware the user built,
+between two points given as symbols or addresses. Nothing about the firmware
+is assumed but the target it was built for; the run ends once enough
+intervals are counted, or when the firmware stops."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+from switchscope.decode import elf, stats
+from switchscope.build import native
+from switchscope.catalog import Target
+from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.figures.result import Result, Stats
+from switchscope.run.runner import run
+
+
+def resolve(point: str, found: dict[str, int], path: Path) -> int:
+    """A symbol of the ELF, or an address written as 0x... ."""
+    if point.lower().startswith("0x"):
+        try:
+            return int(point, 16)
+        except ValueError:
+            raise SwitchscopeError(f"'{point}' is not an address") from None
+    if point in found:
+        return found[point]
+    close = difflib.get_close_matches(point, list(found), n=5)
+    raise SwitchscopeError(f"{path} has no symbol '{point}'",
+                           (f"did you mean: {', '.join(close)}? " if close else "")
+                           + "Give a symbol the ELF defines (see: nm) or an address such as 0x1a2c")
+
+
+def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count: int,
+                time_limit: float, unit: str | None = None) -> Result:
+    if not firmware_elf.is_file():
+        raise SwitchscopeError(f"no firmware file {firmware_elf}")
+    found = elf.symbols(firmware_elf)
+    start_address, stop_address = resolve(start, found, firmware_elf), resolve(stop, found, firmware_elf)
+    unit = target.resolve_unit(unit)
+    native.ensure(target.simulator)
+    output = run(target, firmware_elf, [], count, time_limit,
+                 watches=[(start_address, "from"), (stop_address, "to")], stop_after=count, unit=unit)
+    events = output.events or []
+    intervals, unpaired = stats.intervals([(e.time, e.name) for e in events], "from", "to")
+    reached = {name: sum(e.name == name for e in events) for name in ("from", "to")}
+    if not intervals:
+        said = output.stream.last_output() or [f"raw: {output.stderr.strip()[-300:]}" if output.stderr.strip()
+                                               else "(nothing)"]
+        if output.events_limited:
+            why = f"the run was ended after {len(events)} watch events"
+        else:
+            why = output.stopped or f"the firmware ended (exit {output.exit_code})"
+        raise FirmwareFailed(
+            f"{firmware_elf}: no interval measured: --from {start} (0x{start_address:x}) was reached {reached['from']} "
+            f"time(s), --to {stop} (0x{stop_address:x}) {reached['to']} time(s) after it; {why}",
+            "check that both points are on the path the firmware runs, --from before --to; "
+            + "last output: " + "; ".join(said))
+    bounds = None
+    if output.events is not None and output.events.bounded:  # the least and the most the core's manual allows
+        bounds = {side: Stats.of(stats.intervals([(getattr(e, side_name), e.name) for e in events], "from", "to")[0])
+                  .as_dict() for side, side_name in (("min", "least"), ("max", "most"))}
+    return Result(
+        kind="interval",
+        scenario=f"{start}..{stop}",
+        method="marker",
+        unit=unit,
+        timing_model=target.timing_model_for(unit),
+        bounds=bounds,
+        samples=intervals,
+        overhead=0,
+        first=intervals[0],
+        source=str(firmware_elf),
+        target=target.name,
+        cpu=target.cpu,
+        f_cpu_hz=target.f_cpu_hz,
+        simulator={"name": output.simulator, "options": output.options},
+        wall_seconds=round(output.wall_seconds, 3),
+        details={"from": {"point": start, "address": start_address}, "to": {"point": stop, "address": stop_address},
+                 "unpaired_from": unpaired, "stopped": output.stopped},
+    )

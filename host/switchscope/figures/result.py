@@ -1,0 +1,168 @@
+"""One measurement's result, the same type for `run`, `measure` and `analyze`:
+the samples in the unit really measured, how they were obtained (method,
+kernel, target, configuration, compiler, simulator), and their statistics.
+
+Its JSON form is versioned ("schema": "switchscope.result/1"); report, suite,
+plots and compare read Results, and Result.from_json reads back what any
+version-1 writer wrote. Adding a field keeps the version; renaming or
+removing one, or changing a field's meaning, raises it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from switchscope import __version__
+from switchscope.decode import stats
+from switchscope.common.errors import SwitchscopeError
+
+SCHEMA = "switchscope.result"
+SCHEMA_VERSION = 1
+STAT_KEYS = ("min", "median", "mode", "mean", "max", "stddev", "p99")
+
+
+@dataclass(frozen=True)
+class Stats:
+    min: float
+    median: float
+    mode: float
+    mean: float
+    max: float
+    stddev: float
+    p99: float
+
+    @classmethod
+    def of(cls, values: list) -> "Stats":
+        return cls(**stats.statistics(values))
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+    def scaled(self, factor: float) -> "Stats":
+        return Stats(**{key: value * factor for key, value in self.as_dict().items()})
+
+
+@dataclass
+class Result:
+    kind: str  # "scenario" (run: a scenario's firmware), "interval" (measure: a user's ELF), "capture" (analyze)
+    scenario: str  # the scenario; for measure "FROM..TO"; for analyze the channel
+    method: str  # probe, scope, marker, print
+    unit: str  # instructions, cycles or ns: what was really counted
+    samples: list  # every kept sample, corrected for the method's cost
+    overhead: float  # the method's cost, subtracted from each sample
+    first: float  # the first sample, kept or not
+    excluded_samples: list = field(default_factory=list)  # {"seq", "value", "reason"} of each sample left out
+    timing_model: str | None = None  # cycles on QEMU: the core model that turned instructions into cycles
+    # cycles from a timing model: {"min": STATS, "max": STATS}, each statistic over the kept windows' least and
+    # most cycles the core's manual allows for the same instructions (the samples are the model's point estimates)
+    bounds: dict | None = None
+    clamped: int = 0  # samples smaller than the overhead, set to 0
+    kernel: str | None = None
+    kernel_version: str | None = None
+    kernel_source: str | None = None
+    target: str | None = None
+    cpu: str | None = None
+    f_cpu_hz: float | None = None  # the clock the unit is a cycle of, when it is cycles
+    source: str | None = None  # measure, analyze: the file the user gave
+    calibration: list = field(default_factory=list)
+    config: dict = field(default_factory=dict)  # what the firmware reports of itself, and the optimisation
+    options: dict = field(default_factory=dict)  # the configuration options it was built with
+    toolchain: dict = field(default_factory=dict)  # compiler and flags
+    simulator: dict = field(default_factory=dict)  # name, version and the options that shape the count
+    firmware: dict = field(default_factory=dict)  # flash and RAM used, and the target's limits
+    timer: dict | None = None  # probe: the stamp timer's facts
+    scope: dict | None = None  # scope: the pin and its edges
+    tasks: int | None = None  # rotate: how many tasks
+    pairs: list | None = None  # rotate: [from task, to task] of each kept sample
+    sample_tags: list | None = None  # scenarios that tag their samples (the ruler's block sizes)
+    ticks_in_window: int = 0
+    stream_problems: list = field(default_factory=list)
+    wall_seconds: float | None = None
+    details: dict = field(default_factory=dict)  # what only one kind has (measure: from, to; analyze: t_ab, ...)
+    switchscope_version: str = __version__
+
+    @property
+    def count(self) -> int:
+        return len(self.samples)
+
+    @property
+    def excluded(self) -> int:
+        return len(self.excluded_samples)
+
+    @property
+    def stats(self) -> Stats:
+        return Stats.of(self.samples)
+
+    @property
+    def bound_stats(self) -> "tuple[Stats, Stats] | None":
+        """The statistics of the least and of the most cycles the manual allows, when a model counted them."""
+        if not self.bounds:
+            return None
+        return Stats(**self.bounds["min"]), Stats(**self.bounds["max"])
+
+    @property
+    def ns_per_unit(self) -> float | None:
+        """Nanoseconds per unit: only where the unit is a true clock cycle of a known clock."""
+        if self.unit == "cycles" and self.f_cpu_hz:
+            return float(Fraction(10**9) / Fraction(self.f_cpu_hz))
+        return None
+
+    @property
+    def stats_ns(self) -> Stats | None:
+        return self.stats.scaled(self.ns_per_unit) if self.ns_per_unit is not None else None
+
+    def to_json(self) -> dict:
+        document = {"schema": f"{SCHEMA}/{SCHEMA_VERSION}"}
+        for item in dataclasses.fields(self):
+            value = getattr(self, item.name)
+            if item.name == "details":
+                document.update(value)
+            elif value is not None:
+                document[item.name] = value
+        document["count"] = self.count
+        document["excluded"] = self.excluded
+        document["stats"] = self.stats.as_dict()
+        if self.ns_per_unit is not None:
+            document["ns_per_unit"] = self.ns_per_unit
+            document["stats_ns"] = self.stats_ns.as_dict()
+        return document
+
+    @classmethod
+    def from_json(cls, document: dict, where: str = "the JSON") -> "Result":
+        """A Result from its JSON form; a SwitchscopeError naming what is wrong."""
+        if not isinstance(document, dict):
+            raise SwitchscopeError(f"{where}: a result must be an object, not {type(document).__name__}")
+        schema = document.get("schema", f"{SCHEMA}/{SCHEMA_VERSION}")  # results before the schema field are v1
+        name, _, version = str(schema).partition("/")
+        if name != SCHEMA or version != str(SCHEMA_VERSION):
+            raise SwitchscopeError(f"{where}: schema '{schema}' is not {SCHEMA}/{SCHEMA_VERSION}",
+                                   "measure again with this switchscope, or use the version that wrote it")
+        names = {item.name for item in dataclasses.fields(cls)} - {"details"}
+        derived = {"schema", "count", "excluded", "stats", "ns_per_unit", "stats_ns"}
+        missing = [key for key in ("scenario", "method", "unit", "samples") if key not in document]
+        if missing:
+            raise SwitchscopeError(f"{where}: a result lacks {', '.join(missing)}")
+        if not isinstance(document["samples"], list) or not all(
+                isinstance(value, (int, float)) and not isinstance(value, bool) for value in document["samples"]):
+            raise SwitchscopeError(f"{where}: 'samples' must be a list of numbers")
+        bounds = document.get("bounds")
+        if bounds is not None and not (isinstance(bounds, dict) and all(
+                isinstance(bounds.get(side), dict) and all(isinstance(bounds[side].get(key), (int, float))
+                                                           for key in STAT_KEYS) for side in ("min", "max"))):
+            raise SwitchscopeError(f"{where}: 'bounds' must be {{\"min\": statistics, \"max\": statistics}}, "
+                                   f"each with {', '.join(STAT_KEYS)}")
+        if bounds is not None and (document.get("unit") != "cycles" or any(
+                not bounds["min"][key] <= document.get("stats", {}).get(key, bounds["min"][key]) <= bounds["max"][key]
+                for key in STAT_KEYS if key != "stddev")):
+            raise SwitchscopeError(f"{where}: 'bounds' must be cycles whose least lies at or below each statistic "
+                                   "and whose most at or above it", "measure again: the file was altered")
+        known = {key: value for key, value in document.items() if key in names}
+        details = {key: value for key, value in document.items() if key not in names and key not in derived}
+        # written before "kind" was: what the result holds says which it is
+        known.setdefault("kind", "interval" if "from" in document else "capture" if "capture" in document
+                         else "scenario")
+        known.setdefault("overhead", 0)
+        known.setdefault("first", document["samples"][0] if document["samples"] else 0)
+        return cls(**known, details=details)

@@ -1,0 +1,114 @@
+"""`switchscope suite`: the experiment matrix of the seeds for every kernel
+and target, written to a results directory.
+
+- every kernel side by side on each target, in its default configuration;
+- BeRTOS layout: each scenario under {cooperative, preemptive} x {priorities
+  off (NOPRI), on (PRI)};
+- the Cortex-M3 study's curves: switch time against the number of rotating
+  tasks, and against the number of switches (100, 1000, 10000).
+
+The directory holds one JSON per run (runs/), and what present.suite_page
+writes of them: summary.md, index.html (the HTML report of them all) and the
+figures (plots/, SVG). This module measures; `write` is given by the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.figures import matrix, results_files
+from switchscope.common import outputs
+from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.figures.matrix import Point
+from switchscope.catalog.plan import plan
+from switchscope.figures.result import Result
+
+BERTOS_SCENARIOS = ("resume", "signal", "yield", "isr")
+BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
+                  ("Cooperative PRI", {"preemption": "off", "priorities": "on"}),
+                  ("Preemptive NOPRI", {"preemption": "on", "priorities": "off"}),
+                  ("Preemptive PRI", {"preemption": "on", "priorities": "on"}))
+SWITCH_COUNTS = (100, 1000, 10000)
+MAX_ROTATE_TASKS = 8
+SWITCHES_TASKS = 4
+
+
+def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples: int) -> list[Point]:
+    probe = [catalog.METHODS["probe"]]
+    bertos = [catalog.SCENARIOS[name] for name in BERTOS_SCENARIOS]
+    rotate = [catalog.SCENARIOS["rotate"]]
+    found = []
+    for target in targets:  # every kernel side by side, in its default configuration
+        found += [Point(job, samples, "kernels") for job in plan(kernels, [target], bertos, probe).jobs]
+    for kernel in kernels:
+        for target in targets:
+            # a kernel without the BeRTOS options has no such table: plan() leaves it out
+            for column, options in BERTOS_COLUMNS:
+                found += [Point(job, samples, f"bertos:{column}")
+                          for job in plan([kernel], [target], bertos, probe, [options], strict_options=False).jobs]
+            tasks = list(range(2, min(MAX_ROTATE_TASKS, target.max_tasks) + 1))
+            found += [Point(job, samples, "tasks") for job in plan([kernel], [target], rotate, probe, tasks=tasks).jobs]
+            switches_tasks = min(SWITCHES_TASKS, target.max_tasks)
+            found += [Point(job, count, "switches")
+                      for job in plan([kernel], [target], rotate, probe, tasks=[switches_tasks]).jobs
+                      for count in SWITCH_COUNTS]
+    return found
+
+
+def run_name(point: Point) -> str:
+    job = point.job
+    defaults = configs.resolve({}, job.kernel, job.target, job.scenario, job.tasks)
+    tasks = f"-{job.tasks}tasks" if job.tasks else ""
+    label = job.config.label(defaults).replace(",", "_").replace("=", "-") if job.config else "default"
+    group = "kernels-" if point.group == "kernels" else ""
+    return f"{group}{job.scenario.name}{tasks}-{label}-{point.samples}"
+
+
+def result_path(out: Path, point: Point) -> Path:
+    return out / "runs" / point.job.kernel.name / point.job.target.name / f"{run_name(point)}.json"
+
+
+def _write_result(out: Path, point: Point, outcome: Result | str) -> None:
+    """Each result as soon as it is measured: an interrupted suite keeps it."""
+    if isinstance(outcome, Result):
+        outputs.write_text(result_path(out, point), json.dumps({"results": [outcome.to_json()]}, indent=1) + "\n")
+
+
+def _written_before(out: Path, point: Point) -> Result | None:
+    """The result an earlier run of the suite wrote for this point, if it is a whole one."""
+    try:
+        (result,) = results_files.read_file(result_path(out, point)).results
+    except (SwitchscopeError, ValueError):  # missing, damaged, or not one result: measured again
+        return None
+    return result if result.count + result.excluded == point.samples else None
+
+
+def run(kernels, targets, samples: int, out: Path, workers: int | None, write, progress=None, resume: bool = False):
+    """Measure the suite into `out`, each result written as soon as it is
+    measured; with `resume`, the points whose results are already there are
+    read back instead of measured. Then `write(out, outcomes, samples,
+    wall_seconds, workers, incomplete=None)` writes the summary (the files it
+    returns); interrupted, it writes that of what is complete, marked
+    incomplete, and lets the interruption go on."""
+    found = points(kernels, targets, samples)
+    workers = workers or os.cpu_count() or 1
+    kept = {index: result for index, point in enumerate(found)
+            if resume and (result := _written_before(out, point)) is not None}
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    try:
+        outcomes = matrix.run_points(found, workers, progress,
+                                     lambda point, outcome, _: _write_result(out, point, outcome), kept)
+    except Interrupted as interruption:
+        outcomes = interruption.completed
+        write(out, outcomes, samples, time.monotonic() - started, workers,
+              incomplete=f"interrupted after {len(outcomes)} of {len(found)} measurements")
+        interruption.kept = f"{len(outcomes)} of {len(found)} measurements kept in {out}"
+        raise
+    wall = time.monotonic() - started
+    return outcomes, write(out, outcomes, samples, wall, workers), wall

@@ -1,0 +1,345 @@
+"""The HTML report: one self-contained page (styles, a small sorting script and
+SVG figures inline; nothing fetched) from any results switchscope wrote.
+
+What it shows, each part only where the results hold it:
+- kernels side by side, per target, method and unit (default configurations);
+- configurations side by side per kernel and target (the BeRTOS layout when
+  the configurations are preemption x priorities);
+- rotate against the number of tasks and against the number of switches;
+- the intrusion table;
+- every result in one sortable table, and each one's distribution, statistics
+  and provenance (method, configuration, compiler, simulator, firmware size,
+  stamp timer), with a link to the JSON file it came from.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from html import escape
+from pathlib import Path
+
+from switchscope import __version__
+from switchscope.common import outputs
+from switchscope.present import report, svg
+from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
+from switchscope.figures.result import STAT_KEYS
+from switchscope.figures.results_files import ResultsFile
+from switchscope.figures.suite import BERTOS_COLUMNS
+
+from switchscope.present.html_parts import (
+    Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
+    differing_options, options_label, unit_heading, counted_by_text, provenance_note, BERTOS_OPTIONS, STYLE, SCRIPT,
+)
+
+
+class Page:
+    def __init__(self, files: list[ResultsFile], page_path: Path, title: str, warnings: list[str] = ()):
+        self.files, self.title, self.warnings = files, title, list(warnings)
+        self.entries: list[Entry] = []
+        for found in files:
+            link = Path(os.path.relpath(found.path.resolve(), page_path.resolve().parent)).as_posix()
+            for result in found.results:
+                self.entries.append(Entry(len(self.entries) + 1, result, found.path, link))
+        self.sections: list[tuple[str, str, str]] = []  # (anchor, title, html)
+
+    # -- the parts -------------------------------------------------------------------------------
+
+    def _scenario_entries(self) -> list[Entry]:
+        return [e for e in self.entries if e.result.kind == "scenario" and e.result.kernel and e.result.target]
+
+    def side_by_side(self, across: str) -> None:
+        """Each kernel in its default configuration, side by side: the kernels on each target
+        (across="kernel"), or each kernel's targets (across="target"), per method and unit."""
+        fixed = "target" if across == "kernel" else "kernel"
+        groups: dict[tuple, list[Entry]] = {}
+        for entry in self._scenario_entries():
+            r = entry.result
+            # kernels on one target are counted alike; targets are compared where their unit is one name
+            model = r.timing_model if across == "kernel" else None
+            groups.setdefault((getattr(r, fixed), r.method, r.unit, model), []).append(entry)
+        parts = []
+        for (held, _, unit, _), entries in groups.items():
+            names = list(dict.fromkeys(getattr(e.result, across) for e in entries))
+            if len(names) < 2:
+                continue
+            columns: dict[str, list[Entry]] = {}
+            for name in names:
+                mine = [e for e in entries if getattr(e.result, across) == name]
+                defaults = [e for e in mine if e.is_default]
+                if defaults:
+                    chosen_options, differing = defaults[0].options_key, []
+                else:  # not measured in its defaults: the configuration measured most, and what it changes
+                    chosen_options = Counter(e.options_key for e in mine).most_common(1)[0][0]
+                    differing = [f"{k}={v}" for k, v in chosen_options if (mine[0].defaults or {}).get(k) != v]
+                counted = "" if across == "kernel" else f" ({counted_by_text(mine[0].result)})"
+                column = name + counted + (f" [{', '.join(differing)}]" if differing else "")
+                columns[column] = [e for e in mine if e.options_key == chosen_options]
+            cells = median_cells(columns)
+            # rows measured in two columns or more: the others are in their own tables
+            rows = sorted({row for row, _ in cells if sum((row, c) in cells for c in columns) > 1},
+                          key=lambda row: scenario_key(*row))
+            if not rows:
+                continue
+            chosen = [cells[(row, c)] for row in rows for c in columns if (row, c) in cells]
+            heading = (f"{held}: {unit_heading(chosen[0])}" if across == "kernel" else
+                       f"{held} on each target: {chosen[0].result.method} method, {unit}")
+            parts.append(
+                f"<h3>{escape(heading)}</h3>"
+                + median_grid(rows, list(columns), cells, unit, f"{across}s side by side, {held}")
+                + f'<p class="note">Median of each distribution, in {escape(unit)}; each in its kernel\'s default '
+                  f"configuration unless its column says otherwise. {escape(provenance_note(chosen))}.</p>")
+        if parts:
+            anchor, title = ("kernels", "Kernels side by side") if across == "kernel" else \
+                ("targets", "Targets side by side")
+            note = "" if across == "kernel" else (
+                '<p class="note">Each target\'s cycles are its own: simavr counts the AVR\'s; on the Cortex-M '
+                "boards they come from the core's timing model under QEMU (a column names which). Instructions "
+                "are comparable across Cortex-M targets only.</p>")
+            self.sections.append((anchor, title, note + "".join(parts)))
+
+    def configurations(self) -> None:
+        """Per kernel and target: each configuration measured, side by side."""
+        groups: dict[tuple, list[Entry]] = {}
+        for entry in self._scenario_entries():
+            r = entry.result
+            groups.setdefault((r.kernel, r.target, r.method, r.unit, r.timing_model), []).append(entry)
+        parts = []
+        for (kernel, target, _, unit, _), entries in groups.items():
+            option_sets = list(dict.fromkeys(e.options_key for e in entries))
+            if len(option_sets) < 2:
+                continue
+            differing = differing_options(option_sets)
+            labelled = sorted(((options_label(o, differing), o) for o in option_sets),
+                              key=lambda pair: [c for c, _ in BERTOS_COLUMNS].index(pair[0])
+                              if pair[0] in [c for c, _ in BERTOS_COLUMNS] else len(BERTOS_COLUMNS))
+            cells = median_cells({label: [e for e in entries if e.options_key == options] for label, options in labelled})
+            columns = [label for label, _ in labelled]
+            # rows measured in more than one configuration: the others are in the tables below
+            rows = sorted({row for row, _ in cells if sum((row, c) in cells for c in columns) > 1},
+                          key=lambda row: scenario_key(*row))
+            if not rows:
+                continue
+            shared = [f"{k}={v}" for k, v in option_sets[0] if k not in differing]
+            bertos = set(differing) == BERTOS_OPTIONS
+            notes = [f"Median of each distribution, in {unit}. " + provenance_note(list(cells.values())) + "."]
+            if bertos:
+                notes.append("Cooperative: preemption=off; Preemptive: preemption=on. NOPRI: every task at one "
+                             "priority (priorities=off); PRI: low task 1, high task 2. Where the call does not "
+                             "switch by itself (cooperative, or NOPRI) the window also holds the yield that "
+                             "completes the switch.")
+            notes.append("Every cell: " + (", ".join(shared) or "no other option"))
+            parts.append(
+                f"<h3>{escape(kernel)} on {escape(target)}: {escape(unit_heading(entries[0]))}"
+                f"{' (BeRTOS layout)' if bertos else ''}</h3>"
+                + median_grid(rows, columns, cells, unit, f"{kernel} on {target} by configuration")
+                + "".join(f'<p class="note">{escape(note)}</p>' for note in notes))
+        if parts:
+            self.sections.append(("configurations", "Configurations side by side", "".join(parts)))
+
+    def rotate_curves(self) -> None:
+        """The Cortex-M3 study's curves: time per switch against tasks, and against the number of switches."""
+        rotate = [e for e in self._scenario_entries() if e.result.scenario == "rotate" and e.result.tasks]
+        groups: dict[tuple, list[Entry]] = {}
+        for entry in rotate:
+            r = entry.result
+            groups.setdefault((r.kernel, r.target, r.method, r.unit, entry.options_key), []).append(entry)
+        parts = []
+        for (kernel, target, method, unit, _), entries in groups.items():
+            by_tasks: dict[int, list[Entry]] = {}
+            for e in entries:
+                by_tasks.setdefault(e.result.tasks, []).append(e)
+            if len(by_tasks) > 1:
+                chosen = [preferred(by_tasks[t]) for t in sorted(by_tasks)]
+                parts.append(self._curve(f"{kernel} on {target}: rotate, time per switch against the number of "
+                                         f"tasks", "tasks", [str(e.result.tasks) for e in chosen], chosen, unit,
+                                         "number of tasks"))
+            for tasks, same in sorted(by_tasks.items()):
+                by_size = {e.size: e for e in same}
+                if len(by_size) > 1:
+                    chosen = [by_size[n] for n in sorted(by_size)]
+                    parts.append(self._curve(f"{kernel} on {target}: rotate with {tasks} tasks, time per switch "
+                                             f"against the number of switches", "switches",
+                                             [f"{e.size:,}" for e in chosen], chosen, unit, "number of switches"))
+        if parts:
+            self.sections.append(("rotate", "Rotate: tasks and switches", "".join(parts)))
+
+    def _curve(self, title: str, axis: str, labels: list[str], chosen: list[Entry], unit: str, x_label: str) -> str:
+        points = [{"median": e.result.stats.median, "min": e.result.stats.min, "max": e.result.stats.max,
+                   "title": f"{label} {axis}: median {number_text(e.result.stats.median)} {unit} "
+                            f"(min {number_text(e.result.stats.min)}, max {number_text(e.result.stats.max)}, "
+                            f"{e.result.excluded} excluded)"} for label, e in zip(labels, chosen)]
+        rows = [[f'<a href="#{e.anchor}">{label}</a>', with_us(e.result), number_text(e.result.stats.min),
+                 number_text(e.result.stats.max), f"{e.result.stats.mean:,.2f}", str(e.result.excluded)]
+                for label, e in zip(labels, chosen)]
+        return (f"<h3>{escape(title)}</h3>"
+                + svg.series(labels, points, x_label, unit, title)
+                + html_table([axis, f"median ({escape(unit)})", "min", "max", "mean", "excluded"], rows)
+                + f'<p class="note">Line: median; band: min to max. {escape(unit_heading(chosen[0]))}; '
+                  f"{escape(provenance_note(chosen))}.</p>")
+
+    def intrusion(self) -> None:
+        rows = [row for found in self.files for row in found.intrusion]
+        if not rows:
+            return
+        parts = []
+        for target in dict.fromkeys(r.get("target") for r in rows):
+            group = [r for r in rows if r.get("target") == target]
+            unit = group[0].get("unit", "")
+            table_rows = []
+            for r in group:
+                probe, scope, printed = r.get("probe", {}), r.get("scope", {}), r.get("print", {})
+                print_cells = (["n/a", "", ""] if "error" in printed or not printed else
+                               [number_text(printed["raw"]), f"+{number_text(printed['adds'])}",
+                                f"{printed['factor']:.1f}" if printed.get("factor") else "-"])
+                table_rows.append([escape(str(r.get("kernel"))), escape(str(r.get("scenario"))),
+                                   number_text(r["marker"]), number_text(probe["raw"]), f"+{number_text(probe['adds'])}",
+                                   number_text(probe["corrected"]), f"{probe['residual']:+g}",
+                                   number_text(scope["t_cd"]), f"+{number_text(scope['adds'])}", number_text(scope["t_cs"]),
+                                   f"{scope['residual']:+g}", *print_cells])
+            parts.append(f"<h3>{escape(str(target))}, in {escape(unit)}</h3>" + html_table(
+                ["kernel", "scenario", "marker", "probe raw", "adds", "corrected", "residual", "scope tCD", "adds",
+                 "tCS", "residual", "print raw", "adds", "× marker"], table_rows, text_columns=(0, 1)))
+        parts.append('<p class="note">Medians. The marker method puts no code in the path: its figure is the '
+                     "reference. Each method's raw reading, what it adds to the path, its figure after its own "
+                     "correction and the error left; the last columns measure a build that prints one trace line "
+                     "inside the window.</p>")
+        self.sections.append(("intrusion", "Intrusion of each method", "".join(parts)))
+
+    def every_result(self) -> None:
+        if not self.entries:
+            return
+        ranged, note = any(e.result.bounds for e in self.entries), report.range_note([e.result for e in self.entries])
+        header = ["#", "kernel", "target", "scenario", "tasks", "method", "configuration", "samples", "kept",
+                  "excl", *report.with_range(STAT_KEYS, STAT_KEYS, report.RANGE_COLUMN, ranged), "unit",
+                  "median µs", "file"]
+        rows = []
+        for e in self.entries:
+            r, stats = e.result, e.result.stats
+            changed = [f"{k}={v}" for k, v in sorted(r.options.items()) if (e.defaults or {}).get(k) != v]
+            rows.append([f'<td data-sort="{e.index}"><a href="#{e.anchor}">{e.index}</a></td>',
+                         *(escape(str(v or "-")) for v in (r.kernel, r.target, r.scenario)),
+                         str(r.tasks or "-"), escape(r.method), escape(", ".join(changed) or "default"),
+                         f"{e.size:,}", f"{r.count:,}", str(r.excluded),
+                         *report.with_range(STAT_KEYS, stat_cells(stats), report.trm_range(r, figure=number_text),
+                                            ranged),
+                         escape(r.unit), f"{r.stats_ns.median / 1000:.3f}" if r.ns_per_unit is not None else "-",
+                         f'<a href="{escape(e.link)}">{escape(e.file.name)}</a>'])
+        self.sections.append((
+            "every-result-section", "Every result",
+            '<p class="note">Click a column to sort by it; type to keep the rows that contain the text. '
+            '"configuration" lists the options that differ from the kernel\'s defaults.'
+            + (f" {escape(note)}." if note else "") + '</p>'
+            '<input id="filter" type="search" placeholder="filter: freertos, rotate, -Os ..." aria-label="filter">'
+            + html_table(header, rows, "sortable results", "every-result",
+                     text_columns=tuple(i for i, name in enumerate(header)
+                                        if name in ("kernel", "target", "scenario", "method", "configuration",
+                                                    "unit", "file")))))
+
+    def distributions(self) -> None:
+        if not self.entries:
+            return
+        self.sections.append(("distributions", "Each result: distribution and provenance",
+                              "".join(self._details(e) for e in self.entries)))
+
+    def _details(self, entry: Entry) -> str:
+        r, stats = entry.result, entry.result.stats
+        header = ["", *STAT_KEYS]
+        rows = [[escape(r.unit), *stat_cells(stats)]]
+        if r.bounds:  # each statistic's range, under it
+            # a spread has no range: the spread of the least cycles does not bound the spread of the real ones
+            rows += [[f"TRM {side}", *("-" if key == "stddev" else cell for key, cell in zip(STAT_KEYS, stat_cells(bound)))]
+                     for side, bound in zip(("least", "most"), r.bound_stats)]
+        if r.ns_per_unit is not None:
+            us = r.stats_ns.scaled(1 / 1000)
+            rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
+        method = METHODS.get(r.method, PRINT_IN_WINDOW)
+        note = method.note(r.overhead, r.unit, (r.scope or {}).get("pin"))
+        facts = [("method", f"{r.method}: {method.summary}; {note}"),
+                 ("unit", r.unit + report.counted_by(r)
+                  + (f"; clock {r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "")),
+                 ("kernel", " ".join(str(v) for v in (r.kernel, r.kernel_version) if v)
+                  + (f" (from {r.kernel_source})" if r.kernel_source else "")),
+                 ("target", f"{r.target} ({r.cpu})" if r.target else None),
+                 ("source", r.source),
+                 ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.options.items()))),
+                 ("firmware reports", ", ".join(f"{k}={v}" for k, v in r.config.items())),
+                 ("compiler", (r.toolchain or {}).get("compiler")),
+                 ("flags", " ".join((r.toolchain or {}).get("cflags", []))),
+                 ("simulator", "; ".join(str(v) for v in ((r.simulator or {}).get("name"),
+                                                        (r.simulator or {}).get("options")) if v)),
+                 ("firmware size", "flash {flash_bytes:,} of {flash_limit:,} bytes, static RAM {ram_bytes:,} of "
+                                   "{ram_limit:,} bytes".format(**r.firmware) if {"flash_bytes", "flash_limit",
+                                   "ram_bytes", "ram_limit"} <= set(r.firmware) else None),
+                 ("stamp timer", ", ".join(f"{k} {v}" for k, v in r.timer.items()) if r.timer else None),
+                 ("scope pin", ", ".join(f"{k} {v}" for k, v in r.scope.items() if not isinstance(v, list))
+                  if r.scope else None),
+                 ("samples", f"{r.count:,} kept of {entry.size:,}; first {number_text(r.first)}"
+                  + (f"; {r.clamped} clamped to 0" if r.clamped else "")
+                  + (f"; {r.ticks_in_window} with a tick in the window" if r.ticks_in_window else "")),
+                 ("excluded", "; ".join(f"{n} {reason}" for reason, n in
+                                        Counter(str(s.get("reason")) for s in r.excluded_samples
+                                                if isinstance(s, dict)).items()) or None),
+                 ("stream problems", "; ".join(map(str, r.stream_problems)) or None),
+                 ("measured in", f"{r.wall_seconds:.2f} s" if r.wall_seconds is not None else None),
+                 ("switchscope", r.switchscope_version),
+                 ("details", ", ".join(f"{k}={v}" for k, v in r.details.items()
+                                       if not isinstance(v, (list, dict))) or None)]
+        listed = "".join(f"<dt>{escape(name)}</dt><dd>{escape(str(value))}</dd>" for name, value in facts if value)
+        listed += f'<dt>JSON</dt><dd><a href="{escape(entry.link)}">{escape(str(entry.file))}</a></dd>'
+        figure = svg.histogram(r.samples, r.unit, stats.as_dict(), f"distribution of {entry.label}, {r.unit}") \
+            if r.samples else "<p>No sample was kept.</p>"
+        return (f'<details class="result" id="{entry.anchor}"><summary>#{entry.index} {escape(entry.label)}: '
+                f"median {with_us(r)}</summary>{figure}{html_table(header, rows)}"
+                + (f'<p class="note">{escape(report.range_note([r], ""))}.</p>' if r.bounds else "") +
+                f'<dl class="provenance">{listed}</dl></details>')
+
+    # -- the page -------------------------------------------------------------------------------
+
+    def render(self) -> str:
+        self.side_by_side("kernel")
+        self.side_by_side("target")
+        self.configurations()
+        self.rotate_curves()
+        self.intrusion()
+        self.every_result()
+        self.distributions()
+        warnings = self.warnings + [f"{f.path}: incomplete: {f.incomplete}" for f in self.files if f.incomplete]
+        warnings += [f"{f.path}: failed: {failure.get('job', '')} {failure.get('error', '')}".strip()
+                     if isinstance(failure, dict) else f"{f.path}: failed: {failure}"
+                     for f in self.files for failure in f.failures]
+        sources = sorted({f.path.parent if f.path.parent.name != "runs" else f.path for f in self.files})
+        units = ", ".join(sorted({e.result.unit for e in self.entries})) or "none"
+        contents = "".join(f'<li><a href="#{anchor}">{escape(title)}</a></li>' for anchor, title, _ in self.sections)
+        body = "".join(f'<section id="{anchor}"><h2>{escape(title)}</h2>{html}</section>'
+                       for anchor, title, html in self.sections)
+        return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="switchscope {escape(__version__)}">
+<title>{escape(self.title)}</title><style>{STYLE}</style></head>
+<body><header><h1>{escape(self.title)}</h1>
+<p class="note">switchscope {escape(__version__)}; {len(self.entries)} results from {len(self.files)} file(s);
+units: {escape(units)}. Every figure says its unit: cycles and instructions are what the simulator or
+board counted, µs appear only where the unit is a cycle of a known clock. Each result below names its
+method, configuration, compiler and simulator.</p>
+<p class="note">read from: {escape(", ".join(map(str, sources[:6])) + (" ..." if len(sources) > 6 else ""))}</p>
+</header>
+{"".join(f'<div class="warning">{escape(w)}</div>' for w in warnings)}
+<nav><ul>{contents}</ul></nav>
+{body}
+<script>{SCRIPT}</script>
+</body></html>
+"""
+
+
+def render(files: list[ResultsFile], page_path: Path, title: str = "switchscope report",
+           warnings: list[str] = ()) -> str:
+    """The page for these files, its links relative to where it will be written; `warnings`
+    (what failed, what is incomplete) head the page."""
+    return Page(files, page_path, title, warnings).render()
+
+
+def write(path: Path, files: list[ResultsFile], title: str = "switchscope report", warnings: list[str] = ()) -> Path:
+    outputs.write_text(path, render(files, path, title, warnings))
+    return path

@@ -1,0 +1,257 @@
+"""Tables for the terminal and JSON for machines, from Results."""
+
+from __future__ import annotations
+
+import json
+from itertools import groupby
+from pathlib import Path
+
+from switchscope.present import display
+from switchscope.common import outputs
+from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
+from switchscope.figures.result import Result
+
+COLUMNS = ("count", "excl", "min", "median", "mode", "mean", "max", "stddev", "p99", "first")
+RANGE_COLUMN = "TRM range"
+
+
+def cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.0f}" if value.is_integer() else f"{value:.2f}"
+    return str(value)
+
+
+def trm_range(result: Result, metric: str = "median", figure=cell) -> str:
+    """LOW-HIGH: one statistic of the least and of the most cycles the core's manual allows, each written as
+    `figure` writes the table's other numbers; "-" where no timing model gave them (instructions, the AVR's
+    cycles, a chip's counter: those counts are exact)."""
+    bounds = result.bound_stats
+    return f"{figure(getattr(bounds[0], metric))}-{figure(getattr(bounds[1], metric))}" if bounds else "-"
+
+
+def core_name(model: str | None) -> str:
+    """cortex-m3 -> Cortex-M3: how the manuals spell the core."""
+    return "-".join(part.capitalize() for part in model.split("-")) if model else "core's"
+
+
+def range_note(results: list[Result], metric: str = "median") -> str:
+    """What the TRM range column means (of one statistic, or of each when `metric` is ""), for the cores of
+    these results; "" when none has a range."""
+    models = list(dict.fromkeys(r.timing_model for r in results if r.bounds))
+    if not models:
+        return ""
+    what = f"the {metric} of the least and of the most" if metric else "the least and the most"
+    return (f"{RANGE_COLUMN}: {what} cycles the {' / '.join(map(core_name, models))} TRM allows "
+            f"for the same instructions")
+
+
+def _range_lines(results: list[Result]) -> list[str]:
+    """range_note as a line under a table, or nothing."""
+    note = range_note(results)
+    return [f"  {note}"] if note else []
+
+
+def with_range(names: list[str], cells: list[str], extra: str, ranged: bool) -> list[str]:
+    """A table's cells, one per name, with `extra` (the TRM range, or its header) after the median's when
+    `ranged`: the one place that says where the range goes."""
+    at = list(names).index("median") + 1
+    return [*cells[:at], extra, *cells[at:]] if ranged else list(cells)
+
+
+def _row(result: Result) -> list[str]:
+    stats = result.stats
+    return [result.scenario, cell(result.count), cell(result.excluded),
+            *(cell(value) for value in (stats.min, stats.median, stats.mode, stats.mean, stats.max)),
+            f"{stats.stddev:.2f}", cell(stats.p99), cell(result.first)]
+
+
+def _statistics(label: str, results: list[Result]) -> list[str]:
+    """The table of statistics, one line per result; with the TRM range column and its meaning under the
+    table only when a result has a range, so results without one are shown as they always were."""
+    ranged = any(r.bounds for r in results)
+    header = [label, *COLUMNS]
+    return aligned([with_range(header, header, RANGE_COLUMN, ranged),
+                    *(with_range(header, _row(r), trm_range(r), ranged) for r in results)]) + _range_lines(results)
+
+
+def counted_by(result: Result) -> str:
+    """What turned the count into the unit, where something did: the timing model, or a chip's cycle counter."""
+    if result.timing_model:
+        return f" ({result.timing_model} timing model)"
+    if (result.timer or {}).get("name") == "DWT":
+        return " (DWT, silicon)"
+    return ""
+
+
+def heading(result: Result) -> str:
+    config = result.config
+    tick = config.get("configTICK_RATE_HZ")
+    model = counted_by(result)
+    parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
+             f"method {result.method}", f"unit: {result.unit}{model}"]
+    method = METHODS.get(result.method, PRINT_IN_WINDOW)
+    detail = [method.note(result.overhead, result.unit, (result.scope or {}).get("pin"))]
+    if tick:
+        detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, priorities={config.get('priorities')}, "
+                      f"tick {tick} Hz, {config.get('optimisation')}")
+    else:
+        detail.append(config.get("optimisation", ""))
+    detail.append(f"built with {result.toolchain['compiler']}")
+    detail.append(f"on {result.simulator['name']}")
+    return ", ".join(parts) + "\n  " + "; ".join(d for d in detail if d)
+
+
+def aligned(rows: list[list[str]]) -> list[str]:
+    """A table as text lines: rows[0] is the header."""
+    return display.table(rows)
+
+
+def _row_us(result: Result) -> list[str]:
+    us = result.stats_ns.scaled(1 / 1000)
+    return [result.scenario, *(f"{value:.3f}" for value in
+                               (us.min, us.median, us.mode, us.mean, us.max, us.stddev, us.p99))]
+
+
+def table(results: list[Result]) -> str:
+    """One block per (kernel, target, method), one line per scenario; for
+    results in true cycles, the same statistics again in microseconds."""
+    blocks = []
+    key = lambda r: (r.kernel, r.target, r.method, json.dumps(r.options, sort_keys=True))
+    for _, group in groupby(results, key=key):
+        group = list(group)
+        lines = [heading(group[0]), *_statistics("scenario", group)]
+        if group[0].ns_per_unit is not None:
+            lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
+            lines += aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
+                               *(_row_us(r) for r in group)])
+        firmware = group[0].firmware
+        lines.append(f"  firmware: flash {firmware['flash_bytes']} of {firmware['flash_limit']} bytes, "
+                     f"static RAM {firmware['ram_bytes']} of {firmware['ram_limit']} bytes")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def capture_table(result: Result) -> str:
+    """The table of `switchscope analyze`."""
+    details = result.details
+    clock = f", clock {details['clock_hz'] / 1e6:g} MHz" if details.get("clock_hz") else ""
+    lines = [f"{result.source}: {details['capture']}, channel {details['channel']}{clock}, unit: {result.unit}",
+             f"  tCS = tCD - tAB per pattern; bare pulse tAB = {cell(result.overhead)} {result.unit} (mode)",
+             *_statistics("channel", [result])]
+    if result.ns_per_unit is not None:
+        lines.append("  in microseconds:")
+        lines += aligned([["channel", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
+    return "\n".join(lines)
+
+
+def marker_table(result: Result) -> str:
+    """The table of `switchscope measure`."""
+    start, stop = result.details["from"], result.details["to"]
+    model = f" ({result.timing_model} timing model)" if result.timing_model else ""
+    lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}{model}",
+             f"  from {start['point']} (0x{start['address']:x}) "
+             f"to {stop['point']} (0x{stop['address']:x}); on {result.simulator['name']}",
+             *_statistics("interval", [result])]
+    if result.ns_per_unit is not None:
+        lines.append(f"  in microseconds at {result.f_cpu_hz / 1e6:g} MHz:")
+        lines += aligned([["interval", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
+    return "\n".join(lines)
+
+
+def method_comparison(results: list[Result]) -> str:
+    """Where one (kernel, target, scenario) was measured by several methods:
+    their medians side by side, and each one's difference from the first."""
+    by_case: dict = {}
+    for r in results:
+        by_case.setdefault((r.kernel, r.target, r.scenario), {})[r.method] = r
+    cases = {case: methods for case, methods in by_case.items() if len(methods) > 1}
+    if not cases:
+        return ""
+    methods = list(dict.fromkeys(m for case in cases.values() for m in case))
+    reference = methods[0]
+    header = ["kernel", "target", "scenario", "unit", *(f"{m} median" for m in methods),
+              *(f"{m} - {reference}" for m in methods[1:])]
+    rows = [header]
+    for (kernel, target, scenario), found in cases.items():
+        medians = {m: found[m].stats.median for m in methods if m in found}
+        unit = next(iter(found.values())).unit
+        rows.append([kernel, target, scenario, unit, *(cell(medians[m]) if m in medians else "-" for m in methods),
+                     *(cell(medians[m] - medians[reference]) if m in medians and reference in medians else "-"
+                       for m in methods[1:])])
+    return "methods side by side (medians):\n" + "\n".join(aligned(rows))
+
+
+def sweep_table(results: list[Result]) -> str:
+    """One line per point of a sweep."""
+    default_options: dict = {}
+    ranged = any(r.bounds for r in results)
+    header = ["kernel", "target", "scenario", "tasks", "method", "options", "samples", "count", "excl", "min",
+              "median", "mean", "p99", "max", "unit", "median us"]
+    rows = [with_range(header, header, RANGE_COLUMN, ranged)]
+    for r in results:
+        options = ",".join(f"{k}={v}" for k, v in sorted(r.options.items())
+                           if v != default_options.setdefault((r.target, k), v)) or "default"
+        stats = r.stats
+        us = f"{r.stats_ns.median / 1000:.2f}" if r.ns_per_unit is not None else "-"
+        rows.append(with_range(header, [r.kernel, r.target, r.scenario, str(r.tasks or "-"), r.method, options,
+                                        str(r.count + r.excluded), str(r.count), str(r.excluded),
+                                        cell(stats.min), cell(stats.median), f"{stats.mean:.2f}",
+                                        cell(stats.p99), cell(stats.max), r.unit, us], trm_range(r), ranged))
+    return "\n".join(aligned(rows) + _range_lines(results))
+
+
+def write_json(path: Path, results: list, failures: list[dict], not_applicable: list[dict] = (),
+               incomplete: str | None = None) -> None:
+    """{"results": [...]} with every Result in its versioned form (intrusion rows as they are);
+    `incomplete` says why a command wrote only part of what it was asked for."""
+    document = {"results": [r.to_json() if isinstance(r, Result) else r for r in results]}
+    if incomplete:
+        document["incomplete"] = incomplete
+    if failures:
+        document["failures"] = failures
+    if not_applicable:
+        document["not_applicable"] = list(not_applicable)
+    outputs.write_text(path, json.dumps(document, indent=1) + "\n")
+
+
+def _print_cells(row: dict) -> list[str]:
+    printed = row["print"]
+    if "error" in printed:
+        return ["n/a", "", ""]
+    ticks = " *" if printed["ticks_in_window"] else ""
+    return [f"{cell(printed['raw'])}{ticks}", f"+{cell(printed['adds'])}", f"{printed['factor']:.1f}"]
+
+
+def intrusion_table(rows: list[dict]) -> str:
+    """The intrusion report's rows (figures.intrusion.report) as text: one block per target, the marker figure, then each method's raw reading,
+    what it added, its corrected figure and the residual error."""
+    blocks = []
+    for target in dict.fromkeys(r["target"] for r in rows):
+        group = [r for r in rows if r["target"] == target]
+        unit = group[0]["unit"]
+        lines = [f"intrusion on {target}, in {unit} (medians; the marker method puts no code in the path)",
+                 *aligned([["scenario", "marker",
+                             "probe raw", "adds", "corrected", "residual",
+                             "scope tCD", "adds", "tCS", "residual",
+                             "print raw", "adds", "x marker"],
+                            *([r["scenario"], cell(r["marker"]),
+                               cell(r["probe"]["raw"]), f"+{cell(r['probe']['adds'])}",
+                               cell(r["probe"]["corrected"]), f"{r['probe']['residual']:+g}",
+                               cell(r["scope"]["t_cd"]), f"+{cell(r['scope']['adds'])}",
+                               cell(r["scope"]["t_cs"]), f"{r['scope']['residual']:+g}",
+                               *_print_cells(r)]
+                              for r in group)])]
+        for r in group:
+            if "error" in r["print"]:
+                lines.append(f"  print, {r['scenario']}: n/a: {r['print']['error']}")
+        if any(r["print"].get("ticks_in_window") for r in group):
+            lines.append("  * the printing window is longer than a tick: the tick interrupt falls inside it "
+                         "(kept, as part of the cost)")
+        ns = group[0]["ns_per_unit"]
+        printed = [r for r in group if "adds" in r["print"]]
+        if ns and printed:
+            worst = max(printed, key=lambda r: r["print"]["adds"])
+            lines.append(f"  printing one trace line inside the window adds up to "
+                         f"{worst['print']['adds'] * ns / 1000:.1f} us at {1000 / ns:g} MHz ({worst['scenario']})")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)

@@ -1,0 +1,171 @@
+"""What `switchscope suite` writes of its measurements besides each run's
+JSON: summary.md (kernels side by side, the BeRTOS layout, the rotate
+curves, every run), index.html (the HTML report of them all) and the
+figures, as SVG files drawn by svg.py, under plots/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from switchscope import __version__, catalog
+from switchscope.common import outputs
+from switchscope.figures.matrix import Point
+from switchscope.figures.result import Result
+from switchscope.figures.results_files import ResultsFile
+from switchscope.figures.suite import BERTOS_COLUMNS, BERTOS_SCENARIOS, SWITCH_COUNTS, result_path, run_name
+from switchscope.present import html_report, svg
+from switchscope.present.report import aligned, cell
+
+
+def _value(result: dict) -> str:
+    median = cell(result.stats.median)
+    if result.ns_per_unit is not None:
+        return f"{median} ({result.stats_ns.median / 1000:.2f} µs)"
+    return median
+
+
+def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Result | str]]):
+    """Rows (scenario, 4 cells) and the notes that state every cell's configuration."""
+    by_cell = {(p.job.scenario.name, p.group.split(":", 1)[1]): o for p, o in outcomes
+               if p.group.startswith("bertos:") and p.job.kernel == kernel and p.job.target.name == target}
+    rows = []
+    for name in BERTOS_SCENARIOS:
+        row = [name]
+        for column, _ in BERTOS_COLUMNS:
+            outcome = by_cell.get((name, column))
+            row.append(_value(outcome) if isinstance(outcome, Result) else "failed")
+        rows.append(row)
+    results = [o for o in by_cell.values() if isinstance(o, Result)]
+    notes = []
+    if results:
+        first = results[0]
+        options = {o.name: o for o in kernel.options}
+        common = {k: v for k, v in first.options.items()
+                  if k not in ("preemption", "priorities") and all(r.options.get(k) == v for r in results)}
+        tick = first.config.get("configTICK_RATE_HZ")
+        preemption = options["preemption"].define
+        notes = [
+            f"median of each distribution, in {first.unit}" + (" (and microseconds)" if first.ns_per_unit else "")
+            + f"; {kernel.title} {first.kernel_version}, probe method" + (f", tick {tick} Hz" if tick else ""),
+            f"Cooperative: preemption=off ({preemption}=0); Preemptive: preemption=on ({preemption}=1)",
+            "NOPRI: every task at one priority (priorities=off); PRI: low task 1, high task 2. Where the call does "
+            "not switch by itself (cooperative, or NOPRI) the window also holds the yield that completes the switch",
+            "every cell: " + ", ".join(f"{k}={v}" for k, v in sorted(common.items())),
+        ]
+    return rows, notes
+
+
+def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    return ["| " + " | ".join(header) + " |", "|" + "---|" * len(header),
+            *("| " + " | ".join(row) + " |" for row in rows)]
+
+
+def _figure(path: Path, drawn: str) -> list[Path]:
+    outputs.write_text(path, drawn + "\n")
+    return [path]
+
+
+def _curve(results: list[Result], labels: list[str], x_label: str, title: str, path: Path) -> list[Path]:
+    """Medians against tasks or switches, each point with its min-max band."""
+    unit = results[0].unit
+    points = [{"median": r.stats.median, "min": r.stats.min, "max": r.stats.max,
+               "title": f"{label}: median {cell(r.stats.median)} {unit}"} for label, r in zip(labels, results)]
+    return _figure(path.with_suffix(".svg"), svg.series(labels, points, x_label, unit, title))
+
+
+def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
+          workers: int, incomplete: str | None = None) -> list[Path]:
+    """summary.md, index.html and the figures of `outcomes` (each point's Result, or why it failed) in `out`;
+    the files written, the runs' JSON among them."""
+    plots_dir = out / "plots"
+    draw = incomplete is None  # an interrupted suite writes its summary at once, without figures
+    written = [result_path(out, point) for point, outcome in outcomes if isinstance(outcome, Result)]
+
+    lines = [
+        "# switchscope suite",
+        "",
+        f"switchscope {__version__}; {len(outcomes)} measurements, {samples} samples each (the switch-count "
+        f"curve: {', '.join(map(str, SWITCH_COUNTS))}); {wall_seconds:.1f} s on {workers} worker(s).",
+        "",
+    ]
+    if incomplete:
+        lines += [f"**Incomplete: {incomplete}.** `switchscope suite --resume` measures the rest.", ""]
+    failures = [(p, o) for p, o in outcomes if isinstance(o, str)]
+    if failures:
+        lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
+
+    side_by_side = [(p, o) for p, o in outcomes if p.group == "kernels" and isinstance(o, Result)]
+    for target in dict.fromkeys(p.job.target.name for p, _ in side_by_side):
+        here = [(p, o) for p, o in side_by_side if p.job.target.name == target]
+        kernels_here = list(dict.fromkeys(p.job.kernel.name for p, _ in here))
+        cells = {(p.job.kernel.name, p.job.scenario.name): _value(o) for p, o in here}
+        lines += [f"## Kernels side by side on {target} (default configurations, probe, medians, "
+                  f"{here[0][1].unit})", "",
+                  *_markdown_table(["scenario", *kernels_here],
+                                   [[name, *(cells.get((k, name), "n/a") for k in kernels_here)]
+                                    for name in BERTOS_SCENARIOS]), ""]
+
+    pairs = dict.fromkeys((p.job.kernel, p.job.target.name) for p, _ in outcomes if p.group != "kernels")
+    for kernel_entry, target in pairs:
+        kernel = kernel_entry.name
+        mine = [(p, o) for p, o in outcomes if p.job.kernel == kernel_entry and p.job.target.name == target]
+        lines += [f"## {kernel} on {target}", ""]
+
+        rows, notes = _bertos(kernel_entry, target, mine)
+        columns = [c for c, _ in BERTOS_COLUMNS]
+        lines += ["### Configurations (BeRTOS layout)", "", *_markdown_table(["scenario", *columns], rows), ""]
+        lines += [f"- {note}" for note in notes] + [""]
+        if draw:
+            medians = {(p.job.scenario.name, p.group.split(":", 1)[1]): o.stats.median for p, o in mine
+                       if p.group.startswith("bertos:") and isinstance(o, Result)}
+            if medians:
+                unit = next(o.unit for p, o in mine if isinstance(o, Result))
+                written += _figure(plots_dir / f"bertos-{kernel}-{target}.svg",
+                                   svg.grouped_bars(list(BERTOS_SCENARIOS), columns, medians, unit,
+                                                    f"{kernel} on {target}: switch time by configuration, medians "
+                                                    f"in {unit}"))
+
+        by_tasks = [o for p, o in mine if p.group == "tasks" and isinstance(o, Result)]
+        if by_tasks:
+            lines += ["### Time against the number of tasks (rotate)", "",
+                      *_markdown_table(["tasks", "median", "min", "max", "excluded"],
+                                       [[str(r.tasks), _value(r), cell(r.stats.min), cell(r.stats.max),
+                                         str(r.excluded)] for r in sorted(by_tasks, key=lambda r: r.tasks)]), ""]
+            if draw:
+                ordered = sorted(by_tasks, key=lambda r: r.tasks)
+                written += _curve(ordered, [str(r.tasks) for r in ordered], "number of tasks",
+                                  f"{kernel} on {target}: rotate, time per switch", plots_dir / f"tasks-{kernel}-{target}")
+
+        by_switches = [o for p, o in mine if p.group == "switches" and isinstance(o, Result)]
+        if by_switches:
+            lines += [f"### Time against the number of switches (rotate, {by_switches[0].tasks} tasks)", "",
+                      *_markdown_table(["switches", "total", "median per switch", "mean", "max"],
+                                       [[str(r.count + r.excluded), cell(sum(r.samples)), _value(r),
+                                         f"{r.stats.mean:.2f}", cell(r.stats.max)]
+                                        for r in sorted(by_switches, key=lambda r: r.count)]), ""]
+            if draw:
+                ordered = sorted(by_switches, key=lambda r: r.count)
+                written += _curve(ordered, [f"{r.count + r.excluded:,}" for r in ordered], "number of switches",
+                                  f"{kernel} on {target}: rotate, {ordered[0].tasks} tasks",
+                                  plots_dir / f"switches-{kernel}-{target}")
+
+        for point, outcome in mine:
+            if draw and isinstance(outcome, Result):
+                written += _figure(plots_dir / "histograms" / kernel / target / f"{run_name(point)}.svg",
+                                   svg.histogram(outcome.samples, outcome.unit, outcome.stats.as_dict(),
+                                                 f"{point.job} ({point.samples} samples), {outcome.unit}"))
+
+    lines += ["## Every run", "", "```", *aligned(
+        [["run", "samples", "median", "min", "max", "unit"]]
+        + [[str(p.job), str(p.samples), cell(o.stats.median), cell(o.stats.min), cell(o.stats.max),
+            o.unit] for p, o in outcomes if isinstance(o, Result)]), "```", ""]
+    summary = out / "summary.md"
+    outputs.write_text(summary, "\n".join(lines))
+    page = html_report.write(out / "index.html",
+                             [ResultsFile(result_path(out, p), [o]) for p, o in outcomes if isinstance(o, Result)],
+                             "switchscope suite", [f"Incomplete: {incomplete}; switchscope suite --resume measures "
+                                                   "the rest."] * bool(incomplete)
+                             + [f"failed: {p.job} ({p.samples} samples): {o}" for p, o in failures])
+    return [summary, page, *written]
+
+

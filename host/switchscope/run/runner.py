@@ -1,0 +1,286 @@
+"""Running firmware on a simulator and collecting its record stream.
+
+A run is bounded: it ends when the firmware exits, or is stopped at a time
+limit (and, on simavr, a cycle budget). Either way the caller gets what the
+firmware sent, so a failure can be explained by its last words.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import select
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from switchscope.decode import elf
+from switchscope.build import native
+from switchscope.catalog import Target
+from switchscope.common.errors import FirmwareFailed
+from switchscope.common.tools import require, version_line
+from switchscope.decode.recording import Edge, Events, RunOutput
+from switchscope.decode.wire import StreamDecoder
+
+Progress = Callable[[int], None]  # called with the number of samples received so far
+
+QEMU = "qemu-system-arm"
+PARAMETERS_SYMBOL = "board_host_parameters"
+PARAMETERS_MAGIC = "ss:"
+SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # QEMU: the watches at the scope pin's two stores (Scope.watches)
+CYCLES_PER_SAMPLE_BUDGET = 2_000_000
+EVENTS_PER_SAMPLE_LIMIT = 8  # watch events a run may log per sample requested (a window needs 2 to 4)
+EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
+INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def qemu_command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]) -> list[str]:
+    # Semihosting carries the parameters in and the exit code out; commas in a
+    # QEMU option value are escaped by doubling.
+    args = "".join(f",arg={p.replace(',', ',,')}" for p in parameters)
+    return [
+        qemu, "-machine", target.name, "-display", "none", "-monitor", "none", "-serial", "stdio",
+        "-semihosting-config", f"enable=on,target=native{args}",
+        # Virtual time advances 2**shift ns per instruction and never with the host clock:
+        # the timers then count instructions, and every run is identical.
+        "-icount", f"shift={target.icount_shift},sleep=off",
+        "-kernel", str(firmware_elf),
+    ]
+
+
+def simavr_command(runner: Path, target: Target, firmware_elf: Path, parameters: list[str], samples: int,
+                   interrupt_entry_cycles: int) -> list[str]:
+    command = [
+        str(runner), "--mcu", target.cpu, "--frequency", str(target.f_cpu_hz), "--firmware", str(firmware_elf),
+        "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET),
+        "--exit-register", hex(target.exit_register),
+        "--interrupt-entry-cycles", str(interrupt_entry_cycles),
+    ]
+    address = elf.symbols(firmware_elf).get(PARAMETERS_SYMBOL)
+    if address is not None:  # a switchscope firmware; a user's own has no parameters
+        command += ["--parameters-at", hex(address), "--parameters", PARAMETERS_MAGIC + " ".join(parameters)]
+    return command
+
+
+def _collect(command: list[str], time_limit: float, progress: Progress | None):
+    """Run `command`, decoding its stdout as a record stream, for at most
+    `time_limit` seconds. Returns (stream, return code or None if stopped, stderr, seconds)."""
+    decoder = StreamDecoder()
+    started = time.monotonic()
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True, preexec_fn=_die_with_parent)
+    stderr = bytearray()
+    returncode = None
+    try:
+        streams = {process.stdout.fileno(): "out", process.stderr.fileno(): "err"}
+        while streams:
+            remaining = time_limit - (time.monotonic() - started)
+            if remaining <= 0:
+                break
+            ready, _, _ = select.select(list(streams), [], [], min(remaining, 0.25))
+            for fd in ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    del streams[fd]
+                elif streams[fd] == "out":
+                    decoder.feed(chunk)
+                    if progress:
+                        progress(len(decoder.stream.samples))
+                else:
+                    stderr += chunk
+        if streams:  # still open at the time limit: the firmware hangs or runs away
+            _end(process)
+        else:
+            returncode = process.wait(timeout=10)
+    finally:  # also on an interruption: no simulator outlives the command
+        if process.poll() is None:
+            _end(process)
+        process.stdout.close()
+        process.stderr.close()
+    return decoder.finish(), returncode, stderr.decode(errors="replace"), time.monotonic() - started
+
+
+def _die_with_parent() -> None:
+    """In the simulator's process, before it starts: Linux sends it SIGKILL
+    when the process that started it dies, however that dies."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        pass  # not Linux: the parent's own clean-up still ends it
+
+
+def _end(process: subprocess.Popen) -> None:
+    """Kill the simulator and anything it started (its own process group)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int, time_limit: float,
+        progress: Progress | None = None, watch_scope_pin: bool = False,
+        watches: list[tuple[int, str]] = (), stop_after: int | None = None,
+        interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None,
+        stamps: bool = False) -> RunOutput:
+    """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
+
+    `watches`: (code address, name) pairs; every time execution reaches one the
+    simulator records the name and the count (instructions executed before it,
+    or the cycle it starts at). `watch_scope_pin`: also record every change of
+    the board's scope pin (on QEMU from the watches named pin1 and pin0 at the
+    pin's two stores, which the scope method supplies). `unit`: what the watches
+    count; "cycles" on QEMU counts through the plugin's timing model. `stamps`:
+    with cycles on QEMU, also log every read of the stamp timer as "stamp".
+    `stop_after`: end the run once that many intervals are complete, from a
+    watch named "from" to one named "to".
+    `interrupt_entry_cycles` exists to show the simavr correction; leave it
+    alone otherwise."""
+    watches = list(watches)
+    event_limit = EVENTS_LIMIT_BASE + EVENTS_PER_SAMPLE_LIMIT * samples
+    with tempfile.TemporaryDirectory(prefix="switchscope-") as scratch:
+        pin_log = Path(scratch) / "pins.txt"
+        event_log = Path(scratch) / "events.txt"
+        if target.simulator == "qemu":
+            qemu = require(QEMU, QEMU)
+            command = qemu_command(qemu, target, firmware_elf, parameters)
+            cycles = (unit or target.unit) == "cycles"
+            if watches or (cycles and stamps):
+                arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
+                arguments += f",limit={event_limit}"
+                if stop_after:
+                    arguments += f",stop={stop_after}"
+                if cycles:
+                    arguments += f",unit=cycles,core={target.timing_model}"
+                    arguments += "".join(f",handler={hex(a)}" for a in elf.exception_handlers(firmware_elf))
+                    if stamps:
+                        arguments += f",stamp={hex(target.stamp_address)}"
+                command += ["-plugin", f"{native.built('qemu')},out={event_log}{arguments}"]
+            simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
+            if cycles:
+                options += f"; cycles from the {target.timing_model} timing model (switchscope plugin)"
+        else:
+            command = simavr_command(native.built("simavr"), target, firmware_elf, parameters, samples,
+                                     interrupt_entry_cycles)
+            if watch_scope_pin:
+                command += ["--pin", target.scope_pin, "--pin-log", str(pin_log)]
+            if watches:
+                command += ["--watch-log", str(event_log)]
+                for address, name in watches:
+                    command += ["--watch", f"{hex(address)}:{name}"]
+                command += ["--limit", str(event_limit)]
+                if stop_after:
+                    command += ["--stop", str(stop_after)]
+            simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
+            options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
+        stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
+        events, events_limited = _read_events(event_log) if event_log.is_file() else (None, False)
+        edges = None
+        if watch_scope_pin and target.simulator == "qemu" and events is not None:
+            edges = _edges([(e.time, SCOPE_EDGE_EVENTS[e.name], e.least, e.most) for e in events
+                            if e.name in SCOPE_EDGE_EVENTS])
+            events = events.without(SCOPE_EDGE_EVENTS)
+        elif watch_scope_pin and pin_log.is_file():
+            edges = _edges([(int(f[0]), int(f[2])) for f in (line.split() for line in pin_log.read_text().splitlines())])
+
+    exit_code, stopped = returncode, None
+    if returncode is None:
+        stopped = f"the firmware did not finish within {time_limit:.0f} s and was stopped"
+    elif target.simulator == "simavr":
+        exit_code, stopped = _simavr_outcome(returncode, stderr)
+    return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
+                     simulator=simulator, options=options, command=command, edges=edges, events=events,
+                     events_limited=events_limited)
+
+
+def _read_events(log: Path) -> tuple[Events, bool]:
+    """"<count> <name>" lines from the QEMU plugin or the simavr runner (with
+    a third field, the instructions before it, and a fourth and fifth, the
+    least and the most cycles the core's manual allows, when QEMU counts cycles), and
+    whether the log ended at its limit ("<count> limit") rather than with the
+    run ("<count> end", or nothing). Read as columns: a run of a million
+    samples logs millions of events."""
+    lines = log.read_bytes().splitlines()
+    limited = False
+    while lines and (len(lines[-1].split(b" ")) < 2 or lines[-1].split(b" ")[1] in (b"end", b"limit")):
+        limited = limited or lines[-1].endswith(b" limit")
+        lines.pop()
+    fields = len(lines[0].split(b" ")) if lines else 2
+    try:
+        table = np.array(b" ".join(lines).split(b" "), dtype=bytes).reshape(-1, fields) if lines \
+            else np.zeros((0, fields), dtype=bytes)
+        time = table[:, 0].astype(np.int64)
+        instructions = table[:, 2].astype(np.int64) if fields > 2 else np.full(len(table), -1, dtype=np.int64)
+        least, most = (table[:, 3].astype(np.int64), table[:, 4].astype(np.int64)) if fields > 4 else (None, None)
+    except ValueError:
+        raise FirmwareFailed(f"the simulator's watch log {log} is malformed", "this is a bug: report it") from None
+    names, name_index = np.unique(table[:, 1], return_inverse=True)
+    return Events(time, name_index.reshape(-1), [name.decode() for name in names.tolist()], instructions,
+                  least, most), limited
+
+
+def _edges(changes: list[tuple]) -> list[Edge]:
+    """Only the real changes of level, from a pin that starts low: (time, level[, least, most]) each."""
+    edges, level = [], 0
+    for time, new_level, *bounds in changes:
+        if new_level != level:
+            edges.append(Edge(time, new_level, *bounds))
+            level = new_level
+    return edges
+
+
+def _simavr_version() -> str:
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "libsimavr-dev"], capture_output=True, text=True)
+        return out.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def _simavr_outcome(returncode: int, stderr: str) -> tuple[int | None, str | None]:
+    """The firmware's exit code, or why simavr stopped it, from the runner's last word."""
+    done = re.search(r"switchscope-simavr: done code=(\d+)", stderr)
+    if returncode == 0 and done:
+        return int(done.group(1)), None
+    if returncode == 10:
+        cycles = re.search(r"budget (pc=\S+) cycles=(\d+)", stderr)
+        where = f" ({cycles.group(1)})" if cycles else ""
+        return None, f"the firmware ran out of its cycle budget{where} and was stopped: it never finished"
+    if returncode == 11:
+        crashed = re.search(r"crashed (pc=\S+)", stderr)
+        return None, f"the firmware crashed in simavr at {crashed.group(1) if crashed else 'an unknown pc'}"
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    return None, f"the simavr runner failed (exit {returncode}): {last}"
+
+
+def check_completed(output: RunOutput, what: str) -> None:
+    """Raise FirmwareFailed unless the run ended normally with a complete stream."""
+    stream = output.stream
+    said = "\n".join(f"    {line}" for line in stream.last_output()) or "    (nothing)"
+    received = f"{len(stream.samples)} samples received before it stopped"
+    if output.stopped:
+        raise FirmwareFailed(
+            f"{what}: {output.stopped} ({received}). Its last output:\n{said}",
+            "a scenario that never ends is a bug in it or in the kernel port; --timeout raises the limit for long runs",
+        )
+    if stream.fault:
+        raise FirmwareFailed(f"{what}: the firmware failed: {stream.fault} ({received}). Its last output:\n{said}")
+    if stream.resets:
+        raise FirmwareFailed(f"{what}: the firmware restarted {stream.resets} time(s) ({received}): it ran away "
+                             f"and reached its reset vector. Its last output:\n{said}")
+    if output.exit_code != 0:
+        tail = "\n".join(f"    {line}" for line in output.stderr.strip().splitlines()[-8:]) or "    (nothing)"
+        raise FirmwareFailed(
+            f"{what}: the simulator exited with code {output.exit_code} ({received}).\n"
+            f"  simulator said:\n{tail}\n  firmware's last output:\n{said}"
+        )
+    if not stream.complete:
+        problems = "; ".join(str(p) for p in stream.problems[-3:]) or "no end record"
+        raise FirmwareFailed(f"{what}: the sample stream is incomplete ({received}): {problems}")
