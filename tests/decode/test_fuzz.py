@@ -17,6 +17,8 @@ from switchscope.figures.capture import analyze
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode.methods import Probe
 
+pytestmark = pytest.mark.property  # Hypothesis: thousands of generated inputs, seconds each
+
 FUZZ = settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 numbers = st.one_of(st.integers(-3, 10**6).map(str), st.sampled_from(

@@ -18,7 +18,7 @@ from switchscope.present import svg
 from switchscope.cli import main
 
 ARTEFACTS = Path(os.environ.get("SWITCHSCOPE_TEST_ARTEFACTS",
-                                Path(__file__).parent.parent / "build" / "test-artefacts"))
+                                Path(__file__).resolve().parents[2] / "build" / "test-artefacts"))
 
 
 def test_ticks_are_round_and_cover_the_range():

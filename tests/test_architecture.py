@@ -1,0 +1,110 @@
+"""The host's rooms: every module in a stage package, imports running one way
+(from the command line down to the common ground), no import circle, no
+module over 400 lines. docs/architecture.md draws the same; a change that
+breaks it fails here, naming the import."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+HOST = Path(__file__).resolve().parents[1] / "host" / "switchscope"
+# bottom to top: a stage may import its own modules and those of the stages before it
+STAGES = ("common", "decode", "catalog", "build", "run", "figures", "present", "cli")
+MAX_LINES = 400
+
+
+def module_name(path: Path) -> str:
+    parts = ["switchscope", *path.relative_to(HOST).with_suffix("").parts]
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(path): path for path in sorted(HOST.rglob("*.py"))}
+
+
+def stage(module: str) -> str | None:
+    """The stage of a module; None for the package's own face (switchscope, its __main__)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in STAGES else None
+
+
+def imported(path: Path) -> set[str]:
+    """Every switchscope module `path` imports, wherever the import stands (a function's body too):
+    `from switchscope.a import b` names switchscope.a.b when that is a module, else switchscope.a."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.startswith("switchscope")}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("switchscope"):
+            for alias in node.names:
+                found.add(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in MODULES else node.module)
+    return found
+
+
+GRAPH = {module: imported(path) & set(MODULES) for module, path in MODULES.items()}
+
+
+def test_every_module_is_in_a_stage_package():
+    outside = [str(path.relative_to(HOST)) for module, path in MODULES.items()
+               if stage(module) is None and path.name not in ("__init__.py", "__main__.py")]
+    assert not outside, f"modules outside the stage packages {STAGES}: {outside}"
+    assert {path.parent.name for path in HOST.rglob("*.py")} <= {*STAGES, "switchscope"}
+
+
+def test_every_stage_says_what_it_holds_and_what_it_may_import():
+    for name in STAGES:
+        doc = ast.get_docstring(ast.parse((HOST / name / "__init__.py").read_text())) or ""
+        assert "May import:" in doc, f"{name}/__init__.py must say what the stage may import"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if stage(m)))
+def test_imports_run_down_the_stages(module):
+    here = STAGES.index(stage(module))
+    upward = sorted(target for target in GRAPH[module] if stage(target) and STAGES.index(stage(target)) > here)
+    assert not upward, f"{module} ({stage(module)}) imports from a stage above it: {upward}"
+
+
+def test_there_is_no_import_circle():
+    # Tarjan's strongly connected components: any component of two or more modules is a circle
+    index, low, on_stack, stack, circles, counter = {}, {}, set(), [], [], [0]
+
+    def visit(module):
+        index[module] = low[module] = counter[0]
+        counter[0] += 1
+        stack.append(module)
+        on_stack.add(module)
+        for target in GRAPH[module]:
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for module in GRAPH:
+        if module not in index:
+            visit(module)
+    assert not circles, f"import circles: {circles}"
+
+
+def test_no_module_is_over_400_lines():
+    long = {str(path.relative_to(HOST)): n for path in MODULES.values()
+            if (n := len(path.read_text().splitlines())) > MAX_LINES}
+    assert not long, f"modules over {MAX_LINES} lines: {long}"
+
+
+def test_the_checks_see_what_they_check():
+    """The graph is read from the code: the command line reaches the measurement, which reaches the wire
+    format, and a made-up upward import would be caught."""
+    assert "switchscope.figures.measure" in GRAPH["switchscope.cli.measuring"]
+    assert "switchscope.decode.wire" in GRAPH["switchscope.run.runner"]
+    assert STAGES.index(stage("switchscope.present.report")) > STAGES.index(stage("switchscope.figures.intrusion"))
