@@ -369,7 +369,7 @@ static int is_wide(uint32_t value)
 /* A cost of `cycles` that the TRM lets go from `least` to `most`. */
 static struct cost within(uint32_t cycles, uint32_t least, uint32_t most)
 {
-    struct cost cost = {cycles, cycles - least, most - cycles};
+    struct cost cost = {(int32_t)cycles, cycles - least, most - cycles};
     return cost;
 }
 

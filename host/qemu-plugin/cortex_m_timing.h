@@ -41,7 +41,7 @@ enum insn_operands {
 
 /* A cost and how far the TRM lets it go either way: least = cycles - below, most = cycles + above. */
 struct cost {
-    uint32_t cycles;
+    int32_t cycles; /* negative for what pipelining takes off */
     uint32_t below, above;
 };
 

@@ -142,7 +142,6 @@ static uint32_t read_word(uint32_t address)
     return value;
 }
 
-/* An instruction of an IT block: when its condition fails it takes one cycle, whatever it is. */
 static uint32_t read_xpsr(void)
 {
     g_byte_array_set_size(register_buffer, 0);
@@ -161,6 +160,7 @@ static void charge(unsigned int vcpu_index, int64_t cycles_added, int64_t below_
     run_time_above += above_added;
 }
 
+/* An instruction of an IT block: when its condition fails it takes one cycle, whatever it is. */
 static void on_conditional(unsigned int vcpu_index, void *userdata)
 {
     const struct insn_timing *timing = userdata;
@@ -272,7 +272,7 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     if (previous && block->start == previous->end &&
         !(previous->last.condition != CONDITION_ALWAYS && condition_failed)) {
         struct cost extra = cortex_m_across(&previous->last, &block->first);
-        charge(vcpu_index, (int32_t)extra.cycles, extra.below, extra.above);
+        charge(vcpu_index, extra.cycles, extra.below, extra.above);
     }
 }
 
