@@ -23,7 +23,7 @@ CHECKOUT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(CHECKOUT / "host"))
 
 from switchscope import catalog  # noqa: E402
-from switchscope.build import native
+from switchscope.build import native  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.run.runner import INTERRUPT_ENTRY_CYCLES, qemu_command, simavr_command  # noqa: E402
 from switchscope.common.tools import require  # noqa: E402

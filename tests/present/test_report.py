@@ -5,7 +5,6 @@ and filtering work, a phone-sized window has no sideways scrolling. The
 screenshots are kept as test artefacts (build/test-artefacts/, or
 $SWITCHSCOPE_TEST_ARTEFACTS)."""
 
-import json
 import os
 import re
 import shutil

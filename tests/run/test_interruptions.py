@@ -3,7 +3,6 @@ what was complete is kept (marked incomplete), and the exit status says which
 signal it was (130 SIGINT, 143 SIGTERM)."""
 
 import json
-import os
 import signal
 import subprocess
 import sys
