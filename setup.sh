@@ -181,7 +181,7 @@ done
 echo "fetched"
 
 step "The simulator helpers (simavr runner, QEMU plugin)"
-.venv/bin/python -c 'from switchscope import native; print(native.ensure("simavr")); print(native.ensure("qemu"))'
+.venv/bin/python -c 'from switchscope.build import native; print(native.ensure("simavr")); print(native.ensure("qemu"))'
 
 step "Proving it: a short measurement on each simulator and method"
 prove() {

@@ -108,3 +108,19 @@ def test_the_checks_see_what_they_check():
     assert "switchscope.figures.measure" in GRAPH["switchscope.cli.measuring"]
     assert "switchscope.decode.wire" in GRAPH["switchscope.run.runner"]
     assert STAGES.index(stage("switchscope.present.report")) > STAGES.index(stage("switchscope.figures.intrusion"))
+
+
+def test_what_the_scripts_import_of_switchscope_exists():
+    """setup.sh, .ci and bench run Python against the package: every `from switchscope... import` there must name
+    a module and names it has (set-up's last steps import the native helpers' builder)."""
+    import importlib
+    import re
+    checkout = HOST.parents[1]
+    scripts = [checkout / "setup.sh", *sorted((checkout / ".ci").iterdir()), *sorted((checkout / "bench").glob("*.py"))]
+    found = [(script.name, module, names) for script in scripts for module, names in
+             re.findall(r"from (switchscope[\w.]*) import ([\w, ]+)", script.read_text())]
+    assert any(name == "setup.sh" for name, _, _ in found)
+    for script, module, names in found:
+        imported_module = importlib.import_module(module)
+        for name in (n.strip() for n in names.split(",")):
+            assert hasattr(imported_module, name) or f"{module}.{name}" in MODULES, f"{script}: {module}.{name}"

@@ -82,7 +82,7 @@ def parser() -> argparse.ArgumentParser:
         description="For every kernel and target: each scenario under cooperative/preemptive x priorities "
                     "off/on (the BeRTOS table), rotate against the number of tasks and the number of "
                     "switches (the Cortex-M3 study's curves). Runs on all cores; writes one JSON per run, "
-                    "summary.md, index.html (the HTML report) and PNG/SVG plots.")
+                    "summary.md, index.html (the HTML report) and SVG figures.")
     _add_selection(whole, "all", "all")
     whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
     whole.add_argument("--out", default="switchscope-results", help="the results directory")
