@@ -25,9 +25,9 @@ sys.path.insert(0, str(CHECKOUT / "host"))
 from switchscope import catalog  # noqa: E402
 from switchscope.build import native  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
-from switchscope.run.runner import INTERRUPT_ENTRY_CYCLES, qemu_command, simavr_command  # noqa: E402
 from switchscope.common.tools import require  # noqa: E402
 from switchscope.decode.wire import StreamDecoder  # noqa: E402
+from switchscope.run.runner import INTERRUPT_ENTRY_CYCLES, qemu_command, simavr_command  # noqa: E402
 
 
 def simulator_command(target, firmware_elf: Path, samples: int) -> list[str]:

@@ -7,8 +7,8 @@ import pytest
 
 from switchscope import catalog
 from switchscope.build.firmware import build
-from switchscope.cli import main
 from switchscope.catalog.job import Job
+from switchscope.cli import main
 from switchscope.figures.measure import measure
 from switchscope.run.runner import run
 

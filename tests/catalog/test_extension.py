@@ -10,10 +10,10 @@ import pytest
 
 from switchscope import catalog
 from switchscope.catalog import configs
-from switchscope.common import paths
-from switchscope.cli import main
-from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.catalog.job import Job
+from switchscope.cli import main
+from switchscope.common import paths
+from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.figures.measure import measure
 
 PROBE = catalog.METHODS["probe"]

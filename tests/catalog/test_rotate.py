@@ -5,8 +5,8 @@ import pytest
 
 from switchscope import catalog
 from switchscope.catalog import configs
-from switchscope.common.errors import SwitchscopeError
 from switchscope.catalog.job import Job
+from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.measure import measure
 
 FREERTOS = catalog.KERNELS["freertos"]

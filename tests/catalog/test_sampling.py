@@ -7,11 +7,11 @@ import dataclasses
 import pytest
 
 from switchscope import catalog
+from switchscope.build.firmware import build
 from switchscope.catalog import configs
 from switchscope.figures import suite
 from switchscope.figures.measure import measure
 from switchscope.run.runner import run
-from switchscope.build.firmware import build
 
 pytestmark = pytest.mark.firmware
 

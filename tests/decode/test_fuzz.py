@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from switchscope import catalog
-from switchscope.decode import wire
-from switchscope.figures.capture import analyze
 from switchscope.common.errors import SwitchscopeError
+from switchscope.decode import wire
 from switchscope.decode.methods import Probe
+from switchscope.figures.capture import analyze
 
 pytestmark = pytest.mark.property  # Hypothesis: thousands of generated inputs, seconds each
 

@@ -9,11 +9,11 @@ import textwrap
 import pytest
 
 from switchscope import catalog
-from switchscope.decode import elf
-from switchscope.figures import intrusion
+from switchscope.catalog.job import Job
 from switchscope.cli import main
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
-from switchscope.catalog.job import Job
+from switchscope.decode import elf
+from switchscope.figures import intrusion
 from switchscope.figures.measure import measure
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.figures.result import Result

@@ -10,10 +10,10 @@ import subprocess
 import pytest
 
 from switchscope import catalog
-from switchscope.figures.capture import analyze
-from switchscope.decode.capture_files import CaptureError
-from switchscope.cli import main
 from switchscope.catalog.job import Job
+from switchscope.cli import main
+from switchscope.decode.capture_files import CaptureError
+from switchscope.figures.capture import analyze
 from switchscope.figures.measure import measure
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware

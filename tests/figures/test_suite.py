@@ -8,11 +8,11 @@ from xml.etree import ElementTree
 import pytest
 
 from switchscope import catalog
-from switchscope.figures import matrix, suite
-from switchscope.present import suite_page
 from switchscope.cli import main
 from switchscope.common.errors import SwitchscopeError
+from switchscope.figures import matrix, suite
 from switchscope.figures.result import Result
+from switchscope.present import suite_page
 
 
 def test_counts_and_ranges_parse():

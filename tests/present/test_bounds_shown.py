@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from switchscope.present import compare, html_report, report
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import Result, Stats
 from switchscope.figures.results_files import ResultsFile
+from switchscope.present import compare, html_report, report
 
 NO_CHANGE = compare.Threshold(0, False)
 

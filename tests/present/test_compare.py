@@ -8,9 +8,9 @@ from xml.etree import ElementTree
 import pytest
 
 from switchscope import cli
-from switchscope.present.compare import Threshold
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import Result, Stats
+from switchscope.present.compare import Threshold
 
 
 def result(scenario="resume", samples=(267,) * 10, unit="cycles", opt="-O2", kernel="freertos",

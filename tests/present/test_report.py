@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from switchscope.cli import main
 from switchscope.figures import results_files
 from switchscope.present import svg
-from switchscope.cli import main
 
 ARTEFACTS = Path(os.environ.get("SWITCHSCOPE_TEST_ARTEFACTS",
                                 Path(__file__).resolve().parents[2] / "build" / "test-artefacts"))

@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 
 from switchscope import catalog
-from switchscope.run import flash, runner, serial_port
 from switchscope.build import native
-from switchscope.present import report
-from switchscope.decode import wire
 from switchscope.build.firmware import build
+from switchscope.catalog.job import Job
 from switchscope.cli import main
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
-from switchscope.catalog.job import Job
+from switchscope.decode import wire
 from switchscope.figures.measure import counted_over_port, measure, run_parameters
 from switchscope.figures.result import Result
+from switchscope.present import report
+from switchscope.run import flash, runner, serial_port
 
 SAMPLES = 300
 

@@ -18,15 +18,15 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from switchscope.catalog import configs
-from switchscope.decode import elf
 from switchscope.build import kernel_source, native
-from switchscope.common import paths
+from switchscope.catalog import configs
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.catalog.configs import Config
+from switchscope.common import paths
 from switchscope.common.errors import BuildFailed
-from switchscope.decode.methods import METHODS, Method
 from switchscope.common.tools import require, rust_tool, version_line
+from switchscope.decode import elf
+from switchscope.decode.methods import METHODS, Method
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from __future__ import annotations
 import signal
 import sys
 
-from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.cli.parser import parser
+from switchscope.common.errors import Interrupted, SwitchscopeError
 
 def _interrupt(signal_number, _frame):
     raise Interrupted(signal_number)

@@ -9,13 +9,13 @@ from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.catalog import configs
 from switchscope.catalog.plan import plan
+from switchscope.cli.measuring import check_samples, say_skipped
 from switchscope.common import outputs
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.figures.capture import analyze
 from switchscope.figures.measure import run_parameters
 from switchscope.present import report
 from switchscope.run import flash, serial_port
-from switchscope.cli.measuring import check_samples, say_skipped
 
 def command_flash(args) -> int:
     """Build one image and write it into a real board, without reading it: for a logic analyzer on the

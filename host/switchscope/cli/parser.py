@@ -5,11 +5,11 @@ from __future__ import annotations
 import argparse
 
 from switchscope import __version__, catalog
-from switchscope.present import compare
 from switchscope.cli.boards import command_analyze, command_flash
 from switchscope.cli.listing import LIST_SECTIONS, command_list
 from switchscope.cli.measuring import command_intrusion, command_measure, command_run, command_suite, command_sweep
 from switchscope.cli.results import command_compare, command_report
+from switchscope.present import compare
 
 def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None) -> None:
     """The options that choose what to measure, each a name or 'all'."""

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from switchscope.decode import elf, scope, stats
 from switchscope.common.errors import FirmwareFailed
+from switchscope.decode import elf, scope, stats
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import STAMP_WRAPPED, TICK_IN_WINDOW, Stream
 

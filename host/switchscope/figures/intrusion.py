@@ -10,10 +10,10 @@ inside the window, as a benchmark that prints from its tasks does.
 from __future__ import annotations
 
 from switchscope import catalog
-from switchscope.common.errors import SwitchscopeError
 from switchscope.catalog.job import Job
-from switchscope.figures.measure import measure
+from switchscope.common.errors import SwitchscopeError
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
+from switchscope.figures.measure import measure
 from switchscope.figures.result import Result
 
 VARIANTS = ("marker", "probe", "scope", "print")

@@ -11,9 +11,9 @@ import signal
 from dataclasses import dataclass
 from typing import Callable
 
-from switchscope.figures import results_files
-from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.catalog.job import Job
+from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.figures import results_files
 from switchscope.figures.measure import measure
 from switchscope.figures.result import Result
 

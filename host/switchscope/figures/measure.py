@@ -7,17 +7,17 @@ from pathlib import Path
 
 import numpy as np
 
-from switchscope.catalog import configs
-from switchscope.run import flash, serial_port
-from switchscope.decode import scope, stats, wire
 from switchscope.build.firmware import Firmware, build
-from switchscope.catalog.job import Job
+from switchscope.catalog import configs
 from switchscope.catalog.configs import Config
+from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
-from switchscope.figures.result import Result, Stats
+from switchscope.decode import scope, stats, wire
 from switchscope.decode.recording import RunOutput
-from switchscope.run.runner import Progress, check_completed, run
 from switchscope.decode.wire import Stream
+from switchscope.figures.result import Result, Stats
+from switchscope.run import flash, serial_port
+from switchscope.run.runner import Progress, check_completed, run
 
 # Bounds a run: the time to boot and calibrate, and a generous allowance per
 # sample (a simulated sample takes about 0.1 ms of host time).
@@ -86,15 +86,15 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
     excluded = [{"seq": seq, "value": value, "reason": reason} for seq, value, reason in
                 zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist(), reasons)]
     values = corrected[~left_out].tolist()
+    tags = samples.column("tag")[~left_out].tolist()
+    if not values:
+        why = "the stamp timer wrapped inside" if wrapped.all() else "the kernel tick fell into"
+        raise FirmwareFailed(f"{job}: every sample was excluded ({why} each window)")
     bounds = None
     if reading.bounds:  # over the same kept windows: the least and the most the core's manual allows
         bounds = {side: Stats.of(np.maximum(np.asarray(raw, dtype=np.int64) - np.asarray(overheads, dtype=np.int64),
                                             0)[~left_out]).as_dict()
                   for side, (raw, overheads) in reading.bounds.items()}
-    tags = samples.column("tag")[~left_out].tolist()
-    if not values:
-        why = "the stamp timer wrapped inside" if wrapped.all() else "the kernel tick fell into"
-        raise FirmwareFailed(f"{job}: every sample was excluded ({why} each window)")
 
     # what the firmware reports of itself, then what the code was optimised for
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}

@@ -8,10 +8,10 @@ from __future__ import annotations
 import difflib
 from pathlib import Path
 
-from switchscope.decode import elf, stats
 from switchscope.build import native
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.decode import elf, stats
 from switchscope.figures.result import Result, Stats
 from switchscope.run.runner import run
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from switchscope import __version__
-from switchscope.decode import stats
 from switchscope.common.errors import SwitchscopeError
+from switchscope.decode import stats
 
 SCHEMA = "switchscope.result"
 SCHEMA_VERSION = 1

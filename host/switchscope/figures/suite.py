@@ -21,11 +21,11 @@ from pathlib import Path
 
 from switchscope import catalog
 from switchscope.catalog import configs
-from switchscope.figures import matrix, results_files
+from switchscope.catalog.plan import plan
 from switchscope.common import outputs
 from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.figures import matrix, results_files
 from switchscope.figures.matrix import Point
-from switchscope.catalog.plan import plan
 from switchscope.figures.result import Result
 
 BERTOS_SCENARIOS = ("resume", "signal", "yield", "isr")

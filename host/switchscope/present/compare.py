@@ -24,10 +24,10 @@ from xml.etree import ElementTree
 from rich.markup import escape
 
 from switchscope.common import outputs
-from switchscope.figures import results_files
 from switchscope.common.errors import SwitchscopeError
-from switchscope.present.report import RANGE_COLUMN, range_note
+from switchscope.figures import results_files
 from switchscope.figures.result import STAT_KEYS, Result
+from switchscope.present.report import RANGE_COLUMN, range_note
 
 FAIL_ON = ("any", "outside-range")  # which regressions fail `switchscope compare`
 CHANGES = ("slower", "within", "faster")  # the verdicts of a figure that moved

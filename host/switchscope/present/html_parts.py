@@ -10,9 +10,9 @@ from pathlib import Path
 
 from switchscope import catalog
 from switchscope.catalog import configs
-from switchscope.present import report, svg
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.figures.suite import BERTOS_COLUMNS
+from switchscope.present import report, svg
 
 SCENARIO_ORDER = ("resume", "signal", "yield", "isr", "rotate")
 BERTOS_OPTIONS = {"preemption", "priorities"}  # configurations that differ in these are BeRTOS's four columns

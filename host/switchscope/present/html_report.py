@@ -21,11 +21,11 @@ from pathlib import Path
 
 from switchscope import __version__
 from switchscope.common import outputs
-from switchscope.present import report, svg
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
 from switchscope.figures.suite import BERTOS_COLUMNS
+from switchscope.present import report, svg
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,

@@ -6,10 +6,10 @@ import json
 from itertools import groupby
 from pathlib import Path
 
-from switchscope.present import display
 from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import Result
+from switchscope.present import display
 
 COLUMNS = ("count", "excl", "min", "median", "mode", "mean", "max", "stddev", "p99", "first")
 RANGE_COLUMN = "TRM range"

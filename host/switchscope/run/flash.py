@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 from switchscope.catalog import Target
-from switchscope.decode.elf import with_bytes_at
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
-from switchscope.run.serial_port import check_exists
 from switchscope.common.tools import require
+from switchscope.decode.elf import with_bytes_at
+from switchscope.run.serial_port import check_exists
 
 FLASH_TIME_LIMIT_S = 120.0
 OBJCOPY = {"avr-gcc": ("avr-objcopy", "binutils-avr"), "arm-none-eabi-gcc": ("arm-none-eabi-objcopy",

@@ -20,11 +20,11 @@ from typing import Callable
 
 import numpy as np
 
-from switchscope.decode import elf
 from switchscope.build import native
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed
 from switchscope.common.tools import require, version_line
+from switchscope.decode import elf
 from switchscope.decode.recording import Edge, Events, RunOutput
 from switchscope.decode.wire import StreamDecoder
 

@@ -17,10 +17,10 @@ import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope.decode import wire
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
-from switchscope.run.runner import Progress
+from switchscope.decode import wire
 from switchscope.decode.wire import Stream, StreamDecoder
+from switchscope.run.runner import Progress
 
 START_WAIT_S = 8.0  # from opening the port to the run's first record: an Arduino's bootloader waits about 1.6 s
 RECORD_WAIT_S = 5.0  # once the run has started, the longest silence between records
