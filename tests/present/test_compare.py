@@ -77,6 +77,14 @@ def test_a_result_on_one_side_only_is_listed_not_an_error(tmp_path, capsys):
     assert "only in base" in said and "only in new" in said
 
 
+def test_nothing_in_common_is_bad_input_with_what_would_pair_them(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result("isr", (364,) * 10))
+    new = write(tmp_path / "new.json", result("signal", (367,) * 10))
+    status, said = run([base, new], capsys)
+    assert status == 2 and "nothing in common to compare: 1 result(s) only in base, 1 only in new" in said
+    assert "other kernels, targets, scenarios or methods" in said
+
+
 def test_another_unit_is_flagged_and_not_compared(tmp_path, capsys):
     base = write(tmp_path / "base.json", result())
     new = write(tmp_path / "new.json", result(unit="instructions", samples=(143,) * 10))
@@ -216,8 +224,8 @@ def test_a_real_change_is_compared(tmp_path, capsys):
                          "--json", str(path)]) == 0
     capsys.readouterr()
     status, said = run([str(base), str(new)], capsys)
-    # matched by configuration: -O2 and -Os are other configurations, so nothing pairs up
-    assert status == 0 and "10 compared: 5 only in base, 5 only in new" in said
+    # matched by configuration: -O2 and -Os are other configurations, so nothing pairs up: a CI job must not pass
+    assert status == 2 and "nothing in common to compare" in said and "--ignore-option opt" in said
     status, said = run([str(base), str(new), "--ignore-option", "opt", "--json", str(tmp_path / "c.json")], capsys)
     comparisons = json.loads((tmp_path / "c.json").read_text())["comparisons"]
     assert len(comparisons) == 5 and all(c["base"] is not None and c["new"] is not None for c in comparisons)

@@ -188,7 +188,24 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
         notes = [f"simulator {simulators[0]} vs {simulators[1]}" if simulators[0] != simulators[1] else "",
                  f"compiler {compilers[0]} vs {compilers[1]}" if compilers[0] != compilers[1] else "", *changed]
         found.append(Comparison(key, name, old, now, metric, verdict, "; ".join(n for n in notes if n)))
+    if base and new and all(c.verdict in ("only in base", "only in new") for c in found):
+        raise SwitchscopeError(f"nothing in common to compare: {len(base)} result(s) only in base, {len(new)} only in "
+                               "new", _matching_hint(base, new, ignored))
     return sorted(found, key=lambda c: c.name)
+
+
+def _matching_hint(base: list[Result], new: list[Result], ignored: tuple[str, ...]) -> str:
+    """What would pair the two sides: the options in which results of one kernel, target, scenario and method
+    differ, to ignore; else that they measured other things."""
+    def what(result: Result) -> tuple:
+        return result.kernel, result.target, result.scenario, result.method, result.tasks
+    differing = sorted({key for old in base for now in new if what(old) == what(now)
+                        for key in {*(old.options or {}), *(now.options or {})} - set(ignored)
+                        if (old.options or {}).get(key) != (now.options or {}).get(key)})
+    if differing:
+        return (f"they differ in {', '.join(differing)}: to compare across that, add "
+                + " ".join(f"--ignore-option {key}" for key in differing))
+    return "the two sides measured other kernels, targets, scenarios or methods: compare measurements of the same ones"
 
 
 def regressions(found: list[Comparison], fail_on: str = "any") -> list[Comparison]:
