@@ -142,6 +142,14 @@ def test_an_unknown_symbol_is_named_with_the_near_ones(user_firmware):
     assert "did you mean: measure_from" in str(error.value)
 
 
+def test_an_interval_from_a_point_to_itself_is_refused(user_firmware):
+    found = elf.symbols(user_firmware["mps2-an385"])
+    with pytest.raises(SwitchscopeError, match="are the same point") as error:
+        measure_elf(user_firmware["mps2-an385"], catalog.TARGETS["mps2-an385"], "measure_from",
+                    hex(found["measure_from"]), count=5, time_limit=10)
+    assert "every interval would read 0" in str(error.value)
+
+
 @pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
 def test_a_marker_never_reached_is_reported_within_the_bound(user_firmware, target):
     with pytest.raises(FirmwareFailed) as error:

@@ -11,6 +11,34 @@ from switchscope.cli.measuring import command_intrusion, command_measure, comman
 from switchscope.cli.results import command_compare, command_report
 from switchscope.present import compare
 
+MAX_TIMEOUT_S = 7 * 24 * 3600  # a week: a bound, not a wish
+MAX_JOBS = 256
+CLOCK_RANGE_HZ = (1.0, 1e12)  # 1 Hz to 1 THz: any CPU clock there is
+
+
+def _number(text: str, kind, least, most, what: str):
+    """A finite number of `kind` from `least` to `most`, or an argparse error (exit 2) that says so."""
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what}: '{text}' is not a number") from None
+    if not least <= value <= most:  # NaN fails this too
+        raise argparse.ArgumentTypeError(f"{what}: {text} is outside {least:g} to {most:g}")
+    return value
+
+
+def seconds(text: str) -> float:
+    return _number(text, float, 0.001, MAX_TIMEOUT_S, "seconds")
+
+
+def jobs(text: str) -> int:
+    return _number(text, int, 1, MAX_JOBS, "jobs")
+
+
+def clock_hz(text: str) -> float:
+    return _number(text, float, *CLOCK_RANGE_HZ, "a clock in Hz")
+
+
 def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None) -> None:
     """The options that choose what to measure, each a name or 'all'."""
     command.add_argument("--kernel", default=kernel, help=f"kernel name or 'all' (default: {kernel})")
@@ -46,7 +74,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--vcd", metavar="PATH",
                      help="with --method scope: write the scope pin's trace as VCD (one file per scenario "
                           "when several run: PATH-TARGET-SCENARIO.vcd)")
-    run.add_argument("--timeout", type=float, metavar="SECONDS",
+    run.add_argument("--timeout", type=seconds, metavar="SECONDS",
                      help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
     run.add_argument("--port", metavar="URL",
                      help="measure on a real board: its serial device (/dev/ttyACM0) or any pyserial URL "
@@ -70,7 +98,7 @@ def parser() -> argparse.ArgumentParser:
                        help="samples (switches) per point, e.g. 100,1000,10000 (default: 1000)")
     sweep.add_argument("--config", action="append", default=[], metavar="NAME=V1,V2",
                        help="an option and the values to sweep it over, repeatable")
-    sweep.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
+    sweep.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
     sweep.add_argument("--json", metavar="PATH", help="also write every result as JSON, each as soon as it is measured")
     sweep.add_argument("--resume", action="store_true",
                        help="keep the results already in --json (an interrupted sweep's) and measure only the rest")
@@ -86,7 +114,7 @@ def parser() -> argparse.ArgumentParser:
     _add_selection(whole, "all", "all")
     whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
     whole.add_argument("--out", default="switchscope-results", help="the results directory")
-    whole.add_argument("--jobs", type=int, metavar="N", help="measurements at once (default: one per core)")
+    whole.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
     whole.add_argument("--resume", action="store_true",
                        help="keep the results already in --out (an interrupted suite's) and measure only the rest")
     whole.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -106,7 +134,7 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--unit", choices=catalog.UNITS,
                      help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
                           "(what QEMU itself counts)")
-    elf.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on the run")
+    elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
     elf.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)
 
@@ -117,7 +145,7 @@ def parser() -> argparse.ArgumentParser:
                     "correction and the error left after it.")
     _add_selection(intrude, "freertos", "all", "all")
     intrude.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
-    intrude.add_argument("--timeout", type=float, metavar="SECONDS", help="bound on each run")
+    intrude.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on each run")
     intrude.add_argument("--json", metavar="PATH", help="also write the report as JSON")
     intrude.add_argument("--quiet", action="store_true", help="no progress display")
     intrude.set_defaults(handler=command_intrusion)
@@ -141,7 +169,7 @@ def parser() -> argparse.ArgumentParser:
                     "and once around the switch (C-D); tCS = tCD - tAB for every pattern.")
     capture.add_argument("capture", help="a VCD, a sigrok session file (.sr) or a sigrok CSV file")
     capture.add_argument("--channel", required=True, help="the channel (probe) the pin was recorded on")
-    capture.add_argument("--clock", type=float, metavar="HZ",
+    capture.add_argument("--clock", type=clock_hz, metavar="HZ",
                          help="the CPU clock: figures in cycles (and microseconds) instead of nanoseconds")
     capture.add_argument("--json", metavar="PATH", help="also write the result, with all patterns, as JSON")
     capture.set_defaults(handler=command_analyze)

@@ -37,6 +37,9 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
     found = elf.symbols(firmware_elf)
     start_address, stop_address = resolve(start, found, firmware_elf), resolve(stop, found, firmware_elf)
+    if start_address == stop_address:
+        raise SwitchscopeError(f"--from {start} and --to {stop} are the same point (0x{start_address:x}): every interval "
+                               "would read 0", "give the point where the interval starts and another where it ends")
     unit = target.resolve_unit(unit)
     native.ensure(target.simulator)
     output = run(target, firmware_elf, [], count, time_limit,

@@ -52,6 +52,9 @@ def check_exists(url: str, also: str = "") -> None:
 def check_port(url: str, also: str = "") -> None:
     """Before any work: a device must exist, a URL must be one pyserial knows (its far end is
     known only once it is opened)."""
+    if not url.strip():
+        raise SwitchscopeError("--port is empty: give the board's serial device or URL",
+                               "for example --port /dev/ttyACM0 (an empty shell variable gives an empty --port)")
     if _is_device(url):
         check_exists(url, also)
     elif url.startswith("socket://"):
