@@ -75,6 +75,13 @@ def test_a_result_read_back_from_json_keeps_its_bounds():
     assert Result.from_json(result(spread=None).to_json()).bounds is None
 
 
+def test_a_result_file_with_nan_samples_is_refused():
+    document = result().to_json()
+    document["samples"][3] = float("nan")
+    with pytest.raises(SwitchscopeError, match="finite numbers"):
+        Result.from_json(document)
+
+
 @pytest.mark.parametrize("alter, why", [
     (lambda d: d["bounds"]["min"].update(median=1000), "a least above the median"),
     (lambda d: d["bounds"].update(min=d["bounds"]["max"], max=d["bounds"]["min"]), "least and most swapped"),

@@ -11,6 +11,7 @@ removing one, or changing a field's meaning, raises it.
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -145,8 +146,9 @@ class Result:
         if missing:
             raise SwitchscopeError(f"{where}: a result lacks {', '.join(missing)}")
         if not isinstance(document["samples"], list) or not all(
-                isinstance(value, (int, float)) and not isinstance(value, bool) for value in document["samples"]):
-            raise SwitchscopeError(f"{where}: 'samples' must be a list of numbers")
+                isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                for value in document["samples"]):
+            raise SwitchscopeError(f"{where}: 'samples' must be a list of finite numbers")
         bounds = document.get("bounds")
         if bounds is not None and not (isinstance(bounds, dict) and all(
                 isinstance(bounds.get(side), dict) and all(isinstance(bounds[side].get(key), (int, float))
