@@ -48,6 +48,14 @@ static void add_refill(struct insn_timing *t, uint32_t point)
     t->above += t->refill_above;
 }
 
+/* Whether `next`, a load or store of more than one cycle, pipelines behind `previous`, a load whose
+ * destination it does not use for its address (3.3.2: "LDR [any] are pipelined when possible"). */
+static int pipelines_behind(const struct insn_timing *previous, const struct insn_timing *next)
+{
+    return previous->is_load && next->is_memory && next->cycles > 1 &&
+           !(next->address_mask & (1u << previous->load_destination));
+}
+
 /* A single load or store: LDR is 2 cycles, STR with an immediate offset 1,
  * STR with a register offset 2 (Table 3-1, 3.3.2); an LDR or STR right after
  * a pipelinable LDR whose destination it does not use for its address costs
@@ -76,8 +84,7 @@ static void single_transfer(struct insn_timing *t, const struct insn_timing *pre
     } else {
         t->cycles = register_offset ? 2 : 1;
     }
-    if (t->is_memory && previous && previous->is_load &&
-        !(t->address_mask & (1u << previous->load_destination)) && t->cycles > 1) {
+    if (previous && pipelines_behind(previous, t)) {
         t->cycles -= 1;
         t->pipelined = 1;
     }
@@ -319,9 +326,8 @@ unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, u
 struct cost cortex_m_across(const struct insn_timing *previous, const struct insn_timing *next)
 {
     struct cost extra = address_dependency(previous, next);
-    if (previous->is_load && next->is_memory && next->cycles > 1 &&
-        !(next->address_mask & (1u << previous->load_destination)))
-        extra.cycles -= 1; /* pipelined: never together with a stall, which needs data processing before it */
+    if (pipelines_behind(previous, next))
+        extra.cycles -= 1; /* never together with a stall, which needs data processing before it */
     return extra;
 }
 

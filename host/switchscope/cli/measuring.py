@@ -34,8 +34,6 @@ def _check_board_options(args) -> None:
     with --simulate; the simulated targets are read over a port only when asked (--port)."""
     # a kit's own name (arduino-uno) needs its port; a kit QEMU also models (stm32vldiscovery) is simulated without
     is_real_board = args.target in catalog.real_boards() and args.target not in catalog.TARGETS
-    if args.port is not None and not args.port.strip():
-        serial_port.check_port(args.port)  # refused: an empty port is no board, and no reason to simulate
     if args.port is None:
         if args.no_flash or args.baud:
             raise SwitchscopeError(f"{'--no-flash' if args.no_flash else '--baud'} applies to a board read over "

@@ -101,6 +101,16 @@ VECTOR_SECTIONS = (".vector_table", ".vectors", ".isr_vector")  # cortex-m-rt, C
 MAX_VECTORS = 16 + 240  # ARMv7-M: the architecture's sixteen entries and at most 240 external interrupts
 
 
+def _loaded_sections(elf) -> list:
+    """The sections whose contents are loaded into the target's memory."""
+    return [s for s in elf.iter_sections() if s["sh_type"] == "SHT_PROGBITS" and s["sh_flags"] & SH_FLAGS.SHF_ALLOC]
+
+
+def _section_at(sections: list, address: int):
+    """The one of `sections` that holds `address`, or None."""
+    return next((s for s in sections if s["sh_addr"] <= address < s["sh_addr"] + s["sh_size"]), None)
+
+
 def _vector_table(elf) -> tuple[int, bytes]:
     """The address and the bytes of the vector table the core boots from: a section of its own (whatever
     its address: 0 on mps2, 0x08000000 on an STM32), else the data object whose reset entry (word 1) is
@@ -111,10 +121,10 @@ def _vector_table(elf) -> tuple[int, bytes]:
         if section.name in VECTOR_SECTIONS and section["sh_type"] == "SHT_PROGBITS" and section["sh_size"]:
             return section["sh_addr"], section.data()
     entry = elf["e_entry"] | 1
-    loaded = [s for s in elf.iter_sections() if s["sh_type"] == "SHT_PROGBITS" and s["sh_flags"] & SH_FLAGS.SHF_ALLOC]
+    loaded = _loaded_sections(elf)
 
     def contents(address: int, size: int) -> bytes:
-        holder = next((s for s in loaded if s["sh_addr"] <= address < s["sh_addr"] + s["sh_size"]), None)
+        holder = _section_at(loaded, address)
         if holder is None:
             return b""
         return holder.data()[address - holder["sh_addr"]:address - holder["sh_addr"] + size]
@@ -163,8 +173,7 @@ def with_bytes_at(path: Path, symbol: str, data: bytes, out: Path) -> Path:
         address, size = found["st_value"], found["st_size"]
         if len(data) > size:
             raise SwitchscopeError(f"{len(data)} bytes do not fit in {symbol} ({size} bytes) of {path}")
-        holder = next((s for s in elf.iter_sections() if s["sh_type"] == "SHT_PROGBITS"
-                       and s["sh_addr"] <= address < s["sh_addr"] + s["sh_size"]), None)
+        holder = _section_at(_loaded_sections(elf), address)
         if holder is None:
             raise SwitchscopeError(f"{symbol} of {path} is in no section with contents")
         offset = holder["sh_offset"] + address - holder["sh_addr"]

@@ -62,6 +62,11 @@ def _named_timer(timer: dict | None, name: str) -> dict | None:
     return {"name": name, **timer} if timer is not None else None
 
 
+def _less(raw, overheads) -> np.ndarray:
+    """Each raw reading less its method's cost, sample by sample."""
+    return np.asarray(raw, dtype=np.int64) - np.asarray(overheads, dtype=np.int64)
+
+
 def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, samples: int) -> Result:
     """The Result of a completed run of `samples` samples."""
     _check_identity(stream, job, samples)
@@ -76,7 +81,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
 
     target = job.target
     reading = job.method.reading(stream, output, target, str(job), job.counted_in)
-    corrected = np.asarray(reading.raw, dtype=np.int64) - np.asarray(reading.overheads, dtype=np.int64)
+    corrected = _less(reading.raw, reading.overheads)
     clamped = int(np.count_nonzero(corrected < 0))  # a raw reading below the method's cost: set to 0
     corrected = np.maximum(corrected, 0)
     in_window = (flags & wire.TICK_IN_WINDOW) != 0
@@ -92,8 +97,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         raise FirmwareFailed(f"{job}: every sample was excluded ({why} each window)")
     bounds = None
     if reading.bounds:  # over the same kept windows: the least and the most the core's manual allows
-        bounds = {side: Stats.of(np.maximum(np.asarray(raw, dtype=np.int64) - np.asarray(overheads, dtype=np.int64),
-                                            0)[~left_out]).as_dict()
+        bounds = {side: Stats.of(np.maximum(_less(raw, overheads), 0)[~left_out]).as_dict()
                   for side, (raw, overheads) in reading.bounds.items()}
 
     # what the firmware reports of itself, then what the code was optimised for

@@ -239,6 +239,5 @@ def provenance_note(entries: list[Entry]) -> str:
         values = list(dict.fromkeys(str(v) for v in (get(e.result) for e in entries) if v))
         if values:
             said.append(f"{name} {' / '.join(values)}")
-    ranged = report.range_note([e.result for e in entries])  # what "(TRM a-b)" beside a median is
-    return "; ".join(said + ([f"(TRM a-b) beside a median: {ranged[len(report.RANGE_COLUMN) + 2:]}"] if ranged
-                             else []))
+    meaning = report.range_meaning([e.result for e in entries])  # what "(TRM a-b)" beside a median is
+    return "; ".join(said + ([f"(TRM a-b) beside a median: {meaning}"] if meaning else []))

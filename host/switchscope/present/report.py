@@ -34,15 +34,20 @@ def core_name(model: str | None) -> str:
     return "-".join(part.capitalize() for part in model.split("-")) if model else "core's"
 
 
-def range_note(results: list[Result], metric: str = "median") -> str:
-    """What the TRM range column means (of one statistic, or of each when `metric` is ""), for the cores of
-    these results; "" when none has a range."""
+def range_meaning(results: list[Result], metric: str = "median") -> str:
+    """What a TRM range is (of one statistic, or of each when `metric` is ""), for the cores of these results;
+    "" when none has a range."""
     models = list(dict.fromkeys(r.timing_model for r in results if r.bounds))
     if not models:
         return ""
     what = f"the {metric} of the least and of the most" if metric else "the least and the most"
-    return (f"{RANGE_COLUMN}: {what} cycles the {' / '.join(map(core_name, models))} TRM allows "
-            f"for the same instructions")
+    return f"{what} cycles the {' / '.join(map(core_name, models))} TRM allows for the same instructions"
+
+
+def range_note(results: list[Result], metric: str = "median") -> str:
+    """The TRM range column's legend; "" when no result has a range."""
+    meaning = range_meaning(results, metric)
+    return f"{RANGE_COLUMN}: {meaning}" if meaning else ""
 
 
 def _range_lines(results: list[Result]) -> list[str]:
