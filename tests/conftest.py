@@ -1,4 +1,5 @@
-"""Shared helpers for tests that build and run real firmware."""
+"""Shared helpers: jobs for tests that build and run real firmware, and the
+harness that runs a command line in-process and checks a refusal's promises."""
 
 from pathlib import Path
 
@@ -22,3 +23,54 @@ def job(scenario: str, target: str = "mps2-an385", kernel: str = "freertos") -> 
 @pytest.fixture
 def make_job():
     return job
+
+
+def run_command(arguments, capsys) -> tuple[int | None, str]:
+    """The exit status and everything said of `switchscope ARGUMENTS`, run in this
+    process; a traceback, if it ended in one, is part of what was said."""
+    import signal
+    import traceback
+
+    from switchscope import cli
+
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    crash = ""
+    try:
+        status = cli.main(arguments)
+    except SystemExit as exit:  # argparse's own errors
+        status = exit.code
+    except BaseException:
+        status, crash = None, traceback.format_exc()
+    finally:
+        for number, handler in handlers.items():
+            signal.signal(number, handler)
+    captured = capsys.readouterr()
+    return status, captured.out + captured.err + crash
+
+
+def lay_out(folder: Path, files: dict[str, str | bytes]) -> Path:
+    """Write `files` (name: text or bytes) under `folder`."""
+    for name, content in files.items():
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="latin-1")
+    return folder
+
+
+def refused_cleanly(folder: Path, files, arguments, status: int, fragment: str, monkeypatch, capsys) -> str:
+    """Run `switchscope ARGUMENTS` in `folder` holding `files` and check the promises
+    of a refusal: the exit status, a message naming the problem, no traceback, the
+    inputs untouched and nothing written. Returns what was said."""
+    lay_out(folder, files)
+    monkeypatch.chdir(folder)
+    before = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    got, said = run_command(arguments, capsys)
+    assert "Traceback" not in said, said
+    assert got == status, said
+    assert fragment in said, said
+    assert {path: path.read_bytes() for path in before} == before  # inputs untouched
+    assert sorted(path for path in folder.rglob("*") if path.is_file()) == sorted(before)  # nothing written
+    return said

@@ -3,12 +3,9 @@ given, the exit status it must end with and a fragment of what it must say.
 None may print a traceback, and none may touch its inputs. Every row fails
 before any firmware is built, within seconds."""
 
-import signal
-import traceback
-
 import pytest
 
-from switchscope import cli
+from conftest import refused_cleanly
 
 VCD = """$timescale 1 ns $end
 $scope module top $end
@@ -95,39 +92,6 @@ CASES = [
 ]
 
 
-@pytest.fixture
-def workplace(tmp_path):
-    for name, text in FILES.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="latin-1")
-    return tmp_path
-
-
-def _command(arguments, capsys) -> tuple[int, str]:
-    """The exit status and everything said of `switchscope ARGUMENTS`, run in this process."""
-    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
-    crash = ""
-    try:
-        status = cli.main(arguments)
-    except SystemExit as exit:  # argparse's own errors
-        status = exit.code
-    except BaseException:
-        status, crash = None, traceback.format_exc()
-    finally:
-        for number, handler in handlers.items():
-            signal.signal(number, handler)
-    captured = capsys.readouterr()
-    return status, captured.out + captured.err + crash
-
-
 @pytest.mark.parametrize("arguments, status, fragment", CASES, ids=[" ".join(c[0]) or "(none)" for c in CASES])
-def test_bad_input_gets_a_clear_error(workplace, monkeypatch, capsys, arguments, status, fragment):
-    monkeypatch.chdir(workplace)
-    before = {path: path.read_bytes() for path in workplace.rglob("*") if path.is_file()}
-    got, said = _command(arguments, capsys)
-    assert "Traceback" not in said, said
-    assert got == status, said
-    assert fragment in said, said
-    assert {path: path.read_bytes() for path in before} == before  # inputs untouched
-    assert sorted(path for path in workplace.rglob("*") if path.is_file()) == sorted(before)  # nothing written
+def test_bad_input_gets_a_clear_error(tmp_path, monkeypatch, capsys, arguments, status, fragment):
+    refused_cleanly(tmp_path, FILES, arguments, status, fragment, monkeypatch, capsys)
