@@ -7,11 +7,40 @@ May import: every other stage. Imported by: __main__ and the installed `switchsc
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 
 from switchscope.cli.parser import parser
-from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.common.errors import Interrupted, OutputFailed, SwitchscopeError
+
+
+class _StandardOutput:
+    """Standard output whose failure (a full device, an I/O error) is an
+    OutputFailed, said in one line, rather than a traceback. A reader that goes
+    away (BrokenPipeError) is left to main()."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _guarded(self, action, *arguments):
+        try:
+            return action(*arguments)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            if self._stream is sys.__stdout__:  # what is still buffered goes nowhere, so that exit does not fail again
+                os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+            raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
+
+    def write(self, text):
+        return self._guarded(self._stream.write, text)
+
+    def flush(self):
+        return self._guarded(self._stream.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 def _interrupt(signal_number, _frame):
     raise Interrupted(signal_number)
@@ -24,14 +53,22 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for number in (signal.SIGINT, signal.SIGTERM):  # unwind, so that every simulator is ended on the way out
         signal.signal(number, _interrupt)
+    given_stdout = sys.stdout
+    if given_stdout is not None:  # None when standard output is closed: print() then says nothing
+        sys.stdout = _StandardOutput(given_stdout)
     try:
-        return args.handler(args)
+        status = args.handler(args)
+        if sys.stdout is not None:
+            sys.stdout.flush()  # a full device shows here, not at exit
+        return status
     except SwitchscopeError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
+        return error.exit_status
     except Interrupted as interruption:
         print(f"interrupted: {getattr(interruption, 'kept', 'nothing was complete')}", file=sys.stderr)
         return interruption.exit_status
     except BrokenPipeError:  # the reader went away (switchscope list | head): nothing more to say
         sys.stderr.close()
         return 0
+    finally:
+        sys.stdout = given_stdout

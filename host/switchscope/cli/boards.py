@@ -20,21 +20,24 @@ from switchscope.run import flash, serial_port
 def command_flash(args) -> int:
     """Build one image and write it into a real board, without reading it: for a logic analyzer on the
     scope pin (--method scope, then switchscope analyze), or to read it later with run --no-flash."""
+    for option in ("kernel", "target", "scenario", "method"):
+        if getattr(args, option) == "all":
+            raise SwitchscopeError(f"flash --{option} all: a board holds one image", f"name one {option}")
     (target,) = catalog.select_targets(args.target)
     if target.real_board is None:
         boards = ", ".join(catalog.real_boards())
         raise SwitchscopeError(f"{args.target} is no real board switchscope can flash", f"real boards: {boards}")
-    if target.real_board.flashes_through_port:
-        if not args.port:
-            raise SwitchscopeError(f"{target.real_board.name} is flashed through its serial port: give it with "
-                                   "--port", "an Arduino Uno is usually /dev/ttyACM0")
-        serial_port.check_exists(args.port, f"to flash it by hand: {target.real_board.by_hand}")
     found = plan(catalog.select_kernels(args.kernel), [target], catalog.select_scenarios(args.scenario),
                  catalog.select_methods(args.method), [configs.parse(args.config)])
     if len(found.jobs) != 1:
         say_skipped(found)
         raise SwitchscopeError(f"a board holds one image: {len(found.jobs)} were asked for",
                                "choose one --kernel, --scenario and --method")
+    if target.real_board.flashes_through_port:  # names are checked first: a typo is said before a missing port
+        if not args.port:
+            raise SwitchscopeError(f"{target.real_board.name} is flashed through its serial port: give it with "
+                                   "--port", "an Arduino Uno is usually /dev/ttyACM0")
+        serial_port.check_exists(args.port, f"to flash it by hand: {target.real_board.by_hand}")
     (job,) = found.jobs
     if args.samples is not None:
         check_samples(args.samples)

@@ -9,7 +9,7 @@ from pathlib import Path
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog.plan import Plan, plan
-from switchscope.common import outputs
+from switchscope.common import outputs, paths
 from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.decode.methods import METHODS
 from switchscope.figures import intrusion, matrix, suite
@@ -84,6 +84,8 @@ def command_run(args) -> int:
                 f"{Path(args.vcd).stem}-{job.target.name}-{job.scenario.name}{Path(args.vcd).suffix}")
             vcds[str(job)] = outputs.check_file(vcd, "--vcd")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
+    outputs.distinct((json_path, "--json"), *((vcd, "--vcd") for vcd in vcds.values()))
+    paths.build_dir()  # a build directory nothing can be made in is refused here, not once per job
     results, failures = [], []
     started = time.monotonic()
     try:
@@ -140,6 +142,7 @@ def command_sweep(args) -> int:
     if args.resume and not args.json:
         raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
+    paths.build_dir()
     kept = matrix.results_already_in(json_path, points) if args.resume else {}
     say_skipped(found)
 
@@ -177,6 +180,7 @@ def _results(outcomes: list) -> list:
 def command_suite(args) -> int:
     check_samples(args.samples)
     out = outputs.check_directory(args.out, "--out")
+    paths.build_dir()
     with display.Activity(args.quiet, "measurements") as activity:
         activity.label = "suite"
         outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
@@ -196,6 +200,7 @@ def command_measure(args) -> int:
         raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
     (target,) = catalog.select_targets(args.target)
     json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.elf),)) if args.json else None
+    paths.build_dir()
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
     result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
     print(report.marker_table(result))
@@ -210,6 +215,7 @@ def command_measure(args) -> int:
 def command_intrusion(args) -> int:
     check_samples(args.samples)
     json_path = outputs.check_file(args.json, "--json") if args.json else None
+    paths.build_dir()
     rows, failed = [], 0
     # a combination is reported only where every method can measure it (the printing build may be n/a)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),

@@ -39,14 +39,16 @@ def clock_hz(text: str) -> float:
     return _number(text, float, *CLOCK_RANGE_HZ, "a clock in Hz")
 
 
-def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None) -> None:
-    """The options that choose what to measure, each a name or 'all'."""
-    command.add_argument("--kernel", default=kernel, help=f"kernel name or 'all' (default: {kernel})")
-    command.add_argument("--target", default=target, help=f"target name or 'all' (default: {target})")
+def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None,
+                   one: bool = False) -> None:
+    """The options that choose what to measure, each a name or 'all' (only a name when `one`)."""
+    either = "" if one else " or 'all'"
+    command.add_argument("--kernel", default=kernel, help=f"kernel name{either} (default: {kernel})")
+    command.add_argument("--target", default=target, help=f"target name{either} (default: {target})")
     if scenario:
-        command.add_argument("--scenario", default=scenario, help=f"scenario name or 'all' (default: {scenario})")
+        command.add_argument("--scenario", default=scenario, help=f"scenario name{either} (default: {scenario})")
     if method:
-        command.add_argument("--method", default=method, help=f"measurement method or 'all' (default: {method})")
+        command.add_argument("--method", default=method, help=f"measurement method{either} (default: {method})")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -155,7 +157,7 @@ def parser() -> argparse.ArgumentParser:
         description="Build the image and flash it (avrdude, OpenOCD, as the board's board.toml says): for a logic "
                     "analyzer on the scope pin (--method scope, then switchscope analyze), or to read the board "
                     "later with switchscope run --port ... --no-flash.")
-    _add_selection(burn, "freertos", "arduino-uno", "yield", "probe")
+    _add_selection(burn, "freertos", "arduino-uno", "yield", "probe", one=True)
     burn.add_argument("--port", metavar="DEVICE",
                       help="the board's serial device, where its bootloader listens (the Uno's); a kit flashed "
                            "through a debug probe needs none")

@@ -15,6 +15,7 @@ def command_compare(args) -> int:
     inputs = (Path(args.base), Path(args.new))
     junit = outputs.check_file(args.junit, "--junit", inputs) if args.junit else None
     json_path = outputs.check_file(args.json, "--json", inputs) if args.json else None
+    outputs.distinct((junit, "--junit"), (json_path, "--json"))
     found = compare.compare(compare.load(inputs[0], "base"), compare.load(inputs[1], "new"), args.metric, threshold,
                             tuple(args.ignore_option))
     print("\n".join(display.table(compare.table_rows(found, args.fail_on), markup=True)) if found

@@ -4,6 +4,8 @@
 class SwitchscopeError(Exception):
     """Base of every error the command line reports without a traceback."""
 
+    exit_status = 2  # bad input, unless a subclass says otherwise
+
     def __init__(self, message: str, hint: str | None = None):
         super().__init__(message)
         self.message = message
@@ -11,6 +13,13 @@ class SwitchscopeError(Exception):
 
     def __str__(self) -> str:
         return self.message if not self.hint else f"{self.message}\n  {self.hint}"
+
+
+class OutputFailed(SwitchscopeError):
+    """An output could not be written after the work was done (a full disk, a
+    file-size limit, standard output on a full device)."""
+
+    exit_status = 1
 
 
 class ToolMissing(SwitchscopeError):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import tempfile
 from pathlib import Path
 
 from switchscope.common.errors import SwitchscopeError
@@ -22,8 +24,26 @@ def firmware_dir() -> Path:
 
 
 def build_dir() -> Path:
-    """Where firmware is built: $SWITCHSCOPE_BUILD, else build/ of this checkout."""
-    return Path(os.environ.get("SWITCHSCOPE_BUILD", _CHECKOUT / "build"))
+    """Where firmware is built: $SWITCHSCOPE_BUILD, else build/ of this checkout;
+    created if need be, and refused before any work if no file can be made there."""
+    path = Path(os.environ.get("SWITCHSCOPE_BUILD", _CHECKOUT / "build"))
+    _check_build_dir(path)
+    return path
+
+
+@functools.cache
+def _check_build_dir(path: Path) -> None:
+    where = "$SWITCHSCOPE_BUILD" if "SWITCHSCOPE_BUILD" in os.environ else "the build directory"
+    hint = "set SWITCHSCOPE_BUILD to a directory you can write, e.g. SWITCHSCOPE_BUILD=~/.cache/switchscope"
+    if path.exists() and not path.is_dir():
+        raise SwitchscopeError(f"{where} {path} is a file, not a directory", hint)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        descriptor, probe = tempfile.mkstemp(prefix=".switchscope-check-", dir=path)
+        os.close(descriptor)
+        os.unlink(probe)
+    except OSError as error:
+        raise SwitchscopeError(f"{where} {path}: cannot create files there ({error.strerror})", hint) from None
 
 
 def checkout() -> Path:
