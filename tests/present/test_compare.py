@@ -189,7 +189,7 @@ def test_a_suite_directory_is_read_as_its_results(tmp_path, capsys):
 @pytest.mark.parametrize("content, fragment", [
     ("{not json", "not JSON"),
     ('{"something": 1}', 'no "results" list'),
-    ('{"results": [{"scenario": "x"}]}', "lacks"),
+    ('{"results": [{"scenario": "x"}]}', "results[0]: 'method' is a required property"),
     ('{"results": [{"schema": "switchscope.result/9", "scenario": "x"}]}', "switchscope.result/9"),
 ])
 def test_malformed_input_is_a_clear_error(tmp_path, capsys, content, fragment):

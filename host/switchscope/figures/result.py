@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from switchscope import __version__
+from switchscope.common import provenance
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode import stats
 
@@ -83,6 +84,8 @@ class Result:
     wall_seconds: float | None = None
     details: dict = field(default_factory=dict)  # what only one kind has (measure: from, to; analyze: t_ab, ...)
     switchscope_version: str = __version__
+    measured_at: str | None = field(default_factory=provenance.now)  # UTC, ISO 8601
+    project: dict | None = field(default_factory=provenance.project)  # the git commit of the project measured
 
     @property
     def count(self) -> int:
@@ -166,5 +169,7 @@ class Result:
         known.setdefault("kind", "interval" if "from" in document else "capture" if "capture" in document
                          else "scenario")
         known.setdefault("overhead", 0)
+        known.setdefault("measured_at", None)  # written before results said when, and where from
+        known.setdefault("project", None)
         known.setdefault("first", document["samples"][0] if document["samples"] else 0)
         return cls(**known, details=details)

@@ -7,12 +7,49 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
+import jsonschema
+
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures.result import Result
+from switchscope.figures.result import SCHEMA, SCHEMA_VERSION, Result
 
 HINT = "give the --json file of switchscope run, sweep, measure, analyze or intrusion, or a suite's directory"
+CURRENT = f"{SCHEMA}/{SCHEMA_VERSION}"
+SCHEMA_FILE = Path(__file__).with_name("results.schema.json")  # every file read back is checked against it
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads(SCHEMA_FILE.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _parsed(text: str, where: str):
+    """The document, or the reason it is not switchscope's JSON: not JSON, NaN or
+    Infinity (which Python would write, and no other reader accepts), nesting too deep."""
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except ValueError as error:
+        raise SwitchscopeError(f"{where}: not JSON ({error})", HINT) from None
+    except RecursionError:
+        raise SwitchscopeError(f"{where}: not switchscope results (nested too deep to be a result)", HINT) from None
+
+
+def _check_schema(document, where: str) -> None:
+    """Refuse, naming the field and what it should be, a document the results schema does not accept."""
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(document))
+    if error is None:
+        return
+    field_path = error.json_path.removeprefix("$").removeprefix(".") or "the document"
+    message = error.message if len(error.message) <= 160 else error.message[:150] + " ..."
+    raise SwitchscopeError(f"{where}: {field_path}: {message}",
+                           f"{HINT} (the schema: {SCHEMA_FILE.name} in the switchscope package)")
 
 
 @dataclass
@@ -41,25 +78,25 @@ def read_file(file: Path, side: str = "") -> ResultsFile:
     """One file's results; errors name it, after `side` (base, new, input) when given."""
     where = f"{side} {file}" if side else str(file)
     try:
-        document = json.loads(file.read_text())
+        text = file.read_text()
     except (OSError, UnicodeDecodeError) as error:
         raise SwitchscopeError(f"{where}: cannot be read ({error})") from None
-    except ValueError as error:
-        raise SwitchscopeError(f"{where}: not JSON ({error})", HINT) from None
-    entries = document.get("results") if isinstance(document, dict) else None
-    if not isinstance(entries, list):
+    document = _parsed(text, where)
+    if not isinstance(document, dict) or not isinstance(document.get("results"), list):
         raise SwitchscopeError(f"{where}: not switchscope results (no \"results\" list)", HINT)
+    for index, entry in enumerate(document["results"]):  # a later version's file is said as such, not as errors
+        if isinstance(entry, dict) and entry.get("schema", CURRENT) != CURRENT:
+            raise SwitchscopeError(f"{where}, result {index}: schema '{entry['schema']}' is not {CURRENT}",
+                                   "measure again with this switchscope, or use the version that wrote it")
+    _check_schema(document, where)
     found = ResultsFile(file, [])
-    for index, entry in enumerate(entries):
-        if isinstance(entry, dict) and "schema" not in entry and isinstance(entry.get("probe"), dict):
+    for index, entry in enumerate(document["results"]):
+        if "marker" in entry and "probe" in entry:
             found.intrusion.append(entry)  # an intrusion report's row: each method's median, not a distribution
             continue
         found.results.append(Result.from_json(entry, f"{where}, result {index}"))
-    for name in ("failures", "not_applicable"):
-        listed = document.get(name, [])
-        if not isinstance(listed, list):
-            raise SwitchscopeError(f"{where}: \"{name}\" must be a list")
-        setattr(found, name, listed)
+    found.failures = document.get("failures", [])
+    found.not_applicable = document.get("not_applicable", [])
     incomplete = document.get("incomplete")
     found.incomplete = str(incomplete) if incomplete else None
     return found

@@ -63,9 +63,14 @@ def with_range(names: list[str], cells: list[str], extra: str, ranged: bool) -> 
     return [*cells[:at], extra, *cells[at:]] if ranged else list(cells)
 
 
+def row_label(result: Result) -> str:
+    """The scenario as a table row names it, with its task count where it has one (rotate)."""
+    return f"{result.scenario} ({result.tasks} tasks)" if result.tasks else result.scenario
+
+
 def _row(result: Result) -> list[str]:
     stats = result.stats
-    return [result.scenario, cell(result.count), cell(result.excluded),
+    return [row_label(result), cell(result.count), cell(result.excluded),
             *(cell(value) for value in (stats.min, stats.median, stats.mode, stats.mean, stats.max)),
             f"{stats.stddev:.2f}", cell(stats.p99), cell(result.first)]
 
@@ -96,14 +101,26 @@ def heading(result: Result) -> str:
              f"method {result.method}", f"unit: {result.unit}{model}"]
     method = METHODS.get(result.method, PRINT_IN_WINDOW)
     detail = [method.note(result.overhead, result.unit, (result.scope or {}).get("pin"))]
-    if tick:
+    if tick:  # the kernel's rate is a whole number of Hz: its period, what a user set, is said first
         detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, priorities={config.get('priorities')}, "
-                      f"tick {tick} Hz, {config.get('optimisation')}")
+                      f"tick every {1000 / float(tick):.3g} ms (configTICK_RATE_HZ {tick}), "
+                      f"{config.get('optimisation')}")
     else:
         detail.append(config.get("optimisation", ""))
     detail.append(f"built with {result.toolchain['compiler']}")
     detail.append(f"on {result.simulator['name']}")
+    detail.append(measured_when(result))
     return ", ".join(parts) + "\n  " + "; ".join(d for d in detail if d)
+
+
+def measured_when(result: Result) -> str:
+    """When, and at which commit of the project measured (the git work tree it ran in), when known."""
+    when = f"measured {result.measured_at}" if result.measured_at else ""
+    project = result.project or {}
+    if project.get("commit"):
+        when += f" at {project['commit'][:12]}" + (" (uncommitted changes)" if project.get("dirty") else "")
+        when += f" of {project['repository']}" if project.get("repository") else ""
+    return when
 
 
 def aligned(rows: list[list[str]]) -> list[str]:
@@ -113,7 +130,7 @@ def aligned(rows: list[list[str]]) -> list[str]:
 
 def _row_us(result: Result) -> list[str]:
     us = result.stats_ns.scaled(1 / 1000)
-    return [result.scenario, *(f"{value:.3f}" for value in
+    return [row_label(result), *(f"{value:.3f}" for value in
                                (us.min, us.median, us.mode, us.mean, us.max, us.stddev, us.p99))]
 
 
@@ -129,11 +146,24 @@ def table(results: list[Result]) -> str:
             lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
             lines += aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
                                *(_row_us(r) for r in group)])
-        firmware = group[0].firmware
-        lines.append(f"  firmware: flash {firmware['flash_bytes']} of {firmware['flash_limit']} bytes, "
-                     f"static RAM {firmware['ram_bytes']} of {firmware['ram_limit']} bytes")
+        lines += _firmware_lines(group)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def _firmware_lines(group: list[Result]) -> list[str]:
+    """Each image's flash and static RAM: one line when every scenario's image is the same size."""
+    sized = [r for r in group if {"flash_bytes", "flash_limit", "ram_bytes", "ram_limit"} <= set(r.firmware)]
+    if not sized:
+        return []
+    limits = sized[0].firmware
+    sizes = {row_label(r): (r.firmware["flash_bytes"], r.firmware["ram_bytes"]) for r in sized}
+    if len(set(sizes.values())) == 1:
+        flash, ram = next(iter(sizes.values()))
+        return [f"  firmware: flash {flash} of {limits['flash_limit']} bytes, "
+                f"static RAM {ram} of {limits['ram_limit']} bytes" + (" (each image)" if len(sizes) > 1 else "")]
+    return [f"  firmware (flash of {limits['flash_limit']}, static RAM of {limits['ram_limit']} bytes): "
+            + ", ".join(f"{label} {flash}/{ram}" for label, (flash, ram) in sizes.items())]
 
 
 def capture_table(result: Result) -> str:
