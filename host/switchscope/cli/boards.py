@@ -59,8 +59,6 @@ def command_analyze(args) -> int:
     json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.capture),)) if args.json else None
     result = analyze(Path(args.capture), args.channel, args.clock)
     print(report.capture_table(result))
-    if result.clamped:
-        print(f"warning: {result.clamped} patterns had tCD < tAB and were clamped to 0", file=sys.stderr)
     if json_path:
         report.write_json(json_path, [result], [])
     return 0

@@ -33,7 +33,9 @@ class Channel:
     time_base: tuple[str, Fraction] | None = None
 
 
-MAX_CHUNK_BYTES = 1 << 30  # sigrok writes its samples in chunks of a few MB
+MAX_CHUNK_BYTES = 1 << 28  # sigrok writes its samples in chunks of a few MB
+MAX_SESSION_BYTES = 1 << 32  # all chunks together: 4 G samples of 8 channels, more than any analyzer's memory
+MAX_METADATA_BYTES = 1 << 20  # the metadata member is a few lines of text
 
 _SI = {"s": 1, "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
        "ps": Fraction(1, 10**12), "fs": Fraction(1, 10**15)}
@@ -129,9 +131,28 @@ def read_vcd(path: Path, channel: str) -> Channel:
                    time_base)
 
 
+def _check_sizes(path: Path, archive: zipfile.ZipFile) -> None:
+    """Refuse, before decompressing anything, members that would unpack to more than a capture
+    holds (zipfile stops each member at the size it declares, so declared sizes bound the work)."""
+    members = archive.infolist()
+    metadata = next((m for m in members if m.filename == "metadata"), None)
+    if metadata is not None and metadata.file_size > MAX_METADATA_BYTES:
+        raise CaptureError(f"{path}: its metadata member unpacks to {metadata.file_size:,} bytes, more than a "
+                           f"sigrok session's few lines ({MAX_METADATA_BYTES:,} at most): not a capture")
+    for member in members:
+        if member.file_size > MAX_CHUNK_BYTES:
+            raise CaptureError(f"{path}: member {member.filename[:60]} unpacks to {member.file_size:,} bytes, more "
+                               f"than any sigrok chunk ({MAX_CHUNK_BYTES:,})")
+    total = sum(member.file_size for member in members)
+    if total > MAX_SESSION_BYTES:
+        raise CaptureError(f"{path}: its members unpack to {total:,} bytes in all, more than switchscope reads "
+                           f"({MAX_SESSION_BYTES:,})", "export the part of the capture that holds the patterns")
+
+
 def read_sigrok_session(path: Path, channel: str) -> Channel:
     try:
         archive = zipfile.ZipFile(path)
+        _check_sizes(path, archive)
         metadata = configparser.ConfigParser(interpolation=None)
         metadata.read_string(archive.read("metadata").decode())
         device = metadata["device 1"]
@@ -154,9 +175,6 @@ def read_sigrok_session(path: Path, channel: str) -> Channel:
             a capture holds tens of millions of samples and a few edges."""
             first, previous = 0, None
             for chunk in chunks:
-                if archive.getinfo(chunk).file_size > MAX_CHUNK_BYTES:
-                    raise CaptureError(f"{path}: chunk {chunk} holds {archive.getinfo(chunk).file_size:,} bytes, "
-                                       f"more than any sigrok chunk ({MAX_CHUNK_BYTES:,})")
                 data = archive.read(chunk)
                 if len(data) % unit:
                     raise CaptureError(f"{path}: chunk {chunk} ends inside a sample (truncated)")
@@ -249,6 +267,7 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
     to_seconds = _csv_time_reader(data_rows(), rate, time_unit) if time_column else None
 
     def levels():
+        last = None
         for index, (number, cells) in enumerate(data_rows()):
             try:
                 level = {"0": 0, "1": 1}[cells[column].strip()]
@@ -259,6 +278,11 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
                                    f"{','.join(cells)[:80]!r}") from None
             except ValueError as error:
                 raise CaptureError(f"{path}, line {number}: {error}") from None
+            if last is not None and seconds <= last:  # rows out of order would pair the wrong edges
+                raise CaptureError(f"{path}, line {number}: time goes back or stands still, from "
+                                   f"{float(last):.9g} s to {float(seconds):.9g} s: the rows are out of time order",
+                                   "export the capture again (sigrok-cli -O csv writes rows in time order)")
+            last = seconds
             yield seconds, level
 
     return Channel(channel, _edges_from_levels(levels()), 1 / rate, f"sigrok CSV, {float(rate) / 1e6:g} MHz")

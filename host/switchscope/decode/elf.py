@@ -31,11 +31,40 @@ def _open(path: Path):
     except OSError as error:
         raise SwitchscopeError(f"cannot read {path}: {error.strerror}") from None
     try:
-        return ELFFile(stream)
-    except (ELFError, ValueError) as error:
+        elf = ELFFile(stream)
+        size = path.stat().st_size
+        table_end = elf["e_shoff"] + elf["e_shnum"] * elf["e_shentsize"]
+        if elf["e_shnum"] == 0 or table_end > size:
+            raise _Truncated(f"its section headers end at byte {table_end:,}, the file at {size:,}")
+        for section in elf.iter_sections():
+            if section["sh_type"] != "SHT_NOBITS" and section["sh_offset"] + section["sh_size"] > size:
+                raise _Truncated(f"section {section.name or '?'} ends at byte "
+                                 f"{section['sh_offset'] + section['sh_size']:,}, the file at {size:,}")
+        return elf
+    except _Truncated as error:
+        stream.close()
+        raise SwitchscopeError(f"{path} is a truncated ELF file: {error}",
+                               "give the whole file as the linker wrote it (build it again, or copy it again)") from None
+    except (ELFError, ValueError, OSError) as error:
         stream.close()
         raise SwitchscopeError(f"{path} is not an ELF file ({error})",
                                "give the firmware as built, an .elf, not a .hex or .bin") from None
+
+
+class _Truncated(Exception):
+    pass
+
+
+MACHINES = {"EM_ARM": "Arm (Cortex-M)", "EM_AVR": "AVR"}
+
+
+def machine(path: Path) -> str:
+    """The ELF's e_machine, as pyelftools names it (EM_ARM, EM_AVR, EM_X86_64, ...)."""
+    elf = _open(path)
+    try:
+        return elf["e_machine"]
+    finally:
+        elf.stream.close()
 
 
 @functools.lru_cache(maxsize=64)

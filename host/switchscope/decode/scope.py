@@ -52,28 +52,119 @@ def pulses(edges: Sequence[tuple[float, int]]) -> list[tuple[float, float]]:
     return found
 
 
-def measurements(edges: Sequence[tuple[float, int]], aligned: bool = True) -> list[Measurement]:
-    """Group pulses into A-B-C-D measurements.
-
-    `aligned`: the first complete pulse is an A-B (a trace switchscope made).
-    Otherwise (a capture from real hardware, which may start anywhere) the
-    grouping is the one whose pulse pairs lie closest together: within a
-    measurement B and C are close, between measurements lies a kernel tick."""
+def measurements(edges: Sequence[tuple[float, int]]) -> list[Measurement]:
+    """Group the pulses of a trace switchscope made into A-B-C-D measurements:
+    its first complete pulse is an A-B, and every pulse is one of a pattern."""
     found = pulses(edges)
     if len(found) < 2:
         raise ScopeError(f"no complete A-B-C-D pattern: the pin shows {len(found)} complete pulse(s), "
                          "and a measurement needs two (the bare pulse, then the window)")
-    phase = 0
-    if not aligned and len(found) > 2:  # two pulses pair up one way only
-        gaps = [sum(found[i + 1][0] - found[i][1] for i in range(start, len(found) - 1, 2)) /
-                max(1, len(range(start, len(found) - 1, 2))) for start in (0, 1)]
-        phase = 0 if gaps[0] <= gaps[1] else 1
-    grouped = [Measurement(found[i][0], found[i][1], found[i + 1][0], found[i + 1][1])
-               for i in range(phase, len(found) - 1, 2)]
-    if not grouped:
-        raise ScopeError(f"no complete A-B-C-D pattern: the {len(found)} pulses on the pin pair up only "
-                         "across a gap longer than the one within them")
-    return grouped
+    return [Measurement(found[i][0], found[i][1], found[i + 1][0], found[i + 1][1])
+            for i in range(0, len(found) - 1, 2)]
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A pulse or pattern of a capture that gave no figure, and why."""
+    time: float  # where it starts, in the capture's seconds
+    value: float  # the pattern's tCD - tAB, or the lone pulse's width
+    reason: str
+
+
+GLITCH_FRACTION = 0.5  # a pulse narrower than half the bare pulse is no pin toggle of the firmware's
+NATURAL_BREAK = 2.0  # the gaps within patterns and between them differ at least this much, or the pairing is unclear
+
+
+def paired(edges: Sequence[tuple[float, int]]) -> tuple[list[Measurement], list[LeftOut]]:
+    """The A-B-C-D patterns of a capture from real hardware, which may start
+    anywhere and may hold glitches, and what was left out with the reason.
+
+    Pulses pair by the gap between them: within a pattern B and C are close,
+    between patterns lies the rest of the cycle; the threshold is the widest
+    natural break among the gaps. A glitch (a pulse narrower than half the bare
+    pulse), a pulse with no partner, the patterns either side of either, and a
+    pattern whose window is no longer than its bare pulse are left out, never
+    clamped; a capture where they outnumber the patterns kept is refused."""
+    found = pulses(edges)
+    if len(found) < 2:
+        raise ScopeError(f"no complete A-B-C-D pattern: the pin shows {len(found)} complete pulse(s), "
+                         "and a measurement needs two (the bare pulse, then the window)")
+    bare = bare_width([fall - rise for rise, fall in found])
+    left_out: list[LeftOut] = []
+    kept_pulses, suspect_after = [], set()  # suspect_after: indices of kept pulses that follow a glitch
+    for rise, fall in found:
+        if fall - rise < bare * GLITCH_FRACTION:
+            left_out.append(LeftOut(rise, fall - rise, f"a glitch: a pulse of {_seconds(fall - rise)}, under half "
+                                                       f"the bare pulse's {_seconds(bare)}"))
+            suspect_after.add(len(kept_pulses))
+        else:
+            kept_pulses.append((rise, fall))
+    if len(kept_pulses) < 2:
+        raise ScopeError("no complete A-B-C-D pattern: every pulse but one or none is a glitch")
+    gaps = [kept_pulses[i + 1][0] - kept_pulses[i][1] for i in range(len(kept_pulses) - 1)]
+    inner = _inner_gap_limit(gaps)
+    patterns: list[tuple[int, Measurement]] = []  # (index of its first pulse, the pattern)
+    lone: list[int] = []
+    i = 0
+    while i < len(kept_pulses):
+        if i + 1 < len(kept_pulses) and gaps[i] <= inner and i + 1 not in suspect_after:
+            (a, b), (c, d) = kept_pulses[i], kept_pulses[i + 1]
+            patterns.append((i, Measurement(a, b, c, d)))
+            i += 2
+        else:
+            lone.append(i)
+            i += 1
+    last = len(kept_pulses) - 1
+    # a lone first pulse is a window whose bare pulse came before the capture; a lone last one a bare pulse whose
+    # window came after it, but only when a gap between patterns parts it from the pulse before
+    cut_off = {index for index in lone if index == 0 or (index == last and gaps[last - 1] > inner)}
+    troubled = (set(lone) - cut_off) | suspect_after
+    kept = []
+    for first, pattern in patterns:
+        near = [index for index in (first - 1, first, first + 2) if index in troubled]
+        if near:
+            left_out.append(LeftOut(pattern.a, pattern.t_cs, "next to a glitch or a pulse with no partner"))
+        elif pattern.t_cd <= pattern.t_ab:
+            left_out.append(LeftOut(pattern.a, pattern.t_cs, "its window (tCD) is no longer than its bare pulse "
+                                                             "(tAB)"))
+        else:
+            kept.append(pattern)
+    for index in lone:
+        where = ("at the start of the capture" if index == 0 else "at the end of the capture") \
+            if index in cut_off else "with no partner"
+        rise, fall = kept_pulses[index]
+        left_out.append(LeftOut(rise, fall - rise, f"a pulse {where}"))
+    troubles = [item for item in left_out if "of the capture" not in item.reason]
+    if not kept or len(troubles) > len(kept):
+        raise ScopeError(f"the pulses do not pair cleanly into A-B-C-D patterns: {len(kept)} kept, "
+                         f"{len(troubles)} left out (the first: {troubles[0].reason if troubles else 'none'}, "
+                         f"at {_seconds(troubles[0].time) if troubles else '-'})")
+    return kept, sorted(left_out, key=lambda item: item.time)
+
+
+def bare_width(widths: Sequence[float]) -> float:
+    """The bare pulse's width: half the pulses are bare ones, the narrowest of a clean capture, so the
+    lower quartile is one of them however the rest vary, and a few glitches do not move it."""
+    return sorted(widths)[(len(widths) - 1) // 4]
+
+
+def _inner_gap_limit(gaps: list[float]) -> float:
+    """The largest gap still within a pattern: the middle of the widest break
+    (by ratio) between sorted gaps. With no clear break, every gap pairs."""
+    ordered = sorted(gaps)
+    best, limit = NATURAL_BREAK, ordered[-1] if ordered else 0.0
+    for low, high in zip(ordered, ordered[1:]):
+        ratio = high / low if low > 0 else float("inf") if high > 0 else 1.0
+        if ratio >= best:
+            best, limit = ratio, (low + high) / 2
+    return limit
+
+
+def _seconds(value: float) -> str:
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+        if abs(value) >= scale:
+            return f"{float(value) / scale:.4g} {unit}"
+    return f"{float(value) / 1e-12:.4g} ps"
 
 
 def write_vcd(path: Path, edges: Sequence[tuple[int, int]], signal: str, timescale: str,

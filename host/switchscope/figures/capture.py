@@ -17,22 +17,24 @@ MIN_SAMPLES_PER_PULSE = 2  # a pulse one sample wide could be anything from 0 to
 
 def analyze(path: Path, channel: str, clock_hz: float | None = None) -> Result:
     found = capture_files.read(path, channel)
-    try:
-        patterns = scope.measurements(found.edges, aligned=False)
-    except scope.ScopeError as error:
-        raise CaptureError(f"{path}, channel {channel}: {error}") from None
-
-    narrowest = min(min(m.t_ab, m.t_cd) for m in patterns)
-    if narrowest <= 0:
+    widths = [fall - rise for rise, fall in scope.pulses(found.edges)]
+    narrowest = min(widths, default=None)
+    if narrowest is not None and narrowest <= 0:
         raise CaptureError(f"{path}, channel {channel}: a pulse of zero width (both its edges at one time stamp): "
                            "the capture cannot tell them apart", "capture again at a higher sample rate")
-    # in whole sample periods: a CSV time column is rounded, so 2 periods may read 1.98
-    if round(narrowest / found.resolution) < MIN_SAMPLES_PER_PULSE:
+    # the bare pulse, the narrowest the firmware makes (a narrower glitch is left out later), in whole sample
+    # periods: a CSV time column is rounded, so 2 periods may read 1.98
+    bare = scope.bare_width(widths) if widths else None
+    if bare is not None and round(bare / found.resolution) < MIN_SAMPLES_PER_PULSE:
         raise CaptureError(
-            f"{path}: the sample rate is too coarse: the narrowest pulse on {channel} spans "
-            f"{float(narrowest / found.resolution):.2f} sample period(s) of {float(found.resolution) * 1e9:g} ns",
-            f"capture again at a sample rate of at least {MIN_SAMPLES_PER_PULSE / float(narrowest) / 1e6:.3g} MHz "
+            f"{path}: the sample rate is too coarse: the bare pulse on {channel} spans "
+            f"{float(bare / found.resolution):.2f} sample period(s) of {float(found.resolution) * 1e9:g} ns",
+            f"capture again at a sample rate of at least {MIN_SAMPLES_PER_PULSE / float(bare) / 1e6:.3g} MHz "
             "(several times that for precise figures)")
+    try:
+        patterns, left_out = scope.paired(found.edges)
+    except scope.ScopeError as error:
+        raise CaptureError(f"{path}, channel {channel}: {error}") from None
 
     if found.time_base:  # a switchscope VCD: its time steps count cycles, or QEMU's instructions
         stated_unit, seconds_per_unit = found.time_base
@@ -56,12 +58,9 @@ def analyze(path: Path, channel: str, clock_hz: float | None = None) -> Result:
 
     t_ab = [to_unit(m.t_ab) for m in patterns]
     t_cd = [to_unit(m.t_cd) for m in patterns]
-    values, clamped = [], 0
-    for ab, cd in zip(t_ab, t_cd):
-        value = cd - ab
-        if value < 0:
-            value, clamped = 0, clamped + 1
-        values.append(value)
+    values = [cd - ab for ab, cd in zip(t_ab, t_cd)]  # each positive: paired() left out any other
+    excluded = [{"seq": None, "value": to_unit(item.value) if item.value >= 0 else -to_unit(-item.value),
+                 "reason": item.reason, "at_s": float(item.time)} for item in left_out]
 
     return Result(
         kind="capture",
@@ -71,7 +70,7 @@ def analyze(path: Path, channel: str, clock_hz: float | None = None) -> Result:
         samples=values,
         overhead=Counter(t_ab).most_common(1)[0][0],
         first=values[0],
-        clamped=clamped,
+        excluded_samples=excluded,
         source=str(path),
         f_cpu_hz=clock_hz,
         details={"capture": found.source, "channel": channel, "clock_hz": clock_hz,

@@ -35,6 +35,12 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
                 time_limit: float, unit: str | None = None) -> Result:
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
+    wanted = "EM_AVR" if target.simulator == "simavr" else "EM_ARM"
+    built_for = elf.machine(firmware_elf)
+    if built_for != wanted:
+        raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "
+                               f"{target.name} is {elf.MACHINES[wanted]}",
+                               "give the --target the ELF was built for (see: switchscope list targets)")
     found = elf.symbols(firmware_elf)
     start_address, stop_address = resolve(start, found, firmware_elf), resolve(stop, found, firmware_elf)
     if start_address == stop_address:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from itertools import groupby
 from pathlib import Path
 
@@ -173,6 +174,14 @@ def capture_table(result: Result) -> str:
     lines = [f"{result.source}: {details['capture']}, channel {details['channel']}{clock}, unit: {result.unit}",
              f"  tCS = tCD - tAB per pattern; bare pulse tAB = {cell(result.overhead)} {result.unit} (mode)",
              *_statistics("channel", [result])]
+    if result.excluded_samples:  # a capture's left-out pulses and patterns, by reason, with the first's time
+        reasons = Counter(str(item.get("reason")) for item in result.excluded_samples)
+        first = {}
+        for item in result.excluded_samples:
+            first.setdefault(str(item.get("reason")), item.get("at_s"))
+        lines.append(f"  left out, not measured ({result.excluded}):")
+        lines += [f"    {count} x {reason}" + (f" (first at {first[reason]:.9g} s)" if first[reason] is not None
+                                                 else "") for reason, count in reasons.items()]
     if result.ns_per_unit is not None:
         lines.append("  in microseconds:")
         lines += aligned([["channel", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])

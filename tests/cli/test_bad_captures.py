@@ -1,0 +1,121 @@
+"""Captures and ELF files a user gives to analyze and measure: rows out of
+order, glitches, sigrok sessions that would unpack to gigabytes, truncated or
+foreign ELFs. Each gives the right figure with what was left out said, or one
+line and status 2; none a traceback, none touches its input."""
+
+import io
+import json
+import struct
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import lay_out, refused_cleanly, run_command
+
+VCD_HEAD = "$timescale 1 ns $end\n$scope module top $end\n$var wire 1 ! D13 $end\n$upscope $end\n$enddefinitions $end\n"
+
+
+def vcd(pulses) -> str:
+    return VCD_HEAD + "#0\n0!\n" + "".join(f"#{rise}\n1!\n#{fall}\n0!\n" for rise, fall in sorted(pulses))
+
+
+def clean_pulses(patterns=20, t_ab=100, t_cs=400, inner=20, period=10_000):
+    """Each pattern: a bare pulse of t_ab, then a window of t_ab + t_cs: tCS = t_cs."""
+    found = []
+    for n in range(patterns):
+        a = 1000 + n * period
+        found += [(a, a + t_ab), (a + t_ab + inner, a + 2 * t_ab + inner + t_cs)]
+    return found
+
+
+def csv(rows) -> str:
+    return "; Samplerate: 100 MHz\nnanoseconds,D13\n" + "".join(f"{t},{level}\n" for t, level in rows)
+
+
+def csv_rows(pulses):
+    return [(0, 0)] + [row for rise, fall in pulses for row in ((rise, 1), (fall, 0))]
+
+
+def _lied(members: dict[str, bytes], claims: dict[str, int]) -> bytes:
+    """A zip whose headers claim `claims` unpacked sizes: a bomb's header, without a bomb's bytes."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            archive.writestr(name, data)
+    data = bytearray(buffer.getvalue())
+    for name, size in claims.items():
+        encoded = name.encode()
+        at = data.find(b"PK\x01\x02")  # central directory entries: the size zipfile believes, at offset 24
+        while at >= 0:
+            name_length = struct.unpack_from("<H", data, at + 28)[0]
+            if bytes(data[at + 46: at + 46 + name_length]) == encoded:
+                struct.pack_into("<I", data, at + 24, size)
+            at = data.find(b"PK\x01\x02", at + 4)
+    return bytes(data)
+
+
+METADATA = b"[device 1]\ncapturefile=logic-1\ntotal probes=1\nsamplerate=1 MHz\nprobe1=D13\nunitsize=1\n"
+
+
+@pytest.mark.parametrize("name, content, fragment", [
+    ("swapped.csv", csv([(0, 0), (100, 1), (300, 0), (200, 1), (400, 0)]), "line 6: time goes back"),
+    ("repeated.csv", csv([(0, 0), (100, 1), (100, 0), (200, 1)]), "line 5: time goes back or stands still"),
+    ("reversed.csv", csv(reversed(csv_rows(clean_pulses(3)))), "out of time order"),
+    ("shuffled.csv", csv(sorted(csv_rows(clean_pulses(4)), key=lambda row: (row[0] * 7919) % 1009)),
+     "out of time order"),
+    ("bomb-metadata.sr", _lied({"version": b"2", "metadata": METADATA}, {"metadata": 1 << 30}),
+     "metadata member unpacks to 1,073,741,824 bytes"),
+    ("bomb-chunk.sr", _lied({"version": b"2", "metadata": METADATA, "logic-1-1": b"\0" * 100},
+                            {"logic-1-1": 1 << 30}), "member logic-1-1 unpacks to 1,073,741,824 bytes"),
+    ("bomb-total.sr", _lied({"version": b"2", "metadata": METADATA,
+                             **{f"logic-1-{n}": b"\0" for n in range(1, 40)}},
+                            {f"logic-1-{n}": 200 << 20 for n in range(1, 40)}), "in all, more than switchscope reads"),
+    ("random.vcd", VCD_HEAD + "#0\n0!\n" + "".join(f"#{t}\n1!\n#{t + 60 + t % 7}\n0!\n" for t in
+                                                   (1, 150, 420, 1000, 1210, 1900, 2000, 2600)),
+     "do not pair cleanly"),
+])
+def test_a_capture_that_cannot_be_paired_or_read_is_refused(tmp_path, monkeypatch, capsys, name, content, fragment):
+    said = refused_cleanly(tmp_path, {name: content.encode() if isinstance(content, str) else content},
+                           ["analyze", name, "--channel", "D13", "--json", "out.json"], 2, fragment, monkeypatch,
+                           capsys)
+    assert name in said
+
+
+@pytest.mark.parametrize("where", ["in a gap between patterns", "beside a bare pulse", "a drop inside a window"])
+def test_a_glitch_is_left_out_and_said_and_the_figure_stays_right(tmp_path, monkeypatch, capsys, where):
+    pulses = clean_pulses()
+    if where == "in a gap between patterns":
+        pulses.append((5000 + 10_000 * 7, 5010 + 10_000 * 7))  # 10 ns, mid-way between patterns 7 and 8
+    elif where == "beside a bare pulse":
+        pulses.append((1000 + 10_000 * 9 - 30, 1000 + 10_000 * 9 - 20))
+    else:
+        rise, fall = pulses.pop(11)  # pattern 5's window drops for 10 ns
+        pulses += [(rise, rise + 150), (rise + 160, fall)]
+    lay_out(tmp_path, {"glitch.vcd": vcd(pulses)})
+    monkeypatch.chdir(tmp_path)
+    status, said = run_command(["analyze", "glitch.vcd", "--channel", "D13", "--json", "out.json"], capsys)
+    assert status == 0, said
+    assert "left out, not measured" in said and "clamped" not in said
+    (result,) = json.loads(Path("out.json").read_text())["results"]
+    assert set(result["samples"]) == {400}  # tCS of every pattern kept: the window less the bare pulse
+    assert 1 <= 20 - result["count"] <= 3
+    assert all(item["reason"] for item in result["excluded_samples"])
+
+
+ELF_CASES = [  # (how the file is made from /bin/true, target, fragment)
+    (lambda data: data[:64], "mps2-an385", "truncated ELF file: its section headers end at byte"),
+    (lambda data: data[:len(data) // 2], "mps2-an385", "truncated ELF file"),
+    (lambda data: data[:-1], "atmega328p", "truncated ELF file"),
+    (lambda data: data[:10], "mps2-an385", "is not an ELF file"),
+    (lambda data: data, "mps2-an385", "is built for EM_X86_64, and mps2-an385 is Arm (Cortex-M)"),
+    (lambda data: data, "atmega328p", "and atmega328p is AVR"),
+]
+
+
+@pytest.mark.parametrize("make, target, fragment", ELF_CASES, ids=[c[2][:30] + " " + c[1] for c in ELF_CASES])
+def test_an_elf_that_is_cut_short_or_foreign_is_refused(tmp_path, monkeypatch, capsys, make, target, fragment):
+    host_elf = Path("/bin/true").read_bytes()
+    refused_cleanly(tmp_path, {"firmware.elf": make(host_elf)},
+                    ["measure", "firmware.elf", "--target", target, "--from", "main", "--to", "exit"], 2, fragment,
+                    monkeypatch, capsys)
