@@ -10,6 +10,7 @@ adding a folder; this module only reads them, and selects by name."""
 from __future__ import annotations
 
 import functools
+import string
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,18 +57,33 @@ class _Table:
         return _Table(self.get(key, dict, {}), self.path, f"{self.prefix}{key}.")
 
 
+MAX_FILE_BYTES = 1 << 20  # a kernel.toml or board.toml is a page of text
+
+
 def _read(path: Path) -> _Table:
+    if not path.is_file():  # a FIFO would wait for a writer forever, a device never end
+        raise SwitchscopeError(f"{path}: is not a regular file", "a kernel.toml or board.toml is a text file")
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise SwitchscopeError(f"{path}: {path.stat().st_size:,} bytes, more than a description file holds "
+                               f"({MAX_FILE_BYTES:,})")
     try:
         return _Table(tomllib.loads(path.read_text()), path)
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise SwitchscopeError(f"{path}: cannot be read: {error}") from None
 
 
+MAX_RANGE_VALUES = 10_000  # each value is one build a sweep may ask for
+
+
 def _option(name: str, table: _Table) -> Option:
     span = table.get("range", list)
     if span is not None:
-        if len(span) != 2 or not all(isinstance(n, int) for n in span):
-            raise table._error("range", "must be [lowest, highest]")
+        if len(span) != 2 or not all(isinstance(n, int) and not isinstance(n, bool) for n in span) \
+                or span[0] > span[1]:
+            raise table._error("range", "must be [lowest, highest], two whole numbers, the lowest first")
+        if span[1] - span[0] >= MAX_RANGE_VALUES:
+            raise table._error("range", f"spans {span[1] - span[0] + 1:,} values, more than an option may have "
+                                        f"({MAX_RANGE_VALUES:,})")
         values = tuple(str(n) for n in range(span[0], span[1] + 1))
     else:
         values = table.strings("values", required=True)
@@ -78,7 +94,20 @@ def _option(name: str, table: _Table) -> Option:
     return option
 
 
+FLASH_PLACEHOLDERS = ("port", "hex", "elf")  # what RealBoard.flash_command fills in
+
+
 def _real_board(real: "_Table", stamp_timer: str) -> RealBoard:
+    for index, argument in enumerate(real.strings("flash_arguments", required=True)):
+        try:
+            named = [field for _, field, _, _ in string.Formatter().parse(argument) if field is not None]
+        except ValueError as error:  # an unmatched brace
+            raise real._error(f"flash_arguments[{index}]", f"'{argument}' is not a valid template ({error})") from None
+        unknown = [field for field in named if field not in FLASH_PLACEHOLDERS]
+        if unknown:
+            raise real._error(f"flash_arguments[{index}]",
+                              f"'{argument}' names the placeholder {{{unknown[0]}}}, which is none of "
+                              + ", ".join(f"{{{n}}}" for n in FLASH_PLACEHOLDERS) + " (write a brace as {{ or }})")
     return RealBoard(name=real.get("name", str, required=True), summary=real.get("summary", str, required=True),
                      flasher=real.get("flasher", str, required=True),
                      flasher_package=real.get("flasher_package", str, required=True),
@@ -123,7 +152,8 @@ def _board(path: Path) -> Target:
     )
     if target.name != path.parent.name:
         raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")
-    if target.code_directory is not None and not (target.code_directory / "board.toml").is_file():
+    if target.code_directory is not None and (target.code_directory.parent != path.parent.parent
+                                              or not (target.code_directory / "board.toml").is_file()):
         raise top.table("code")._error("from", f"names '{target.code_directory.name}', which is no board folder")
     if target.simulator not in SIMULATORS:
         raise simulator._error("name", f"must be one of {', '.join(SIMULATORS)}")
@@ -151,9 +181,16 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
     options = tuple(_option(key, options_table.table(key)) for key in options_table.data)
     ports_table = top.table("ports")
     ports = []
+    by_name = {option.name: option for option in options}
     for cpu in ports_table.data:
         port = ports_table.table(cpu)
         defaults = port.get("defaults", dict, {})
+        for key, value in defaults.items():
+            if key not in by_name:
+                raise port._error(f"defaults.{key}", f"is no option of this kernel ({', '.join(by_name) or 'none'})")
+            if value not in by_name[key].values:
+                raise port._error(f"defaults.{key}", f"is {value!r}, not one of the option's values "
+                                                     f"({by_name[key].describe_values()})")
         ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items()))))
     conflicts = []
     for index, entry in enumerate(top.get("conflicts", list, [])):
@@ -163,8 +200,11 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
     source = None
     if "source" in top.data:
         table = top.table("source")
-        source = CrateSource(table.get("crate", str, required=True),
-                             path.parent / table.get("manifest", str, required=True),
+        manifest = path.parent / table.get("manifest", str, required=True)
+        if not manifest.resolve().is_relative_to(path.parent.resolve()):
+            raise table._error("manifest", f"leads out of the kernel's folder {path.parent}: "
+                                           "the pinned Cargo.toml belongs in it (e.g. source/Cargo.toml)")
+        source = CrateSource(table.get("crate", str, required=True), manifest,
                              table.get("root", str, ""), table.strings("files", required=True),
                              table.strings("include_dirs"))
     not_applicable = top.table("not_applicable")

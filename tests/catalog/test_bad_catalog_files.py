@@ -1,0 +1,91 @@
+"""A contributor's kernel.toml or board.toml with a mistake: each is refused
+when the catalog is read, naming the file, the field and what it must be,
+before anything is built; none hangs, none gives a traceback."""
+
+import os
+import shutil
+
+import pytest
+
+from conftest import run_command
+from switchscope.catalog import folders
+from switchscope.common import paths
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    """The firmware tree's description files alone (what the catalog reads), in place of the checkout's."""
+    source = paths.firmware_dir()
+    copy = tmp_path / "firmware"
+    for path in [source / "include/switchscope/kernel.h", *source.glob("boards/*/board.toml"),
+                 *source.glob("kernels/*/kernel.toml"), *source.glob("rust/kernels/*/kernel.toml")]:
+        (copy / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, copy / path.relative_to(source))
+    monkeypatch.setenv("SWITCHSCOPE_FIRMWARE", str(copy))
+    folders._load.cache_clear()
+    yield copy
+    folders._load.cache_clear()
+
+
+def edit(path, old, new):
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1))
+
+
+FREERTOS = "kernels/freertos/kernel.toml"
+UNO = "boards/atmega328p/board.toml"
+
+
+@pytest.mark.parametrize("file, old, new, fragment", [
+    (FREERTOS, 'range = [4, 32]', 'range = [0, 1000000000000]',
+     "'options.max_priorities.range' spans 1,000,000,000,001 values, more than an option may have (10,000)"),
+    (FREERTOS, 'range = [4, 32]', 'range = [32, 4]', "'options.max_priorities.range' must be [lowest, highest]"),
+    (FREERTOS, 'range = [4, 32]', 'range = [4, true]', "'options.max_priorities.range' must be [lowest, highest]"),
+    (FREERTOS, 'values = ["on", "off"]\ndefault = "on"\ndefine = "configUSE_PREEMPTION"',
+     'values = ["on", "off"]\ndefault = "maybe"\ndefine = "configUSE_PREEMPTION"',
+     "'options.preemption.default' is not one of the values"),
+    (FREERTOS, 'defaults = { optimised_selection = "off", max_priorities = "4" }',
+     'defaults = { optimised_selection = "maybe", max_priorities = "4" }',
+     "'ports.atmega328p.defaults.optimised_selection' is 'maybe', not one of the option's values"),
+    (FREERTOS, 'defaults = { optimised_selection = "off", max_priorities = "4" }',
+     'defaults = { optimised_selection = "off", max_priorities = "99" }',
+     "'ports.atmega328p.defaults.max_priorities' is '99'"),
+    (FREERTOS, 'defaults = { optimised_selection = "off", max_priorities = "4" }',
+     'defaults = { preemptoin = "off" }', "'ports.atmega328p.defaults.preemptoin' is no option of this kernel"),
+    (FREERTOS, 'manifest = "source/Cargo.toml"', 'manifest = "../../../../etc/Cargo.toml"',
+     "'source.manifest' leads out of the kernel's folder"),
+    (FREERTOS, 'manifest = "source/Cargo.toml"', 'manifest = "/etc/Cargo.toml"',
+     "'source.manifest' leads out of the kernel's folder"),
+    (UNO, '{port}', '{device}', "names the placeholder {device}, which is none of {port}, {hex}, {elf}"),
+    (UNO, '{port}', '{port', "is not a valid template"),
+    ("boards/mps2-an386/board.toml", 'from = "mps2-an385"', 'from = "../boards/mps2-an385"',
+     "'code.from' names"),
+])
+def test_a_mistake_in_a_description_file_is_named(tree, capsys, file, old, new, fragment):
+    edit(tree / file, old, new)
+    status, said = run_command(["list"], capsys)
+    assert "Traceback" not in said and status == 2, said
+    assert fragment in said and str(tree / file) in said, said
+
+
+def test_a_board_toml_that_is_a_fifo_is_refused_not_waited_on(tree, capsys):
+    board = tree / "boards/atmega328p/board.toml"
+    board.unlink()
+    os.mkfifo(board)
+    status, said = run_command(["list"], capsys)
+    assert status == 2 and f"{board}: is not a regular file" in said, said
+
+
+def test_a_huge_description_file_is_refused_unread(tree, capsys):
+    board = tree / "boards/atmega328p/board.toml"
+    with board.open("a") as file:
+        file.write("#" * (2 << 20) + "\n")
+    status, said = run_command(["list"], capsys)
+    assert status == 2 and "more than a description file holds" in said, said
+
+
+def test_the_copied_tree_reads_as_the_checkouts(tree, capsys):
+    """The fixture itself: without an edit, the copy is a good catalog (so the refusals above are the edits')."""
+    status, said = run_command(["list"], capsys)
+    assert status == 0 and "freertos" in said and "atmega328p" in said, said
