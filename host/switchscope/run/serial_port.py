@@ -66,6 +66,10 @@ def check_port(url: str, also: str = "") -> None:
             serial.serial_for_url(url, do_not_open=True)
         except ValueError as error:
             raise SwitchscopeError(f"--port {url}: {error}", URL_HINT) from None
+        except serial.SerialException as error:  # hwgrep:// looks for its device now
+            raise SwitchscopeError(f"--port {url}: {error}",
+                                   f"list the ports there are with: python3 -m serial.tools.list_ports -v; "
+                                   f"{URL_HINT}") from None
 
 
 def _socket_address(url: str) -> tuple[str, int]:
@@ -151,6 +155,10 @@ def open_port(url: str, baud: int):
         if number == errno.EBUSY or "lock" in text.lower() or "busy" in text.lower():
             raise SwitchscopeError(f"{url}: the port is busy: another program has it open",
                                    "close the serial monitor, terminal or flasher that holds it") from None
+        if "does not seem to support RFC2217" in text:  # a raw TCP bridge, or something else altogether
+            raise SwitchscopeError(f"{url}: the far end does not speak RFC 2217 (it did not answer the option "
+                                   "negotiation)", "for a raw TCP serial bridge (ser2net raw, QEMU's -serial tcp) "
+                                   "give socket://HOST:PORT instead") from None
         if "refused" in text.lower():
             raise SwitchscopeError(f"{url}: nothing listens there (connection refused)",
                                    "start the board's bridge or simulator first, or check the host and port") from None
@@ -219,6 +227,12 @@ def read_run(url: str, baud: int, time_limit: float, progress: Progress | None =
                 raise FirmwareFailed(_stopped(url, decoder.stream, f"went silent for {record_wait:.0f} s"),
                                      "the board hung, was reset, or the cable was pulled")
             data = port.read_some()
+            if data is None and not running:
+                seen = f"{len(preamble) + skipped} bytes came, none of them the start of a run" \
+                    if preamble or skipped else "nothing came"
+                raise FirmwareFailed(f"{url}: the far end closed the connection before a switchscope run started "
+                                     f"({seen})", "check that the port is the board's, and that the board runs a "
+                                                  "switchscope image at the right baud rate")
             if data is None:
                 break  # the stream ends here; the caller says what is missing
             if not data:

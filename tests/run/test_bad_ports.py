@@ -1,0 +1,78 @@
+"""Ports that cannot give a run: a hwgrep:// that matches no device, an
+rfc2217:// or socket:// peer that speaks garbage or hangs up. Each ends within
+seconds with one line that names the port and what to do; none a traceback."""
+
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+from conftest import refused_cleanly, run_command
+
+
+@pytest.mark.parametrize("url, fragment", [
+    ("hwgrep://no-such-device-anywhere", "no ports found matching regexp"),
+    ("hwgrep://^$", "no ports found matching regexp"),
+    ("hwgrep://nosuch&skip_busy", "no ports found matching regexp"),
+])
+def test_a_hwgrep_url_that_matches_nothing_is_refused_before_any_work(tmp_path, monkeypatch, capsys, url, fragment):
+    said = refused_cleanly(tmp_path, {}, ["run", "--target", "arduino-uno", "--port", url, "--scenario", "yield"], 2,
+                           fragment, monkeypatch, capsys)
+    assert f"--port {url}" in said and "serial.tools.list_ports" in said
+
+
+class Peer:
+    """A TCP peer on localhost that does one thing to whoever connects: `behaviour(connection)`."""
+
+    def __init__(self, behaviour):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.port = self.server.getsockname()[1]
+        self.behaviour = behaviour
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self):
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            with connection:
+                try:
+                    self.behaviour(connection)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.server.close()
+
+
+def garbage(connection):
+    for _ in range(200):
+        connection.sendall(os.urandom(97))
+        time.sleep(0.02)
+
+
+def hang_up(connection):
+    connection.sendall(b"\xff\xfa\x2c")  # the start of a telnet sub-negotiation, then nothing
+
+
+@pytest.mark.parametrize("scheme, behaviour, fragment", [
+    ("rfc2217", garbage, "the far end does not speak RFC 2217"),
+    ("rfc2217", hang_up, "rfc2217://127.0.0.1:"),
+    ("socket", garbage, "none of them the start of a run"),
+    ("socket", hang_up, "socket://127.0.0.1:"),
+])
+def test_a_peer_that_speaks_garbage_fails_within_seconds(tmp_path, monkeypatch, capsys, scheme, behaviour, fragment):
+    peer = Peer(behaviour)
+    monkeypatch.chdir(tmp_path)
+    try:
+        started = time.monotonic()
+        status, said = run_command(["run", "--target", "mps2-an385", "--port", f"{scheme}://127.0.0.1:{peer.port}",
+                                    "--no-flash", "--scenario", "yield", "--timeout", "20"], capsys)
+    finally:
+        peer.close()
+    assert "Traceback" not in said and status in (1, 2) and fragment in said, said
+    assert time.monotonic() - started < 20
+    assert not list(tmp_path.iterdir())
