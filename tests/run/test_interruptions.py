@@ -3,6 +3,7 @@ what was complete is kept (marked incomplete), and the exit status says which
 signal it was (130 SIGINT, 143 SIGTERM)."""
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -135,3 +136,37 @@ def test_a_sweep_writes_each_result_as_measured_and_resume_measures_only_what_is
     kept = [r for r in resumed["results"] if r["tasks"] != 3]
     assert [r["wall_seconds"] for r in kept] == [r["wall_seconds"] for r in document["results"]]  # not measured again
     assert resumed["results"][1]["samples"] == missing["samples"]  # the simulator is deterministic
+
+
+def _descendants(pid: int) -> list[int]:
+    found, parents = [], {pid}
+    for _ in range(3):
+        for entry in Path("/proc").iterdir():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            if parent in parents and int(entry.name) not in found:
+                found.append(int(entry.name))
+                parents.add(int(entry.name))
+    return found
+
+
+def test_a_sweep_killed_outright_leaves_no_worker_and_no_simulator(tmp_path):
+    """SIGKILL gives the command no chance to clean up: its workers learn of its death from the kernel
+    (PR_SET_PDEATHSIG), end their simulators and exit, quietly."""
+    command = subprocess.Popen([*SWITCHSCOPE, "sweep", "--target", "mps2-an385", "--scenario", "rotate", "--tasks",
+                                "2-5", "--samples", "10000000", "--jobs", "2", "--quiet",
+                                "--json", str(tmp_path / "sweep.json")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    simulators = _wait_for(lambda: len(_simulators_started_by(command.pid)) == 2 and
+                           _simulators_started_by(command.pid), 120)
+    scratch = [Path(re.search(rb"out=([^,\0]+)/events\.txt", Path(f"/proc/{pid}/cmdline").read_bytes())
+                    .group(1).decode()) for pid in simulators]
+    left = _descendants(command.pid)
+    assert len(left) >= 4 and all(folder.is_dir() for folder in scratch)  # two workers, two simulators at work
+    command.kill()
+    _, stderr = command.communicate(timeout=30)  # returns once every holder of the pipes (the workers) is gone
+    _wait_for(lambda: not any(_alive(pid) for pid in left), 10)
+    assert "Traceback" not in stderr, stderr
+    assert not any(folder.exists() for folder in scratch)  # the workers cleaned up as they went

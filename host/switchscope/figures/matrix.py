@@ -16,6 +16,7 @@ from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.figures import results_files
 from switchscope.figures.measure import measure
 from switchscope.figures.result import Result
+from switchscope.run.runner import die_with_parent
 
 
 @dataclass(frozen=True)
@@ -110,9 +111,13 @@ def _on_signal_in_worker(signal_number, _frame):
     os._exit(128 + signal_number)
 
 
-def _start_worker() -> None:
+def _start_worker(command_pid: int) -> None:
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, _on_signal_in_worker)
+    # the command killed outright (SIGKILL, the OOM killer): its workers end too, and their simulators with them
+    die_with_parent(signal.SIGTERM)
+    if os.getppid() != command_pid:  # it died before the line above took effect
+        os._exit(128 + signal.SIGTERM)
 
 
 def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
@@ -150,7 +155,8 @@ def run_points(points: list[Point], workers: int | None = None,
 
     if not todo:
         return completed()
-    pool = multiprocessing.get_context("fork").Pool(min(workers, len(todo)), initializer=_start_worker)
+    pool = multiprocessing.get_context("fork").Pool(min(workers, len(todo)), initializer=_start_worker,
+                                                     initargs=(os.getpid(),))
     try:
         for index, outcome in pool.imap_unordered(_measure, todo):
             outcomes[index] = outcome

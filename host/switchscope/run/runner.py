@@ -75,7 +75,7 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
     decoder = StreamDecoder()
     started = time.monotonic()
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True, preexec_fn=_die_with_parent)
+                               start_new_session=True, preexec_fn=die_with_parent)
     stderr = bytearray()
     returncode = None
     try:
@@ -107,11 +107,12 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
     return decoder.finish(), returncode, stderr.decode(errors="replace"), time.monotonic() - started
 
 
-def _die_with_parent() -> None:
-    """In the simulator's process, before it starts: Linux sends it SIGKILL
-    when the process that started it dies, however that dies."""
+def die_with_parent(signal_number: int = signal.SIGKILL) -> None:
+    """In a child process (a simulator before it starts, a sweep's worker):
+    Linux sends it `signal_number` when the process that started it dies,
+    however that dies, even by SIGKILL, which leaves no chance to clean up."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal_number)
     except (OSError, AttributeError):
         pass  # not Linux: the parent's own clean-up still ends it
 
