@@ -88,7 +88,7 @@ class Kernel:
                      unit: str | None = None) -> str | None:
         """Why this kernel cannot give a figure for the combination, or None."""
         if target.name not in self.targets:
-            return f"{self.title} is not ported to {target.name} yet"
+            return f"{self.title} is ported to {', '.join(self.targets) or 'no target'} only"
         for name, why in self.not_applicable:
             if name == scenario.name:
                 return why

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.common.errors import SwitchscopeError
@@ -22,6 +21,16 @@ def _list_boards() -> None:
               f"{target.uart_baud} baud on {target.uart}; flashed with {board.flasher} ({board.flasher_package})")
 
 
+def _reports(target: catalog.Target) -> str:
+    """What a measurement on the target gives unless told (--unit), and what else it can give."""
+    default = target.resolve_unit(None)
+    how = {"cycles": f"cycles through the {target.timing_model} timing model" if target.timing_model_for("cycles")
+           else "cycles, counted by the simulator", "instructions": "instructions, counted by QEMU"}
+    others = [how[unit] for unit in target.units if unit != default]
+    return f"reports {how[default]}" + (f"; --unit {'/'.join(u for u in target.units if u != default)}: "
+                                        f"{', '.join(others)}" if others else "")
+
+
 def command_list(args) -> int:
     shown = args.section or "all"
     if shown not in (*LIST_SECTIONS, "all"):
@@ -38,6 +47,8 @@ def command_list(args) -> int:
         for name, item in table.items():
             note = " (not in 'all')" if getattr(item, "check", False) else ""
             print(f"  {name.ljust(width)}  {item.summary}{note}")
+            if isinstance(item, catalog.Target):
+                print(f"  {''.ljust(width)}    {_reports(item)}")
             if isinstance(item, catalog.Kernel):
                 print(f"  {''.ljust(width)}    targets: {', '.join(item.targets) or 'none'}")
                 for scenario, why in item.not_applicable:

@@ -25,8 +25,25 @@ def check_samples(count: int) -> None:
 
 
 def say_skipped(found: Plan) -> None:
+    """What the selection left out, once per kernel and reason, with every target it applies to."""
+    grouped: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
     for skipped in found.skipped:
-        print(f"n/a: {skipped}")
+        targets, what = grouped.setdefault((skipped.kernel, skipped.reason), ([], []))
+        targets.append(skipped.target)
+        what.extend(item for item in skipped.what if item not in what)
+    for (kernel, reason), (targets, what) in grouped.items():
+        combinations = ", ".join(what) if len(what) <= 4 else f"{len(what)} scenario/method combinations"
+        print(f"n/a: {kernel} on {', '.join(targets)} ({combinations}): {reason}")
+
+
+def require_jobs(found: Plan) -> None:
+    """A selection with nothing measurable in it is bad input, said with why, not '0 of 0 measurements'."""
+    if found.jobs:
+        return
+    reasons = sorted({f"{s.kernel} on {s.target}: {s.reason}" for s in found.skipped})
+    shown = "; ".join(reasons[:4]) + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
+    raise SwitchscopeError(f"nothing to measure: {shown}" if reasons else "nothing to measure",
+                           "choose a --target the kernel is ported to, or another --kernel (see: switchscope list)")
 
 
 def _check_board_options(args) -> None:
@@ -70,6 +87,7 @@ def command_run(args) -> int:
         scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target), scenarios,
                  catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks], unit=args.unit)
+    require_jobs(found)
     jobs = found.jobs
     if args.port and args.no_flash and len(jobs) > 1:
         raise SwitchscopeError(f"--no-flash reads the one image the board runs, and {len(jobs)} were asked for",
@@ -137,6 +155,7 @@ def command_sweep(args) -> int:
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
                  catalog.select_scenarios(args.scenario), catalog.select_methods(args.method),
                  matrix.config_variants(args.config), tasks)
+    require_jobs(found)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
     matrix.check_fits_in_memory(points)
     if args.resume and not args.json:

@@ -64,25 +64,28 @@ def with_range(names: list[str], cells: list[str], extra: str, ranged: bool) -> 
     return [*cells[:at], extra, *cells[at:]] if ranged else list(cells)
 
 
-def row_label(result: Result) -> str:
-    """The scenario as a table row names it, with its task count where it has one (rotate)."""
-    return f"{result.scenario} ({result.tasks} tasks)" if result.tasks else result.scenario
+def row_label(result: Result, with_method: bool = False) -> str:
+    """The scenario as a table row names it, with its task count where it has one (rotate), and its
+    method when the table holds several."""
+    label = f"{result.scenario} ({result.tasks} tasks)" if result.tasks else result.scenario
+    return f"{label}, {result.method}" if with_method else label
 
 
-def _row(result: Result) -> list[str]:
+def _row(result: Result, with_method: bool = False) -> list[str]:
     stats = result.stats
-    return [row_label(result), cell(result.count), cell(result.excluded),
+    return [row_label(result, with_method), cell(result.count), cell(result.excluded),
             *(cell(value) for value in (stats.min, stats.median, stats.mode, stats.mean, stats.max)),
             f"{stats.stddev:.2f}", cell(stats.p99), cell(result.first)]
 
 
-def _statistics(label: str, results: list[Result]) -> list[str]:
+def _statistics(label: str, results: list[Result], with_method: bool = False) -> list[str]:
     """The table of statistics, one line per result; with the TRM range column and its meaning under the
     table only when a result has a range, so results without one are shown as they always were."""
     ranged = any(r.bounds for r in results)
     header = [label, *COLUMNS]
     return aligned([with_range(header, header, RANGE_COLUMN, ranged),
-                    *(with_range(header, _row(r), trm_range(r), ranged) for r in results)]) + _range_lines(results)
+                    *(with_range(header, _row(r, with_method), trm_range(r), ranged) for r in results)]) \
+        + _range_lines(results)
 
 
 def counted_by(result: Result) -> str:
@@ -94,14 +97,18 @@ def counted_by(result: Result) -> str:
     return ""
 
 
-def heading(result: Result) -> str:
+def heading(result: Result, methods: "list[Result] | None" = None) -> str:
+    """What a table's figures are and how they were obtained. `methods`: one result of each method
+    when the table holds several, each method's note then said once."""
     config = result.config
     tick = config.get("configTICK_RATE_HZ")
     model = counted_by(result)
+    methods = methods or [result]
+    named = ", ".join(r.method for r in methods)
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
-             f"method {result.method}", f"unit: {result.unit}{model}"]
-    method = METHODS.get(result.method, PRINT_IN_WINDOW)
-    detail = [method.note(result.overhead, result.unit, (result.scope or {}).get("pin"))]
+             f"method{'s' if len(methods) > 1 else ''} {named}", f"unit: {result.unit}{model}"]
+    detail = [METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit, (r.scope or {}).get("pin"))
+              for r in methods]
     if tick:  # the kernel's rate is a whole number of Hz: its period, what a user set, is said first
         detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, priorities={config.get('priorities')}, "
                       f"tick every {1000 / float(tick):.3g} ms (configTICK_RATE_HZ {tick}), "
@@ -129,36 +136,40 @@ def aligned(rows: list[list[str]]) -> list[str]:
     return display.table(rows)
 
 
-def _row_us(result: Result) -> list[str]:
+def _row_us(result: Result, with_method: bool = False) -> list[str]:
     us = result.stats_ns.scaled(1 / 1000)
-    return [row_label(result), *(f"{value:.3f}" for value in
+    return [row_label(result, with_method), *(f"{value:.3f}" for value in
                                (us.min, us.median, us.mode, us.mean, us.max, us.stddev, us.p99))]
 
 
 def table(results: list[Result]) -> str:
-    """One block per (kernel, target, method), one line per scenario; for
-    results in true cycles, the same statistics again in microseconds."""
+    """One block per (kernel, target, unit, configuration), one line per scenario (and method, when
+    several measured it); for results in true cycles, the same statistics again in microseconds."""
     blocks = []
-    key = lambda r: (r.kernel, r.target, r.method, json.dumps(r.options, sort_keys=True))
-    for _, group in groupby(results, key=key):
-        group = list(group)
-        lines = [heading(group[0]), *_statistics("scenario", group)]
+    groups: dict[tuple, list[Result]] = {}
+    for result in results:
+        key = (result.kernel, result.target, result.unit, json.dumps(result.options, sort_keys=True))
+        groups.setdefault(key, []).append(result)
+    for group in groups.values():
+        methods = list({r.method: r for r in group}.values())
+        several = len(methods) > 1
+        lines = [heading(group[0], methods), *_statistics("scenario", group, several)]
         if group[0].ns_per_unit is not None:
             lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
             lines += aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
-                               *(_row_us(r) for r in group)])
-        lines += _firmware_lines(group)
+                               *(_row_us(r, several) for r in group)])
+        lines += _firmware_lines(group, several)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
 
 
-def _firmware_lines(group: list[Result]) -> list[str]:
+def _firmware_lines(group: list[Result], with_method: bool = False) -> list[str]:
     """Each image's flash and static RAM: one line when every scenario's image is the same size."""
     sized = [r for r in group if {"flash_bytes", "flash_limit", "ram_bytes", "ram_limit"} <= set(r.firmware)]
     if not sized:
         return []
     limits = sized[0].firmware
-    sizes = {row_label(r): (r.firmware["flash_bytes"], r.firmware["ram_bytes"]) for r in sized}
+    sizes = {row_label(r, with_method): (r.firmware["flash_bytes"], r.firmware["ram_bytes"]) for r in sized}
     if len(set(sizes.values())) == 1:
         flash, ram = next(iter(sizes.values()))
         return [f"  firmware: flash {flash} of {limits['flash_limit']} bytes, "
