@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from switchscope import catalog
 from switchscope.catalog import Kernel, Option, Scenario, Target
 from switchscope.common.errors import SwitchscopeError
+from switchscope.common.suggest import did_you_mean
 
 # Options of every C build, whatever the kernel; a kernel's own come from its kernel.toml.
 BUILD_OPTIONS = {o.name: o for o in [
@@ -104,9 +105,11 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
         if option is None:
             known_elsewhere = any(name in options_of(other) for other in catalog.current().kernels.values())
             raise SwitchscopeError(f"option '{name}' does not apply to {kernel.name}" if known_elsewhere
-                                   else f"unknown configuration option '{name}'", option_list(kernel))
+                                   else f"unknown configuration option '{name}'",
+                                   did_you_mean(name, options_of(kernel)) + option_list(kernel))
         if value not in option.values:
-            raise SwitchscopeError(f"'{value}' is not a value of {name}", f"{name} takes {option.describe_values()}")
+            raise SwitchscopeError(f"'{value}' is not a value of {name}",
+                                   f"{did_you_mean(value, option.values)}{name} takes {option.describe_values()}")
         values[name] = value
     _check(values, kernel, target, scenario, tasks)
     defines: dict[str, str] = {}

@@ -19,6 +19,7 @@ from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNI
                                        Option, Port, RealBoard, Scenario, Target)
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError, UnknownName
+from switchscope.common.suggest import did_you_mean
 from switchscope.decode.methods import METHODS, Method
 
 
@@ -252,7 +253,8 @@ def _select(kind: str, table: dict, requested: str) -> list:
         return [item for item in table.values() if not getattr(item, "check", False)]
     if requested not in table:
         valid = ", ".join([*table, "all"])
-        raise UnknownName(f"unknown {kind} '{requested}'", f"valid {kind}s: {valid} (see: switchscope list)")
+        raise UnknownName(f"unknown {kind} '{requested}'",
+                          f"{did_you_mean(requested, table)}valid {kind}s: {valid} (see: switchscope list)")
     return [table[requested]]
 
 

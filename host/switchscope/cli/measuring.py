@@ -15,8 +15,14 @@ from switchscope.decode.methods import METHODS
 from switchscope.figures import intrusion, matrix, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
-from switchscope.present import display, report, suite_page
+from switchscope.present import display, exports, report, suite_page
 from switchscope.run import serial_port
+
+def _check_exports(args) -> tuple:
+    """--export-csv and --export-markdown, checked before any work like every output."""
+    return tuple(outputs.check_file(path, option) if path else None
+                 for path, option in ((args.export_csv, "--export-csv"), (args.export_markdown, "--export-markdown")))
+
 
 def check_samples(count: int) -> None:
     """Before any work: the firmware counts samples in 32 bits."""
@@ -102,7 +108,9 @@ def command_run(args) -> int:
                 f"{Path(args.vcd).stem}-{job.target.name}-{job.scenario.name}{Path(args.vcd).suffix}")
             vcds[str(job)] = outputs.check_file(vcd, "--vcd")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
-    outputs.distinct((json_path, "--json"), *((vcd, "--vcd") for vcd in vcds.values()))
+    csv_path, markdown_path = _check_exports(args)
+    outputs.distinct((json_path, "--json"), (csv_path, "--export-csv"), (markdown_path, "--export-markdown"),
+                     *((vcd, "--vcd") for vcd in vcds.values()))
     paths.build_dir()  # a build directory nothing can be made in is refused here, not once per job
     results, failures = [], []
     started = time.monotonic()
@@ -131,7 +139,7 @@ def command_run(args) -> int:
                 interruption.kept += f" and written to {json_path}"
         raise
     if results:
-        print(report.table(results))
+        print(report.table(results, args.percentiles))
         comparison = report.method_comparison(results)
         if comparison:
             print("\n" + comparison)
@@ -146,6 +154,7 @@ def command_run(args) -> int:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
     if json_path:
         report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
+    exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if failures else 0
 
 
@@ -161,6 +170,8 @@ def command_sweep(args) -> int:
     if args.resume and not args.json:
         raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
+    csv_path, markdown_path = _check_exports(args)
+    outputs.distinct((json_path, "--json"), (csv_path, "--export-csv"), (markdown_path, "--export-markdown"))
     paths.build_dir()
     kept = matrix.results_already_in(json_path, points) if args.resume else {}
     say_skipped(found)
@@ -184,10 +195,11 @@ def command_sweep(args) -> int:
         if isinstance(outcome, str):
             print(f"error: {point.job}: {outcome}", file=sys.stderr)
     if results:
-        print(report.sweep_table(results))
+        print(report.sweep_table(results, args.percentiles))
     if json_path:
         report.write_json(json_path, results,
                           [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])
+    exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if len(results) < len(outcomes) else 0
 
 

@@ -3,17 +3,30 @@
 from __future__ import annotations
 
 import argparse
+import re
 
 from switchscope import __version__, catalog
 from switchscope.cli.boards import command_analyze, command_flash
+from switchscope.cli.completion import SHELLS, command_completion
 from switchscope.cli.listing import LIST_SECTIONS, command_list
 from switchscope.cli.measuring import command_intrusion, command_measure, command_run, command_suite, command_sweep
 from switchscope.cli.results import command_compare, command_report
+from switchscope.common.suggest import did_you_mean
 from switchscope.present import compare
 
 MAX_TIMEOUT_S = 7 * 24 * 3600  # a week: a bound, not a wish
 MAX_JOBS = 256
 CLOCK_RANGE_HZ = (1.0, 1e12)  # 1 Hz to 1 THz: any CPU clock there is
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose 'invalid choice' (a misspelt command, unit, ...) also says the closest choice."""
+
+    def error(self, message: str):
+        wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+        if wrong:
+            message += ": " + did_you_mean(wrong.group(1), re.findall(r"'([^']*)'", wrong.group(2))).strip()
+        super().error(message.rstrip(": "))
 
 
 def _number(text: str, kind, least, most, what: str):
@@ -25,6 +38,26 @@ def _number(text: str, kind, least, most, what: str):
     if not least <= value <= most:  # NaN fails this too
         raise argparse.ArgumentTypeError(f"{what}: {text} is outside {least:g} to {most:g}")
     return value
+
+
+def percentiles(text: str) -> tuple[float, ...]:
+    """--percentiles 50,90,99,99.9: each above 0 and at most 100, in the order given."""
+    chosen = []
+    for item in text.split(","):
+        value = _number(item.strip(), float, 0.0, 100.0, "a percentile")
+        if value == 0:
+            raise argparse.ArgumentTypeError("a percentile: 0 is the minimum, shown already; give 0 < P <= 100")
+        chosen.append(value)
+    return tuple(dict.fromkeys(chosen))
+
+
+def _add_exports(command) -> None:
+    """What a table shows, for other tools (as hyperfine's options of the same names)."""
+    command.add_argument("--export-csv", metavar="PATH", help="also write one row per result as CSV")
+    command.add_argument("--export-markdown", metavar="PATH", help="also write the results as a Markdown table")
+    command.add_argument("--percentiles", type=percentiles, default=(99.0,), metavar="P,P,...",
+                         help="the percentiles tables and exports show, nearest rank (default: 99); "
+                              "e.g. 50,90,99,99.9")
 
 
 def seconds(text: str) -> float:
@@ -52,7 +85,7 @@ def _add_selection(command, kernel: str, target: str, scenario: str | None = Non
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(
+    top = _Parser(
         prog="switchscope",
         description="Measure how long a real-time kernel takes to switch tasks, exactly and reproducibly.",
     )
@@ -73,6 +106,7 @@ def parser() -> argparse.ArgumentParser:
                           "trace=on, ... (switchscope list shows them all)")
     run.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
     run.add_argument("--json", metavar="PATH", help="also write every result, with all samples, as JSON")
+    _add_exports(run)
     run.add_argument("--vcd", metavar="PATH",
                      help="with --method scope: write the scope pin's trace as VCD (one file per scenario "
                           "when several run: PATH-TARGET-SCENARIO.vcd)")
@@ -102,6 +136,7 @@ def parser() -> argparse.ArgumentParser:
                        help="an option and the values to sweep it over, repeatable")
     sweep.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
     sweep.add_argument("--json", metavar="PATH", help="also write every result as JSON, each as soon as it is measured")
+    _add_exports(sweep)
     sweep.add_argument("--resume", action="store_true",
                        help="keep the results already in --json (an interrupted sweep's) and measure only the rest")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -213,4 +248,13 @@ def parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", help="list kernels, targets, real boards, scenarios, methods and options")
     listing.add_argument("section", nargs="?", metavar="SECTION", help=f"one of {', '.join(LIST_SECTIONS)}")
     listing.set_defaults(handler=command_list)
+
+    completing = commands.add_parser(
+        "completion", help="print a shell completion script (bash, zsh or fish)",
+        description="Print a completion script for the shell, made from this command line and the catalog. "
+                    "bash: switchscope completion bash > ~/.local/share/bash-completion/completions/switchscope; "
+                    "zsh: switchscope completion zsh > ~/.zfunc/_switchscope.sh and source it from .zshrc; "
+                    "fish: switchscope completion fish > ~/.config/fish/completions/switchscope.fish")
+    completing.add_argument("shell", choices=SHELLS)
+    completing.set_defaults(handler=lambda args: command_completion(args, top))
     return top

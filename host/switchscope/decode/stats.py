@@ -70,7 +70,8 @@ def corrected(raw_units: int, overhead_units: int) -> tuple[int, bool]:
 
 def percentile_nearest_rank(sorted_values: list[int], percent: float) -> int:
     """The smallest value with at least `percent` % of the values at or below it."""
-    rank = max(1, math.ceil(percent / 100 * len(sorted_values)))
+    # exactly, as the percentage is written: 99.9 % of 1000 values is rank 999, where floats say 999.0000000000001
+    rank = max(1, math.ceil(Fraction(str(percent)) * len(sorted_values) / 100))
     return sorted_values[rank - 1]
 
 

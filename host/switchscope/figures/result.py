@@ -99,6 +99,10 @@ class Result:
     def stats(self) -> Stats:
         return Stats.of(self.samples)
 
+    def percentile(self, percent: float) -> float:
+        """The nearest-rank percentile of the samples: the smallest with `percent` % of them at or below it."""
+        return stats.percentile_nearest_rank(sorted(self.samples), percent) if self.samples else float("nan")
+
     @property
     def bound_stats(self) -> "tuple[Stats, Stats] | None":
         """The statistics of the least and of the most cycles the manual allows, when a model counted them."""

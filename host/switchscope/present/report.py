@@ -12,7 +12,16 @@ from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import Result
 from switchscope.present import display
 
-COLUMNS = ("count", "excl", "min", "median", "mode", "mean", "max", "stddev", "p99", "first")
+PERCENTILES = (99.0,)  # the percentiles a table shows unless --percentiles says others (nearest rank)
+
+
+def percentile_label(percent: float) -> str:
+    return f"p{percent:g}"
+
+
+def columns(percentiles=PERCENTILES) -> tuple[str, ...]:
+    return ("count", "excl", "min", "median", "mode", "mean", "max", "stddev",
+            *map(percentile_label, percentiles), "first")
 RANGE_COLUMN = "TRM range"
 
 
@@ -71,21 +80,21 @@ def row_label(result: Result, with_method: bool = False) -> str:
     return f"{label}, {result.method}" if with_method else label
 
 
-def _row(result: Result, with_method: bool = False) -> list[str]:
+def _row(result: Result, with_method: bool = False, percentiles=PERCENTILES) -> list[str]:
     stats = result.stats
     return [row_label(result, with_method), cell(result.count), cell(result.excluded),
             *(cell(value) for value in (stats.min, stats.median, stats.mode, stats.mean, stats.max)),
-            f"{stats.stddev:.2f}", cell(stats.p99), cell(result.first)]
+            f"{stats.stddev:.2f}", *(cell(result.percentile(p)) for p in percentiles), cell(result.first)]
 
 
-def _statistics(label: str, results: list[Result], with_method: bool = False) -> list[str]:
+def _statistics(label: str, results: list[Result], with_method: bool = False, percentiles=PERCENTILES) -> list[str]:
     """The table of statistics, one line per result; with the TRM range column and its meaning under the
     table only when a result has a range, so results without one are shown as they always were."""
     ranged = any(r.bounds for r in results)
-    header = [label, *COLUMNS]
+    header = [label, *columns(percentiles)]
     return aligned([with_range(header, header, RANGE_COLUMN, ranged),
-                    *(with_range(header, _row(r, with_method), trm_range(r), ranged) for r in results)]) \
-        + _range_lines(results)
+                    *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
+                      for r in results)]) + _range_lines(results)
 
 
 def counted_by(result: Result) -> str:
@@ -142,7 +151,7 @@ def _row_us(result: Result, with_method: bool = False) -> list[str]:
                                (us.min, us.median, us.mode, us.mean, us.max, us.stddev, us.p99))]
 
 
-def table(results: list[Result]) -> str:
+def table(results: list[Result], percentiles=PERCENTILES) -> str:
     """One block per (kernel, target, unit, configuration), one line per scenario (and method, when
     several measured it); for results in true cycles, the same statistics again in microseconds."""
     blocks = []
@@ -153,7 +162,7 @@ def table(results: list[Result]) -> str:
     for group in groups.values():
         methods = list({r.method: r for r in group}.values())
         several = len(methods) > 1
-        lines = [heading(group[0], methods), *_statistics("scenario", group, several)]
+        lines = [heading(group[0], methods), *_statistics("scenario", group, several, percentiles)]
         if group[0].ns_per_unit is not None:
             lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
             lines += aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
@@ -236,12 +245,12 @@ def method_comparison(results: list[Result]) -> str:
     return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
-def sweep_table(results: list[Result]) -> str:
+def sweep_table(results: list[Result], percentiles=PERCENTILES) -> str:
     """One line per point of a sweep."""
     default_options: dict = {}
     ranged = any(r.bounds for r in results)
     header = ["kernel", "target", "scenario", "tasks", "method", "options", "samples", "count", "excl", "min",
-              "median", "mean", "p99", "max", "unit", "median us"]
+              "median", "mean", *map(percentile_label, percentiles), "max", "unit", "median us"]
     rows = [with_range(header, header, RANGE_COLUMN, ranged)]
     for r in results:
         options = ",".join(f"{k}={v}" for k, v in sorted(r.options.items())
@@ -251,7 +260,8 @@ def sweep_table(results: list[Result]) -> str:
         rows.append(with_range(header, [r.kernel, r.target, r.scenario, str(r.tasks or "-"), r.method, options,
                                         str(r.count + r.excluded), str(r.count), str(r.excluded),
                                         cell(stats.min), cell(stats.median), f"{stats.mean:.2f}",
-                                        cell(stats.p99), cell(stats.max), r.unit, us], trm_range(r), ranged))
+                                        *(cell(r.percentile(p)) for p in percentiles), cell(stats.max), r.unit,
+                                        us], trm_range(r), ranged))
     return "\n".join(aligned(rows) + _range_lines(results))
 
 
