@@ -127,13 +127,13 @@ def test_a_result_made_in_a_git_work_tree_names_its_commit(tmp_path, monkeypatch
     git("add", "kernel.c")
     git("commit", "-qm", "a kernel")
     monkeypatch.chdir(tmp_path)
-    provenance.project.cache_clear()
+    provenance._project_in.cache_clear()
     try:
         clean = Result("scenario", "yield", "probe", "cycles", [1], 0, 1).project
         (tmp_path / "kernel.c").write_text("int y;\n")
-        provenance.project.cache_clear()
+        provenance._project_in.cache_clear()
         dirty = Result("scenario", "yield", "probe", "cycles", [1], 0, 1).project
     finally:
-        provenance.project.cache_clear()
+        provenance._project_in.cache_clear()
     assert clean == {"repository": str(tmp_path.resolve()), "commit": git("rev-parse", "HEAD"), "dirty": False}
     assert dirty["dirty"] is True

@@ -4,6 +4,7 @@ so that a result file says which version of their code gave it."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from datetime import datetime, timezone
 from functools import cache
@@ -14,23 +15,27 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def _git(*arguments: str) -> str | None:
+def _git(directory: str, *arguments: str) -> str | None:
     try:
-        done = subprocess.run(["git", *arguments], capture_output=True, text=True, timeout=10)
+        done = subprocess.run(["git", "-C", directory, *arguments], capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):  # no git, or a git that hangs: the field is left out
         return None
     return done.stdout.strip() if done.returncode == 0 else None
 
 
-@cache
 def project() -> dict | None:
     """{"repository", "commit", "dirty"} of the git work tree around the current
     directory; None outside one, or without git."""
-    commit = _git("rev-parse", "--verify", "HEAD")
+    return _project_in(os.getcwd())
+
+
+@cache  # once per directory and command: a sweep makes thousands of results
+def _project_in(directory: str) -> dict | None:
+    commit = _git(directory, "rev-parse", "--verify", "HEAD")
     if not commit:
         return None
-    changes = _git("status", "--porcelain", "--untracked-files=no")
-    found = {"repository": _git("rev-parse", "--show-toplevel") or "", "commit": commit}
+    changes = _git(directory, "status", "--porcelain", "--untracked-files=no")
+    found = {"repository": _git(directory, "rev-parse", "--show-toplevel") or "", "commit": commit}
     if changes is not None:
         found["dirty"] = bool(changes)
     return found
