@@ -186,6 +186,26 @@ def test_a_suite_directory_is_read_as_its_results(tmp_path, capsys):
     assert run([str(tmp_path / "base"), str(tmp_path / "new")], capsys)[0] == 0
 
 
+def test_results_that_differ_only_in_their_sample_count_are_matched_by_it(tmp_path, capsys):
+    """A suite measures rotate at 100, 1,000 and 10,000 switches: each is compared with its own count."""
+    base = write(tmp_path / "base.json", result(samples=(267,) * 100), result(samples=(267,) * 1000),
+                 result("yield", (126,) * 10))
+    new = write(tmp_path / "new.json", result(samples=(267,) * 100), result(samples=(268,) * 1000),
+                result("yield", (126,) * 10))
+    status, said = run([base, new, "--json", str(tmp_path / "out.json")], capsys)
+    assert status == 1, said  # the 1,000-sample one got slower; the 100-sample one did not
+    verdicts = {c["result"]: c["verdict"] for c in json.loads((tmp_path / "out.json").read_text())["comparisons"]}
+    assert verdicts == {"freertos/mps2-an385/resume/probe (100 samples)": "same",
+                        "freertos/mps2-an385/resume/probe (1,000 samples)": "slower",
+                        "freertos/mps2-an385/yield/probe": "same"}
+    # one count on one side only is listed as such; one count twice on a side is refused
+    new = write(tmp_path / "new.json", result(samples=(267,) * 100), result(samples=(267,) * 10000))
+    assert run([base, new], capsys)[0] == 0
+    new = write(tmp_path / "new.json", result(samples=(267,) * 100), result(samples=(268,) * 100))
+    status, said = run([base, new], capsys)
+    assert status == 2 and "new: two results for freertos/mps2-an385/resume/probe" in said and "100 samples" in said
+
+
 @pytest.mark.parametrize("content, fragment", [
     ("{not json", "not JSON"),
     ('{"something": 1}', 'no "results" list'),

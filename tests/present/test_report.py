@@ -5,6 +5,7 @@ and filtering work, a phone-sized window has no sideways scrolling. The
 screenshots are kept as test artefacts (build/test-artefacts/, or
 $SWITCHSCOPE_TEST_ARTEFACTS)."""
 
+import json
 import os
 import re
 import shutil
@@ -172,12 +173,14 @@ def test_the_report_renders_in_a_real_browser(page):
         kernels = _column(browser, "kernel")
         assert kernels and set(kernels) == {"lilos"}
 
-        # a result opened shows its histogram with a bar per value, and its provenance
+        # each result shows its histogram with a bar per value, and its provenance, without a click; a click on
+        # its summary folds it
         first = browser.find_element(By.ID, "result-1")
-        first.find_element(By.TAG_NAME, "summary").click()
         bars = first.find_elements(By.CSS_SELECTOR, "svg.histogram rect.bar")
         assert bars and bars[0].size["width"] > 0
         assert "compiler" in first.text and "simulator" in first.text
+        first.find_element(By.TAG_NAME, "summary").click()
+        assert first.get_attribute("open") is None and "compiler" not in first.text
 
         ARTEFACTS.mkdir(parents=True, exist_ok=True)
         height = browser.execute_script("return document.documentElement.scrollHeight")
@@ -192,5 +195,68 @@ def test_the_report_renders_in_a_real_browser(page):
         assert browser.save_screenshot(str(ARTEFACTS / "report-phone.png"))
         print(f"\nscreenshots: {ARTEFACTS / 'report.png'}, {ARTEFACTS / 'report-phone.png'}")
         assert not [entry for entry in browser.get_log("browser") if entry["level"] == "SEVERE"]
+    finally:
+        browser.quit()
+
+
+# Per figure: the smallest label as the screen shows it (px), and the unrotated labels whose boxes overlap.
+LABELS_AS_SHOWN = """
+return Array.prototype.map.call(document.querySelectorAll("svg.plot"), function (drawing) {
+  var scale = drawing.getScreenCTM().a, texts = Array.prototype.slice.call(drawing.querySelectorAll("text"));
+  var sizes = texts.map(function (t) { return parseFloat(getComputedStyle(t).fontSize) * scale; });
+  var flat = texts.filter(function (t) { return !t.getAttribute("transform"); }), overlapping = [];
+  for (var i = 0; i < flat.length; i++) for (var j = i + 1; j < flat.length; j++) {
+    var a = flat[i].getBoundingClientRect(), b = flat[j].getBoundingClientRect();
+    if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+      overlapping.push(flat[i].textContent + " / " + flat[j].textContent);
+  }
+  return {figure: drawing.querySelector("title").textContent, smallest: Math.min.apply(null, sizes),
+          overlapping: overlapping, height: drawing.getBoundingClientRect().height};
+});
+"""
+
+
+@pytest.mark.firmware
+def test_the_report_fits_a_desktop_and_reads_on_a_phone(measured, tmp_path):
+    """At 1,400 px the table of every result needs no sideways scrolling, even with the widest row
+    switchscope writes (the longest target and unit, five-figure statistics, four options changed, a
+    long file name); at 375 px every label of every figure is at least 9 px and none sits on another;
+    the histograms are open without a click; no two headings are the same."""
+    from switchscope import catalog
+    from switchscope.catalog import configs
+    from switchscope.figures.result import Result
+
+    _, inputs = measured
+    options = {**configs.defaults(catalog.KERNELS["freertos"], catalog.TARGETS["stm32vldiscovery"]),
+               "opt": "-Os", "preemption": "off", "priorities": "off", "time_slicing": "off"}
+    samples = [12_345 + (i * 7919) % 97 for i in range(10_000)]
+    widest = Result(kind="scenario", scenario="signal", method="scope", unit="instructions", samples=samples,
+                    overhead=8, first=samples[0], kernel="freertos", target="stm32vldiscovery", options=options)
+    wide = tmp_path / "freertos-stm32vldiscovery-signal-scope-cooperative-nopri-Os.json"
+    wide.write_text(json.dumps({"results": [widest.to_json()]}))
+    path = tmp_path / "report.html"
+    assert main(["report", *map(str, inputs), str(wide), "--html", str(path)]) == 0
+    headings = re.findall(r"<h3>([^<]+)</h3>", path.read_text())
+    assert len(set(headings)) == len(headings), headings
+
+    browser = _chromium()
+    try:
+        browser.get(path.resolve().as_uri())
+        browser.set_window_size(1400, 900)
+        overflow = browser.execute_script(
+            "var box = document.getElementById('every-result').parentElement;"
+            "return box.scrollWidth - box.clientWidth")
+        assert overflow <= 1, f"the table of every result is {overflow} px too wide at 1,400 px"
+
+        browser.set_window_size(375, 800)
+        shown = browser.execute_script(LABELS_AS_SHOWN)
+        assert shown and all(figure["smallest"] >= 9 for figure in shown), \
+            min(shown, key=lambda figure: figure["smallest"])
+        assert not [figure for figure in shown if figure["overlapping"]]
+        histograms = [figure for figure in shown if figure["figure"].startswith("distribution of")]
+        assert len(histograms) == sum(len(results_files.results(p, "input")) for p in [*inputs, wide])
+        assert all(figure["height"] > 50 for figure in histograms)  # open, drawn, without a click
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
     finally:
         browser.quit()

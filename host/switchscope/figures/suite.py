@@ -61,16 +61,27 @@ def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples
 
 
 def run_name(point: Point) -> str:
+    """What a point measures, as a file name: two points of one name (the default configuration is both a
+    kernel's side-by-side entry and a BeRTOS column) are one measurement."""
     job = point.job
     defaults = configs.resolve({}, job.kernel, job.target, job.scenario, job.tasks)
     tasks = f"-{job.tasks}tasks" if job.tasks else ""
     label = job.config.label(defaults).replace(",", "_").replace("=", "-") if job.config else "default"
-    group = "kernels-" if point.group == "kernels" else ""
-    return f"{group}{job.scenario.name}{tasks}-{label}-{point.samples}"
+    return f"{job.scenario.name}{tasks}-{label}-{point.samples}"
 
 
 def result_path(out: Path, point: Point) -> Path:
     return out / "runs" / point.job.kernel.name / point.job.target.name / f"{run_name(point)}.json"
+
+
+def _measurement(point: Point) -> tuple[str, str, str]:
+    return point.job.kernel.name, point.job.target.name, run_name(point)
+
+
+def _every_point(found: list[Point], outcomes: list[tuple[Point, Result | str]]) -> list[tuple[Point, Result | str]]:
+    """Each point of the suite with the outcome of the measurement it shares with others."""
+    by_measurement = {_measurement(point): outcome for point, outcome in outcomes}
+    return [(point, by_measurement[_measurement(point)]) for point in found if _measurement(point) in by_measurement]
 
 
 def _write_result(out: Path, point: Point, outcome: Result | str) -> None:
@@ -90,25 +101,31 @@ def _written_before(out: Path, point: Point) -> Result | None:
 
 def run(kernels, targets, samples: int, out: Path, workers: int | None, write, progress=None, resume: bool = False):
     """Measure the suite into `out`, each result written as soon as it is
-    measured; with `resume`, the points whose results are already there are
+    measured, and return (each measurement's outcome, the files written, the
+    seconds it took); with `resume`, the points whose results are already there are
     read back instead of measured. Then `write(out, outcomes, samples,
-    wall_seconds, workers, incomplete=None)` writes the summary (the files it
-    returns); interrupted, it writes that of what is complete, marked
+    wall_seconds, workers, incomplete=None)` writes the summary of every
+    point's outcome (one measurement shown in two tables is in both) and
+    returns the files it wrote; interrupted, it writes that of what is complete, marked
     incomplete, and lets the interruption go on."""
     found = points(kernels, targets, samples)
+    distinct: dict[tuple, Point] = {}  # each measurement once, however many tables show it
+    for point in found:
+        distinct.setdefault(_measurement(point), point)
+    distinct = list(distinct.values())
     workers = workers or os.cpu_count() or 1
-    kept = {index: result for index, point in enumerate(found)
+    kept = {index: result for index, point in enumerate(distinct)
             if resume and (result := _written_before(out, point)) is not None}
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     try:
-        outcomes = matrix.run_points(found, workers, progress,
+        outcomes = matrix.run_points(distinct, workers, progress,
                                      lambda point, outcome, _: _write_result(out, point, outcome), kept)
     except Interrupted as interruption:
         outcomes = interruption.completed
-        write(out, outcomes, samples, time.monotonic() - started, workers,
-              incomplete=f"interrupted after {len(outcomes)} of {len(found)} measurements")
-        interruption.kept = f"{len(outcomes)} of {len(found)} measurements kept in {out}"
+        write(out, _every_point(found, outcomes), samples, time.monotonic() - started, workers,
+              incomplete=f"interrupted after {len(outcomes)} of {len(distinct)} measurements")
+        interruption.kept = f"{len(outcomes)} of {len(distinct)} measurements kept in {out}"
         raise
     wall = time.monotonic() - started
-    return outcomes, write(out, outcomes, samples, wall, workers), wall
+    return outcomes, write(out, _every_point(found, outcomes), samples, wall, workers), wall

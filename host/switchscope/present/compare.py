@@ -1,7 +1,9 @@
 """`switchscope compare BASE NEW`: did a change make switching slower?
 
 Results are matched by what they measured: kernel, target, scenario, method,
-configuration options, rotate's task count and the unit. Each match is
+configuration options, rotate's task count and the unit; and by their number
+of samples where a side holds several of one such (a suite's rotate at 100,
+1,000 and 10,000 switches). Each match is
 compared on one statistic (the median by default); since the simulators are
 deterministic, by default any increase is a regression. A result on one side
 only is listed, never an error; a match counted in another unit, or by
@@ -17,6 +19,7 @@ a chip could show one figure for both, and the change may be the model's.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree
@@ -127,6 +130,10 @@ def _key(result: Result, ignored: tuple[str, ...]) -> tuple:
     return (result.kernel, result.target, result.scenario, result.method, _options(result, ignored), result.tasks)
 
 
+def _size(result: Result) -> int:
+    return result.count + result.excluded
+
+
 def _name(result: Result, ignored: tuple[str, ...], common: frozenset = frozenset()) -> str:
     """kernel/target/scenario/method, with the options in which it differs from the others compared."""
     name = "/".join(str(part) for part in (result.kernel, result.target, result.scenario, result.method) if part)
@@ -153,18 +160,26 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
     """`ignored`: configuration options left out of the matching (to compare -O2 with -Os, ignore opt)."""
     if metric not in STAT_KEYS:
         raise SwitchscopeError(f"--metric takes one of {', '.join(STAT_KEYS)}, not '{metric}'")
+    # results that differ only in their number of samples (a suite's rotate at 100, 1,000 and 10,000 switches)
+    # are matched by it too
+    sized = {key for results in (base, new) for key, n in Counter(_key(r, ignored) for r in results).items() if n > 1}
     by_key: dict[tuple, list[Result | None]] = {}
     for side, results in ((0, base), (1, new)):
         for result in results:
-            pair = by_key.setdefault(_key(result, ignored), [None, None])
+            key = _key(result, ignored)
+            key += (_size(result),) if key in sized else ()
+            pair = by_key.setdefault(key, [None, None])
             if pair[side] is not None:
-                raise SwitchscopeError(f"{'base' if side == 0 else 'new'}: two results for {_name(result, ignored)}",
+                raise SwitchscopeError(f"{'base' if side == 0 else 'new'}: two results for {_name(result, ignored)} "
+                                       f"with {_size(result):,} samples",
                                        "compare files that hold one result per measurement, or ignore fewer options")
             pair[side] = result
     found = []
     common = common_options([*base, *new], ignored)
     for key, (old, now) in by_key.items():
-        name = _name(old or now, ignored, common)
+        either = old or now
+        name = _name(either, ignored, common)
+        name += f" ({_size(either):,} samples)" if _key(either, ignored) in sized else ""
         if old is None or now is None:
             found.append(Comparison(key, name, old, now, metric, "only in base" if now is None else "only in new"))
             continue

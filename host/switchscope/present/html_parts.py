@@ -21,7 +21,8 @@ STYLE = """
 :root { color-scheme: light; --ink: #1d2731; --faint: #5c6b7a; --rule: #d5dde5; --band: #f3f6f9; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto;
-       max-width: 1180px; padding: 1rem 1.2rem 4rem; }
+       max-width: 1360px; padding: 1rem 1.2rem 4rem; }
+p, ul.note, dl.provenance { max-width: 62rem; }
 h1 { font-size: 1.6rem; margin: .4rem 0; } h2 { font-size: 1.25rem; margin-top: 2.4rem;
      border-bottom: 2px solid var(--rule); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin-top: 1.6rem; }
 p.note, ul.note { color: var(--faint); font-size: .88rem; margin: .3rem 0; }
@@ -30,14 +31,16 @@ nav ul { columns: 2 18rem; padding-left: 1.1rem; font-size: .92rem; }
 table { border-collapse: collapse; font-size: .88rem; font-variant-numeric: tabular-nums; }
 th, td { padding: .22rem .55rem; border-bottom: 1px solid var(--rule); text-align: right; white-space: nowrap; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
-thead th { background: var(--band); position: sticky; top: 0; }
+thead th { background: var(--band); position: sticky; top: 0; white-space: normal; vertical-align: bottom; }
+td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 4.5rem; max-width: 11rem; text-align: left; }
+table.results { font-size: .8rem; } table.results th, table.results td { padding: .2rem .3rem; }
 table.sortable thead th { cursor: pointer; user-select: none; }
 table.sortable thead th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: .7em; }
 table.sortable thead th[aria-sort="descending"]::after { content: " \\25BC"; font-size: .7em; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 small, .us { color: var(--faint); }
 .warning { background: #fff4e0; border-left: 4px solid #e67e22; padding: .5rem .8rem; margin: 1rem 0; }
-svg.plot { width: 100%; max-width: 640px; height: auto; display: block; margin: .6rem 0; }
+svg.plot { width: 100%; max-width: 540px; height: auto; display: block; margin: .6rem 0; }
 svg.plot rect.bar:hover, svg.plot circle.point:hover { opacity: .7; }
 details.result { border: 1px solid var(--rule); border-radius: 6px; margin: .5rem 0; padding: .3rem .8rem; }
 details.result > summary { cursor: pointer; font-weight: 600; }
@@ -46,7 +49,8 @@ dl.provenance { display: grid; grid-template-columns: max-content 1fr; gap: .15r
 dl.provenance dt { color: var(--faint); } dl.provenance dd { margin: 0; overflow-wrap: anywhere; }
 code { font-size: .82rem; }
 input#filter { font: inherit; padding: .3rem .5rem; width: min(100%, 26rem); margin: .3rem 0; }
-@media (max-width: 640px) { body { font-size: 14px; padding: .6rem; } th, td { padding: .2rem .35rem; } }
+@media (max-width: 640px) { body { font-size: 14px; padding: .6rem; } th, td { padding: .2rem .35rem; }
+                             details.result { padding: .3rem .4rem; } }
 """
 
 # Click a header to sort by it (numbers as numbers, by each cell's data-sort when it has one);
@@ -110,6 +114,15 @@ class Entry:
         return self.result.count + self.result.excluded
 
     @property
+    def changed_options(self) -> list[str]:
+        """The options that differ from the kernel's defaults, as name=value."""
+        return [f"{k}={v}" for k, v in sorted(self.result.options.items()) if (self.defaults or {}).get(k) != v]
+
+    @property
+    def configuration(self) -> str:
+        return ", ".join(self.changed_options) or "default configuration"
+
+    @property
     def label(self) -> str:
         r = self.result
         parts = [r.kernel, r.target, r.scenario + (f" ({r.tasks} tasks)" if r.tasks else ""), r.method]
@@ -149,13 +162,16 @@ def plain_median(result: Result) -> str:
 
 
 def html_table(header: list[str], rows: list[list[str]], css_class: str = "", table_id: str = "",
-           text_columns: tuple[int, ...] = (0,)) -> str:
-    """Cells are HTML already; the columns in `text_columns` are words, left-aligned, the others numbers."""
+               text_columns: tuple[int, ...] = (0,), wrapped_columns: tuple[int, ...] = ()) -> str:
+    """Cells are HTML already; the columns in `text_columns` are words, left-aligned, the others numbers;
+    those in `wrapped_columns` are long words (options, file names) that may break over lines."""
     attributes = (f' class="{css_class}"' if css_class else "") + (f' id="{table_id}"' if table_id else "")
     head = "".join(f'<th{" class=text" if i in text_columns else ""} scope="col">{h}</th>'
                    for i, h in enumerate(header))
-    body = "".join("<tr>" + "".join(cell if cell.startswith("<td") else
-                                    f'<td{" class=text" if i in text_columns else ""}>{cell}</td>'
+
+    def cell_class(i: int) -> str:
+        return " class=wrap" if i in wrapped_columns else " class=text" if i in text_columns else ""
+    body = "".join("<tr>" + "".join(cell if cell.startswith("<td") else f"<td{cell_class(i)}>{cell}</td>"
                                     for i, cell in enumerate(row)) + "</tr>" for row in rows)
     return f'<div class="scroll"><table{attributes}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 

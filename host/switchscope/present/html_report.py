@@ -32,6 +32,8 @@ from switchscope.present.html_parts import (
     differing_options, options_label, unit_heading, counted_by_text, provenance_note, BERTOS_OPTIONS, STYLE, SCRIPT,
 )
 
+OPENED_AT_MOST = 100  # results whose histograms the page shows open
+
 
 class Page:
     def __init__(self, files: list[ResultsFile], page_path: Path, title: str, warnings: list[str] = ()):
@@ -64,6 +66,7 @@ class Page:
             if len(names) < 2:
                 continue
             columns: dict[str, list[Entry]] = {}
+            all_default = True
             for name in names:
                 mine = [e for e in entries if getattr(e.result, across) == name]
                 defaults = [e for e in mine if e.is_default]
@@ -72,6 +75,7 @@ class Page:
                 else:  # not measured in its defaults: the configuration measured most, and what it changes
                     chosen_options = Counter(e.options_key for e in mine).most_common(1)[0][0]
                     differing = [f"{k}={v}" for k, v in chosen_options if (mine[0].defaults or {}).get(k) != v]
+                    all_default = all_default and not differing
                 counted = "" if across == "kernel" else f" ({counted_by_text(mine[0].result)})"
                 column = name + counted + (f" [{', '.join(differing)}]" if differing else "")
                 columns[column] = [e for e in mine if e.options_key == chosen_options]
@@ -82,8 +86,10 @@ class Page:
             if not rows:
                 continue
             chosen = [cells[(row, c)] for row in rows for c in columns if (row, c) in cells]
-            heading = (f"{held}: {unit_heading(chosen[0])}" if across == "kernel" else
-                       f"{held} on each target: {chosen[0].result.method} method, {unit}")
+            configuration = "default configuration" + "s" * (across == "kernel") if all_default else \
+                "configuration in each column"
+            heading = (f"{held}: {unit_heading(chosen[0])}, {configuration}" if across == "kernel" else
+                       f"{held} on each target: {chosen[0].result.method} method, {unit}, {configuration}")
             parts.append(
                 f"<h3>{escape(heading)}</h3>"
                 + median_grid(rows, list(columns), cells, unit, f"{across}s side by side, {held}")
@@ -138,43 +144,62 @@ class Page:
             self.sections.append(("configurations", "Configurations side by side", "".join(parts)))
 
     def rotate_curves(self) -> None:
-        """The Cortex-M3 study's curves: time per switch against tasks, and against the number of switches."""
+        """The Cortex-M3 study's curves: time per switch against the number of tasks, a line per
+        configuration; and against the number of switches, a line per task count."""
         rotate = [e for e in self._scenario_entries() if e.result.scenario == "rotate" and e.result.tasks]
         groups: dict[tuple, list[Entry]] = {}
         for entry in rotate:
             r = entry.result
-            groups.setdefault((r.kernel, r.target, r.method, r.unit, entry.options_key), []).append(entry)
+            groups.setdefault((r.kernel, r.target, r.method, r.unit), []).append(entry)
         parts = []
-        for (kernel, target, method, unit, _), entries in groups.items():
-            by_tasks: dict[int, list[Entry]] = {}
+        for (kernel, target, _, unit), entries in groups.items():
+            configurations = {}
             for e in entries:
-                by_tasks.setdefault(e.result.tasks, []).append(e)
-            if len(by_tasks) > 1:
-                chosen = [preferred(by_tasks[t]) for t in sorted(by_tasks)]
-                parts.append(self._curve(f"{kernel} on {target}: rotate, time per switch against the number of "
-                                         f"tasks", "tasks", [str(e.result.tasks) for e in chosen], chosen, unit,
-                                         "number of tasks"))
-            for tasks, same in sorted(by_tasks.items()):
-                by_size = {e.size: e for e in same}
-                if len(by_size) > 1:
-                    chosen = [by_size[n] for n in sorted(by_size)]
-                    parts.append(self._curve(f"{kernel} on {target}: rotate with {tasks} tasks, time per switch "
-                                             f"against the number of switches", "switches",
-                                             [f"{e.size:,}" for e in chosen], chosen, unit, "number of switches"))
+                configurations.setdefault(e.configuration, {}).setdefault(e.result.tasks, []).append(e)
+            curves = {name: {tasks: preferred(same) for tasks, same in by_tasks.items()}
+                      for name, by_tasks in configurations.items() if len(by_tasks) > 1}
+            if curves:
+                parts.append(self._curves(f"{kernel} on {target}: rotate, time per switch against the number of tasks",
+                                          curves, "number of tasks", unit, "tasks", str))
+            for name, by_tasks in configurations.items():
+                curves = {f"{tasks} tasks": {e.size: e for e in same} for tasks, same in sorted(by_tasks.items())}
+                curves = {line: by_size for line, by_size in curves.items() if len(by_size) > 1}
+                if curves:
+                    parts.append(self._curves(f"{kernel} on {target}: rotate, time per switch against the number of "
+                                              f"switches", curves, "number of switches", unit, "switches",
+                                              "{:,}".format, name))
         if parts:
             self.sections.append(("rotate", "Rotate: tasks and switches", "".join(parts)))
 
-    def _curve(self, title: str, axis: str, labels: list[str], chosen: list[Entry], unit: str, x_label: str) -> str:
-        points = [{"median": e.result.stats.median, "min": e.result.stats.min, "max": e.result.stats.max,
-                   "title": f"{label} {axis}: median {number_text(e.result.stats.median)} {unit} "
-                            f"(min {number_text(e.result.stats.min)}, max {number_text(e.result.stats.max)}, "
-                            f"{e.result.excluded} excluded)"} for label, e in zip(labels, chosen)]
-        rows = [[f'<a href="#{e.anchor}">{label}</a>', with_us(e.result), number_text(e.result.stats.min),
-                 number_text(e.result.stats.max), f"{e.result.stats.mean:,.2f}", str(e.result.excluded)]
-                for label, e in zip(labels, chosen)]
-        return (f"<h3>{escape(title)}</h3>"
-                + svg.series(labels, points, x_label, unit, title)
-                + html_table([axis, f"median ({escape(unit)})", "min", "max", "mean", "excluded"], rows)
+    def _curves(self, title: str, curves: dict[str, dict[int, Entry]], x_label: str, unit: str, axis: str,
+                label, configuration: str = "") -> str:
+        """A chart with a line per curve ({name: {x: entry}}), and its table. The heading says the
+        configuration when every line has one (`configuration`, or the one curve's name), the legend
+        each line's when they differ."""
+        xs = sorted({x for curve in curves.values() for x in curve})
+        if not configuration and len(curves) == 1:
+            configuration = next(iter(curves))
+        heading = f"{title} ({configuration})" if configuration else title
+        series, rows = [], []
+        for name, curve in curves.items():
+            points = []
+            for x in xs:
+                e = curve.get(x)
+                points.append(e and {
+                    "median": e.result.stats.median, "min": e.result.stats.min, "max": e.result.stats.max,
+                    "title": f"{name}, {label(x)} {axis}: median {number_text(e.result.stats.median)} {unit} "
+                             f"(min {number_text(e.result.stats.min)}, max {number_text(e.result.stats.max)}, "
+                             f"{e.result.excluded} excluded)"})
+                if e:
+                    rows.append([escape(name), f'<a href="#{e.anchor}">{label(x)}</a>', with_us(e.result),
+                                 number_text(e.result.stats.min), number_text(e.result.stats.max),
+                                 f"{e.result.stats.mean:,.2f}", str(e.result.excluded)])
+            series.append((name, points))
+        chosen = [e for curve in curves.values() for e in curve.values()]
+        return (f"<h3>{escape(heading)}</h3>"
+                + svg.lines([label(x) for x in xs], series, x_label, unit, heading)
+                + html_table(["line" if len(curves) > 1 else "", axis, f"median ({escape(unit)})", "min", "max",
+                              "mean", "excluded"], rows)
                 + f'<p class="note">Line: median; band: min to max. {escape(unit_heading(chosen[0]))}; '
                   f"{escape(provenance_note(chosen))}.</p>")
 
@@ -210,17 +235,17 @@ class Page:
         if not self.entries:
             return
         ranged, note = any(e.result.bounds for e in self.entries), report.range_note([e.result for e in self.entries])
-        header = ["#", "kernel", "target", "scenario", "tasks", "method", "configuration", "samples", "kept",
+        # "kept" and "excl" add up to the samples taken: a column fewer, so the table fits a 1,400 px screen
+        header = ["#", "kernel", "target", "scenario", "tasks", "method", "configuration", "kept",
                   "excl", *report.with_range(STAT_KEYS, STAT_KEYS, report.RANGE_COLUMN, ranged), "unit",
                   "median µs", "file"]
         rows = []
         for e in self.entries:
             r, stats = e.result, e.result.stats
-            changed = [f"{k}={v}" for k, v in sorted(r.options.items()) if (e.defaults or {}).get(k) != v]
             rows.append([f'<td data-sort="{e.index}"><a href="#{e.anchor}">{e.index}</a></td>',
                          *(escape(str(v or "-")) for v in (r.kernel, r.target, r.scenario)),
-                         str(r.tasks or "-"), escape(r.method), escape(", ".join(changed) or "default"),
-                         f"{e.size:,}", f"{r.count:,}", str(r.excluded),
+                         str(r.tasks or "-"), escape(r.method), escape(", ".join(e.changed_options) or "default"),
+                         f"{r.count:,}", str(r.excluded),
                          *report.with_range(STAT_KEYS, stat_cells(stats), report.trm_range(r, figure=number_text),
                                             ranged),
                          escape(r.unit), f"{r.stats_ns.median / 1000:.3f}" if r.ns_per_unit is not None else "-",
@@ -228,19 +253,23 @@ class Page:
         self.sections.append((
             "every-result-section", "Every result",
             '<p class="note">Click a column to sort by it; type to keep the rows that contain the text. '
-            '"configuration" lists the options that differ from the kernel\'s defaults.'
+            '"configuration" lists the options that differ from the kernel\'s defaults; "kept" and "excl" '
+            '(excluded) add up to the samples taken.'
             + (f" {escape(note)}." if note else "") + '</p>'
             '<input id="filter" type="search" placeholder="filter: freertos, rotate, -Os ..." aria-label="filter">'
             + html_table(header, rows, "sortable results", "every-result",
-                     text_columns=tuple(i for i, name in enumerate(header)
-                                        if name in ("kernel", "target", "scenario", "method", "configuration",
-                                                    "unit", "file")))))
+                         text_columns=tuple(i for i, name in enumerate(header)
+                                            if name in ("kernel", "target", "scenario", "method", "unit")),
+                         wrapped_columns=(header.index("configuration"), header.index("file")))))
 
     def distributions(self) -> None:
         if not self.entries:
             return
+        note = "" if len(self.entries) <= OPENED_AT_MOST else (
+            f'<p class="note">{len(self.entries):,} results: each opens on a click (a page of more than '
+            f"{OPENED_AT_MOST} open histograms is slow to scroll).</p>")
         self.sections.append(("distributions", "Each result: distribution and provenance",
-                              "".join(self._details(e) for e in self.entries)))
+                              note + "".join(self._details(e) for e in self.entries)))
 
     def _details(self, entry: Entry) -> str:
         r, stats = entry.result, entry.result.stats
@@ -289,7 +318,8 @@ class Page:
         listed += f'<dt>JSON</dt><dd><a href="{escape(entry.link)}">{escape(str(entry.file))}</a></dd>'
         figure = svg.histogram(r.samples, r.unit, stats.as_dict(), f"distribution of {entry.label}, {r.unit}") \
             if r.samples else "<p>No sample was kept.</p>"
-        return (f'<details class="result" id="{entry.anchor}"><summary>#{entry.index} {escape(entry.label)}: '
+        opened = " open" if len(self.entries) <= OPENED_AT_MOST else ""
+        return (f'<details class="result" id="{entry.anchor}"{opened}><summary>#{entry.index} {escape(entry.label)}: '
                 f"median {with_us(r)}</summary>{figure}{html_table(header, rows)}"
                 + (f'<p class="note">{escape(report.range_note([r], ""))}.</p>' if r.bounds else "") +
                 f'<dl class="provenance">{listed}</dl></details>')

@@ -70,7 +70,7 @@ def _curve(results: list[Result], labels: list[str], x_label: str, title: str, p
     unit = results[0].unit
     points = [{"median": r.stats.median, "min": r.stats.min, "max": r.stats.max,
                "title": f"{label}: median {cell(r.stats.median)} {unit}"} for label, r in zip(labels, results)]
-    return _figure(path.with_suffix(".svg"), svg.series(labels, points, x_label, unit, title))
+    return _figure(path.with_suffix(".svg"), svg.lines(labels, [("", points)], x_label, unit, title))
 
 
 def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
@@ -79,18 +79,22 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
     the files written, the runs' JSON among them."""
     plots_dir = out / "plots"
     draw = incomplete is None  # an interrupted suite writes its summary at once, without figures
-    written = [result_path(out, point) for point, outcome in outcomes if isinstance(outcome, Result)]
+    # a measurement shown in two tables (a default configuration is also a BeRTOS column) is one run
+    runs: dict[Path, tuple[Point, Result | str]] = {}
+    for point, outcome in outcomes:
+        runs.setdefault(result_path(out, point), (point, outcome))
+    written = [path for path, (_, outcome) in runs.items() if isinstance(outcome, Result)]
 
     lines = [
         "# switchscope suite",
         "",
-        f"switchscope {__version__}; {len(outcomes)} measurements, {samples} samples each (the switch-count "
+        f"switchscope {__version__}; {len(runs)} measurements, {samples} samples each (the switch-count "
         f"curve: {', '.join(map(str, SWITCH_COUNTS))}); {wall_seconds:.1f} s on {workers} worker(s).",
         "",
     ]
     if incomplete:
         lines += [f"**Incomplete: {incomplete}.** `switchscope suite --resume` measures the rest.", ""]
-    failures = [(p, o) for p, o in outcomes if isinstance(o, str)]
+    failures = [(p, o) for p, o in runs.values() if isinstance(o, str)]
     if failures:
         lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
 
@@ -134,7 +138,8 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
             if draw:
                 ordered = sorted(by_tasks, key=lambda r: r.tasks)
                 written += _curve(ordered, [str(r.tasks) for r in ordered], "number of tasks",
-                                  f"{kernel} on {target}: rotate, time per switch", plots_dir / f"tasks-{kernel}-{target}")
+                                  f"{kernel} on {target}: rotate, time per switch (default configuration)",
+                                  plots_dir / f"tasks-{kernel}-{target}")
 
         by_switches = [o for p, o in mine if p.group == "switches" and isinstance(o, Result)]
         if by_switches:
@@ -146,11 +151,12 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
             if draw:
                 ordered = sorted(by_switches, key=lambda r: r.count)
                 written += _curve(ordered, [f"{r.count + r.excluded:,}" for r in ordered], "number of switches",
-                                  f"{kernel} on {target}: rotate, {ordered[0].tasks} tasks",
+                                  f"{kernel} on {target}: rotate, {ordered[0].tasks} tasks (default configuration)",
                                   plots_dir / f"switches-{kernel}-{target}")
 
-        for point, outcome in mine:
-            if draw and isinstance(outcome, Result):
+        for point, outcome in runs.values():
+            if draw and isinstance(outcome, Result) and point.job.kernel == kernel_entry \
+                    and point.job.target.name == target:
                 written += _figure(plots_dir / "histograms" / kernel / target / f"{run_name(point)}.svg",
                                    svg.histogram(outcome.samples, outcome.unit, outcome.stats.as_dict(),
                                                  f"{point.job} ({point.samples} samples), {outcome.unit}"))
@@ -158,11 +164,11 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
     lines += ["## Every run", "", "```", *aligned(
         [["run", "samples", "median", "min", "max", "unit"]]
         + [[str(p.job), str(p.samples), cell(o.stats.median), cell(o.stats.min), cell(o.stats.max),
-            o.unit] for p, o in outcomes if isinstance(o, Result)]), "```", ""]
+            o.unit] for p, o in runs.values() if isinstance(o, Result)]), "```", ""]
     summary = out / "summary.md"
     outputs.write_text(summary, "\n".join(lines))
     page = html_report.write(out / "index.html",
-                             [ResultsFile(result_path(out, p), [o]) for p, o in outcomes if isinstance(o, Result)],
+                             [ResultsFile(path, [o]) for path, (_, o) in runs.items() if isinstance(o, Result)],
                              "switchscope suite", [f"Incomplete: {incomplete}; switchscope suite --resume measures "
                                                    "the rest."] * bool(incomplete)
                              + [f"failed: {p.job} ({p.samples} samples): {o}" for p, o in failures])

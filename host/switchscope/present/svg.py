@@ -11,9 +11,15 @@ from html import escape
 import numpy as np
 
 PALETTE = ("#3b6ea5", "#c0392b", "#27ae60", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d", "#d35400")
-FONT = 'font-family="system-ui, sans-serif" font-size="11"'
+# A figure is WIDTH units wide and shown at most 540 px wide, shrunk to fit a narrower screen: at 14 units
+# its labels are 15 px on a desktop and still 9.5 px on a phone 375 px wide.
+WIDTH = 500
+FONT_SIZE = 14
+FONT = f'font-family="system-ui, sans-serif" font-size="{FONT_SIZE}"'
+CHARACTER_WIDTH = 0.62 * FONT_SIZE  # units a character of a label takes, at most about: for fitting labels
+LINE = FONT_SIZE + 4  # units from one line of labels to the next
+AXIS_ROOM = 2 * FONT_SIZE + 16  # below a plot: the ticks' labels, then the axis's name
 MAX_BINS = 60
-CHARACTER_WIDTH = 6.2  # pixels a character of the 11 px font takes, about: for fitting labels
 
 
 def figure_number(value: float) -> str:
@@ -37,7 +43,8 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
 class _Canvas:
     """A plot area inside margins, mapping data to pixels."""
 
-    def __init__(self, width: int, height: int, left: int = 56, right: int = 12, top: int = 14, bottom: int = 40):
+    def __init__(self, width: int, height: int, left: int = 56, right: int = 12, top: int = 14,
+                 bottom: int = AXIS_ROOM):
         self.width, self.height = width, height
         self.left, self.right, self.top, self.bottom = left, right, top, bottom
         self.parts: list[str] = []
@@ -56,18 +63,37 @@ class _Canvas:
     def add(self, text: str) -> None:
         self.parts.append(text)
 
+    def fit_y_labels(self, top_value: float) -> None:
+        """Widen the left margin to the longest label of the y axis, beside the axis's own name."""
+        longest = max(len(figure_number(tick)) for tick in nice_ticks(0, top_value, 4))
+        self.left = max(self.left, int(FONT_SIZE + 10 + CHARACTER_WIDTH * longest))
+
     def y_axis(self, top_value: float, label: str) -> None:
+        self.fit_y_labels(top_value)
         for tick in nice_ticks(0, top_value, 4):
             y = self.y_of(tick, top_value)
             self.add(f'<line x1="{self.left}" x2="{self.width - self.right}" y1="{y:.1f}" y2="{y:.1f}" '
-                     f'stroke="#ddd"/><text x="{self.left - 4}" y="{y + 4:.1f}" text-anchor="end">'
+                     f'stroke="#ddd"/><text x="{self.left - 4}" y="{y + FONT_SIZE * 0.35:.1f}" text-anchor="end">'
                      f'{figure_number(tick)}</text>')
         middle = self.top + self.inner_height / 2
-        self.add(f'<text transform="translate(12 {middle:.1f}) rotate(-90)" text-anchor="middle">'
+        self.add(f'<text transform="translate({FONT_SIZE} {middle:.1f}) rotate(-90)" text-anchor="middle">'
                  f'{escape(label)}</text>')
 
+    def x_tick_label(self, x: float, text: str) -> None:
+        self.add(f'<text x="{x:.1f}" y="{self.top + self.inner_height + 4 + FONT_SIZE}" text-anchor="middle">'
+                 f'{escape(text)}</text>')
+
+    def legend(self, names: list[str], top: float) -> None:
+        """A swatch and a name per series, as many to a row as fit the longest name."""
+        per_row = legend_per_row(names, self.inner_width)
+        for s, name in enumerate(names):
+            x, y = self.left + (s % per_row) * self.inner_width / per_row, top + LINE * (s // per_row)
+            self.add(f'<rect x="{x:.1f}" y="{y:.1f}" width="11" height="11" fill="{PALETTE[s % len(PALETTE)]}"/>'
+                     f'<text x="{x + 15:.1f}" y="{y + 10:.1f}">{escape(name)}</text>')
+
     def x_label(self, label: str) -> None:
-        self.add(f'<text x="{self.left + self.inner_width / 2:.1f}" y="{self.height - 4}" text-anchor="middle">'
+        y = self.top + self.inner_height + 8 + 2 * FONT_SIZE
+        self.add(f'<text x="{self.left + self.inner_width / 2:.1f}" y="{y:.1f}" text-anchor="middle">'
                  f'{escape(label)}</text>')
 
     def svg(self, description: str, css_class: str) -> str:
@@ -77,6 +103,24 @@ class _Canvas:
                 f'stroke="#444"/><line x1="{self.left}" x2="{self.width - self.right}" '
                 f'y1="{self.top + self.inner_height}" y2="{self.top + self.inner_height}" stroke="#444"/>'
                 + "".join(self.parts) + "</svg>")
+
+
+def legend_per_row(names: list[str], inner_width: float) -> int:
+    return max(1, min(3, int(inner_width // (CHARACTER_WIDTH * max(map(len, names), default=1) + 28))))
+
+
+def legend_rows(names: list[str], inner_width: float) -> int:
+    return math.ceil(len(names) / legend_per_row(names, inner_width)) if names else 0
+
+
+def fitted_ticks(low: float, high: float, room: float, count: int = 6) -> list[float]:
+    """nice_ticks for an axis `room` units long, as many as fit their labels side by side."""
+    while True:
+        ticks = nice_ticks(low, high, count)
+        widest = max(len(figure_number(tick)) for tick in ticks) * CHARACTER_WIDTH + FONT_SIZE
+        if count <= 1 or widest * len(ticks) <= room:
+            return ticks
+        count -= 1
 
 
 def histogram_bins(values) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -95,18 +139,18 @@ def histogram_bins(values) -> tuple[np.ndarray, np.ndarray, bool]:
     return edges, counts, one_per_value
 
 
-def histogram(values, unit: str, stats: dict, description: str, width: int = 620, height: int = 220) -> str:
+def histogram(values, unit: str, stats: dict, description: str, width: int = WIDTH, height: int = 230) -> str:
     """The whole distribution: one bar per value (or per bin), the median and p99 marked.
     A bar with any sample is at least one pixel high, so rare outliers stay visible."""
     edges, counts, one_per_value = histogram_bins(values)
     total = int(counts.sum())
-    canvas = _Canvas(width, height, top=24)
+    canvas = _Canvas(width, height, top=LINE + 12)
     top_count = int(counts.max())
+    canvas.y_axis(top_count, "samples")
     low, high = float(edges[0]), float(edges[-1])
     pad = max((high - low) * 0.02, 2 if one_per_value else 0)
     span_low, span_high = low - pad, high + pad
     x_of = lambda value: canvas.left + canvas.inner_width * (value - span_low) / (span_high - span_low)
-    canvas.y_axis(top_count, "samples")
     for index, count in enumerate(counts.tolist()):
         if not count:
             continue
@@ -118,70 +162,84 @@ def histogram(values, unit: str, stats: dict, description: str, width: int = 620
                    f'width="{max(right - left - 0.5, 0.8):.2f}" height="{bar_height:.2f}" fill="{PALETTE[0]}">'
                    f'<title>{escape(where)}: {count:,} samples ({100 * count / total:.2f} %)</title></rect>')
     highest_value = high - 1 if one_per_value else high  # a value's bar spans [value, value + 1)
-    for tick in nice_ticks(low, highest_value, 6):
+    for tick in fitted_ticks(low, highest_value, canvas.inner_width):
         x = x_of(tick + (0.5 if one_per_value else 0))
         canvas.add(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{canvas.top + canvas.inner_height}" '
-                   f'y2="{canvas.top + canvas.inner_height + 4}" stroke="#444"/>'
-                   f'<text x="{x:.1f}" y="{canvas.top + canvas.inner_height + 15}" text-anchor="middle">'
-                   f'{figure_number(tick)}</text>')
-    for index, (name, colour) in enumerate((("median", "#c0392b"), ("p99", "#e67e22"))):
+                   f'y2="{canvas.top + canvas.inner_height + 4}" stroke="#444"/>')
+        canvas.x_tick_label(x, figure_number(tick))
+    # the key above the plot, right-aligned: a label beside the line would sit on the bars
+    key_right = canvas.width - canvas.right
+    for name, colour in (("p99", "#e67e22"), ("median", "#c0392b")):
         x = x_of(stats[name] + (0.5 if one_per_value else 0))
         said = f"{name} {figure_number(stats[name])}"
         canvas.add(f'<line class="marker" x1="{x:.1f}" x2="{x:.1f}" y1="{canvas.top}" '
                    f'y2="{canvas.top + canvas.inner_height}" stroke="{colour}" stroke-dasharray="4 3">'
                    f'<title>{said} {escape(unit)}</title></line>')
-        # the key above the plot, right-aligned: a label beside the line would sit on the bars
-        key_x = canvas.width - canvas.right - 110 * (1 - index)
-        canvas.add(f'<line x1="{key_x - 104}" x2="{key_x - 88}" y1="10" y2="10" stroke="{colour}" '
-                   f'stroke-dasharray="4 3"/><text x="{key_x - 84}" y="14" fill="{colour}">{said}</text>')
+        key_left = key_right - CHARACTER_WIDTH * len(said) - 22
+        canvas.add(f'<line x1="{key_left:.1f}" x2="{key_left + 16:.1f}" y1="{LINE / 2 + 2}" y2="{LINE / 2 + 2}" '
+                   f'stroke="{colour}" stroke-dasharray="4 3"/><text x="{key_left + 20:.1f}" y="{LINE / 2 + 7}" '
+                   f'fill="{colour}">{said}</text>')
+        key_right = key_left - 12
     canvas.x_label(f"switch time ({unit})")
     return canvas.svg(description, "plot histogram")
 
 
-def series(labels: list[str], points: list[dict], x_label: str, unit: str, description: str,
-           width: int = 620, height: int = 240) -> str:
-    """Medians against a category (tasks, switches), with each point's min-max band:
-    points are {"median", "min", "max", "title"}. The axis starts at zero, so a
-    spread of a few cycles does not look like a cliff."""
-    canvas = _Canvas(width, height)
-    top_value = max(p["max"] for p in points) * 1.15 or 1
-    step = canvas.inner_width / len(points)
-    x_of = lambda index: canvas.left + step * (index + 0.5)
+def lines(labels: list[str], series: list[tuple[str, list[dict | None]]], x_label: str, unit: str,
+          description: str, width: int = WIDTH, height: int = 250) -> str:
+    """Medians against a category (tasks, switches), a line per series with its min-max band, and a
+    legend naming each series when there are several: `series` is [(name, points)], a point per label
+    ({"median", "min", "max", "title"}, or None where that series was not measured). The axis starts
+    at zero, so a spread of a few cycles does not look like a cliff."""
+    names = [name for name, _ in series] if len(series) > 1 else []
+    measured = [p for _, points in series for p in points if p]
+    top_value = max(p["max"] for p in measured) * 1.15 or 1
+    probe = _Canvas(width, height)
+    probe.fit_y_labels(top_value)
+    legend = LINE * legend_rows(names, probe.inner_width)
+    canvas = _Canvas(width, height + legend, bottom=AXIS_ROOM + 6 + legend)
     canvas.y_axis(top_value, unit)
-    upper = " ".join(f"{x_of(i):.1f},{canvas.y_of(p['max'], top_value):.1f}" for i, p in enumerate(points))
-    lower = " ".join(f"{x_of(i):.1f},{canvas.y_of(p['min'], top_value):.1f}"
-                     for i, p in reversed(list(enumerate(points))))
-    canvas.add(f'<polygon points="{upper} {lower}" fill="{PALETTE[0]}" fill-opacity="0.2">'
-               f'<title>min to max</title></polygon>')
-    line = " ".join(f"{x_of(i):.1f},{canvas.y_of(p['median'], top_value):.1f}" for i, p in enumerate(points))
-    canvas.add(f'<polyline points="{line}" fill="none" stroke="{PALETTE[0]}" stroke-width="2"/>')
-    for index, (label, point) in enumerate(zip(labels, points)):
-        x, y = x_of(index), canvas.y_of(point["median"], top_value)
-        canvas.add(f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{PALETTE[0]}">'
-                   f'<title>{escape(point["title"])}</title></circle>'
-                   f'<text x="{x:.1f}" y="{y - 8:.1f}" text-anchor="middle">{figure_number(point["median"])}</text>'
-                   f'<text x="{x:.1f}" y="{canvas.top + canvas.inner_height + 15}" text-anchor="middle">'
-                   f'{escape(label)}</text>')
+    step = canvas.inner_width / len(labels)
+    x_of = lambda index: canvas.left + step * (index + 0.5)
+    for number, (name, points) in enumerate(series):
+        colour = PALETTE[number % len(PALETTE)]
+        shown = [(i, p) for i, p in enumerate(points) if p]
+        upper = " ".join(f"{x_of(i):.1f},{canvas.y_of(p['max'], top_value):.1f}" for i, p in shown)
+        lower = " ".join(f"{x_of(i):.1f},{canvas.y_of(p['min'], top_value):.1f}" for i, p in reversed(shown))
+        canvas.add(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.15">'
+                   f'<title>{escape(name)}: min to max</title></polygon>')
+        line = " ".join(f"{x_of(i):.1f},{canvas.y_of(p['median'], top_value):.1f}" for i, p in shown)
+        canvas.add(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
+        for index, point in shown:
+            x, y = x_of(index), canvas.y_of(point["median"], top_value)
+            canvas.add(f'<circle class="point" cx="{x:.1f}" cy="{y:.1f}" r="4" fill="{colour}">'
+                       f'<title>{escape(point["title"])}</title></circle>')
+            if not names:  # one line: its figures beside its points (several would sit on each other)
+                canvas.add(f'<text x="{x:.1f}" y="{y - 8:.1f}" text-anchor="middle">'
+                           f'{figure_number(point["median"])}</text>')
+    for index, label in enumerate(labels):
+        canvas.x_tick_label(x_of(index), label)
     canvas.x_label(x_label)
+    canvas.legend(names, canvas.top + canvas.inner_height + AXIS_ROOM + 4)
     return canvas.svg(description, "plot series")
 
 
 def grouped_bars(categories: list[str], series_names: list[str], values: dict, unit: str, description: str,
-                 titles: dict | None = None, width: int = 620, height: int = 260) -> str:
+                 titles: dict | None = None, width: int = WIDTH, height: int = 260) -> str:
     """One group of bars per category, one bar per series: values[(category, series)]
     (a missing pair has no bar); titles[(category, series)] is what hovering says."""
     present = [v for v in values.values() if v is not None]
-    inner_width = width - 56 - 12  # _Canvas's margins
-    # as many legend entries to a row as fit their longest name; category names slanted where they would collide
-    per_row = max(1, min(3, int(inner_width // (CHARACTER_WIDTH * max(map(len, series_names), default=1) + 24))))
-    legend_rows = math.ceil(len(series_names) / per_row)
+    top_value = (max(present) if present else 1) * 1.15 or 1
+    probe = _Canvas(width, height)
+    probe.fit_y_labels(top_value)
+    inner_width = probe.inner_width
     group_width = inner_width / max(len(categories), 1)
+    # category names slanted where they would collide, with room below for them
     slanted = CHARACTER_WIDTH * max(map(len, categories), default=1) > group_width * 0.95
     label_room = int(CHARACTER_WIDTH * 0.6 * max(map(len, categories), default=1)) if slanted else 0
-    canvas = _Canvas(width, height + 16 * legend_rows + label_room, bottom=40 + 16 * legend_rows + label_room)
-    top_value = (max(present) if present else 1) * 1.15 or 1
-    bar_width = group_width * 0.8 / max(len(series_names), 1)
+    legend = LINE * legend_rows(series_names, inner_width)
+    canvas = _Canvas(width, height + legend + label_room, bottom=AXIS_ROOM + legend + label_room)
     canvas.y_axis(top_value, unit)
+    bar_width = group_width * 0.8 / max(len(series_names), 1)
     for c, category in enumerate(categories):
         group_left = canvas.left + group_width * c + group_width * 0.1
         for s, name in enumerate(series_names):
@@ -193,18 +251,15 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
             canvas.add(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{bar_width * 0.92:.1f}" '
                        f'height="{canvas.top + canvas.inner_height - y:.1f}" fill="{PALETTE[s % len(PALETTE)]}">'
                        f'<title>{escape(title)}</title></rect>')
-            if bar_width >= 22:
+            said = figure_number(value)
+            if bar_width >= CHARACTER_WIDTH * len(said) + 2:  # a figure over its bar where it fits
                 canvas.add(f'<text x="{x + bar_width * 0.46:.1f}" y="{y - 3:.1f}" text-anchor="middle" '
-                           f'font-size="9">{figure_number(value)}</text>')
-        x, y = group_left + group_width * 0.4, canvas.top + canvas.inner_height + 15
+                           f'>{said}</text>')
+        x, y = group_left + group_width * 0.4, canvas.top + canvas.inner_height + 4 + FONT_SIZE
         if slanted:
             canvas.add(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" transform="rotate(-35 {x:.1f} {y - 4:.1f})">'
                        f'{escape(category)}</text>')
         else:
-            canvas.add(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="middle">{escape(category)}</text>')
-    legend_top = canvas.top + canvas.inner_height + 30 + label_room
-    for s, name in enumerate(series_names):
-        x, y = canvas.left + (s % per_row) * canvas.inner_width / per_row, legend_top + 16 * (s // per_row)
-        canvas.add(f'<rect x="{x:.1f}" y="{y:.1f}" width="10" height="10" fill="{PALETTE[s % len(PALETTE)]}"/>'
-                   f'<text x="{x + 14:.1f}" y="{y + 9:.1f}">{escape(name)}</text>')
+            canvas.x_tick_label(x, category)
+    canvas.legend(series_names, canvas.top + canvas.inner_height + 30 + label_room)
     return canvas.svg(description, "plot bars")
