@@ -150,7 +150,8 @@ def parser() -> argparse.ArgumentParser:
                     "summary.md, index.html (the HTML report) and SVG figures.")
     _add_selection(whole, "all", "all")
     whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
-    whole.add_argument("--out", default="switchscope-results", help="the results directory")
+    whole.add_argument("--out", default="switchscope-results",
+                       help="the results directory (default: switchscope-results)")
     whole.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
     whole.add_argument("--resume", action="store_true",
                        help="keep the results already in --out (an interrupted suite's) and measure only the rest")
