@@ -73,6 +73,8 @@ def test_zsh_and_fish_scripts_name_every_subcommand(capsys, shell):
     (["run", "--unit", "cycels"], "did you mean cycles?"),
     (["run", "--kernel", "freertso"], "did you mean freertos?"),
     (["run", "--target", "mps2an385"], "did you mean mps2-an385 or mps2-an386?"),
+    (["run", "--target", "mps2"], "did you mean mps2-an385 or mps2-an386?"),  # a name begun is a name meant
+    (["run", "--target", "STM32"], "did you mean stm32vldiscovery?"),
     (["run", "--scenario", "yeild"], "did you mean yield?"),
     (["run", "--method", "prboe"], "did you mean probe?"),
     (["run", "--config", "preemtion=on"], "did you mean preemption?"),

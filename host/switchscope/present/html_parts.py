@@ -39,6 +39,7 @@ table.sortable thead th[aria-sort="ascending"]::after { content: " \\25B2"; font
 table.sortable thead th[aria-sort="descending"]::after { content: " \\25BC"; font-size: .7em; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 small, .us { color: var(--faint); }
+table.grid th, table.grid td { white-space: normal; } .figure, .us { white-space: nowrap; }
 .warning { background: #fff4e0; border-left: 4px solid #e67e22; padding: .5rem .8rem; margin: 1rem 0; }
 svg.plot { width: 100%; max-width: 540px; height: auto; display: block; margin: .6rem 0; }
 svg.plot rect.bar:hover, svg.plot circle.point:hover { opacity: .7; }
@@ -147,7 +148,7 @@ def beside_median(result: Result) -> list[str]:
 
 def with_us(result: Result) -> str:
     """The median in its unit, and what goes beside_median it."""
-    return f"{number_text(result.stats.median)} {escape(result.unit)}" + "".join(
+    return f'<span class="figure">{number_text(result.stats.median)} {escape(result.unit)}</span>' + "".join(
         f' <span class="us">({escape(text)})</span>' for text in beside_median(result))
 
 
@@ -211,7 +212,7 @@ def median_grid(rows: list[tuple], columns: list[str], cells: dict[tuple, Entry]
     values = {(row_name(*row), c): cells[(row, c)].result.stats.median for row, c in shown}
     titles = {(row_name(*row), c): f"{c}, {row_name(*row)}: median {plain_median(cells[(row, c)].result)}"
               for row, c in shown}
-    return (html_table(["scenario (median)", *map(escape, columns)], table_rows)
+    return (html_table(["scenario (median)", *map(escape, columns)], table_rows, "grid")
             + svg.grouped_bars([row_name(*row) for row in rows], columns, values, unit,
                                f"{what}: medians in {unit}", titles))
 

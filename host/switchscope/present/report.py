@@ -145,10 +145,15 @@ def aligned(rows: list[list[str]]) -> list[str]:
     return display.table(rows)
 
 
-def _row_us(result: Result, with_method: bool = False) -> list[str]:
-    us = result.stats_ns.scaled(1 / 1000)
-    return [row_label(result, with_method), *(f"{value:.3f}" for value in
-                               (us.min, us.median, us.mode, us.mean, us.max, us.stddev, us.p99))]
+def _us_header(label: str, percentiles=PERCENTILES) -> list[str]:
+    return [label, "min", "median", "mode", "mean", "max", "stddev", *map(percentile_label, percentiles)]
+
+
+def _row_us(result: Result, with_method: bool = False, percentiles=PERCENTILES) -> list[str]:
+    us, scale = result.stats_ns.scaled(1 / 1000), result.ns_per_unit / 1000
+    return [row_label(result, with_method),
+            *(f"{value:.3f}" for value in (us.min, us.median, us.mode, us.mean, us.max, us.stddev)),
+            *(f"{result.percentile(p) * scale:.3f}" for p in percentiles)]
 
 
 def table(results: list[Result], percentiles=PERCENTILES) -> str:
@@ -165,8 +170,7 @@ def table(results: list[Result], percentiles=PERCENTILES) -> str:
         lines = [heading(group[0], methods), *_statistics("scenario", group, several, percentiles)]
         if group[0].ns_per_unit is not None:
             lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
-            lines += aligned([["scenario", "min", "median", "mode", "mean", "max", "stddev", "p99"],
-                               *(_row_us(r, several) for r in group)])
+            lines += aligned([_us_header("scenario", percentiles), *(_row_us(r, several, percentiles) for r in group)])
         lines += _firmware_lines(group, several)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -204,7 +208,7 @@ def capture_table(result: Result) -> str:
                                                  else "") for reason, count in reasons.items()]
     if result.ns_per_unit is not None:
         lines.append("  in microseconds:")
-        lines += aligned([["channel", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
+        lines += aligned([_us_header("channel"), _row_us(result)])
     return "\n".join(lines)
 
 
@@ -218,7 +222,7 @@ def marker_table(result: Result) -> str:
              *_statistics("interval", [result])]
     if result.ns_per_unit is not None:
         lines.append(f"  in microseconds at {result.f_cpu_hz / 1e6:g} MHz:")
-        lines += aligned([["interval", "min", "median", "mode", "mean", "max", "stddev", "p99"], _row_us(result)])
+        lines += aligned([_us_header("interval"), _row_us(result)])
     return "\n".join(lines)
 
 
