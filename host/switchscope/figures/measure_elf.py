@@ -5,12 +5,12 @@ intervals are counted, or when the firmware stops."""
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 
 from switchscope.build import native
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.common.suggest import did_you_mean
 from switchscope.decode import elf, stats
 from switchscope.figures.result import Result, Stats
 from switchscope.run.runner import run
@@ -25,10 +25,9 @@ def resolve(point: str, found: dict[str, int], path: Path) -> int:
             raise SwitchscopeError(f"'{point}' is not an address") from None
     if point in found:
         return found[point]
-    close = difflib.get_close_matches(point, list(found), n=5)
     raise SwitchscopeError(f"{path} has no symbol '{point}'",
-                           (f"did you mean: {', '.join(close)}? " if close else "")
-                           + "Give a symbol the ELF defines (see: nm) or an address such as 0x1a2c")
+                           did_you_mean(point, found)
+                           + "give a symbol the ELF defines (see: nm) or an address such as 0x1a2c")
 
 
 def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count: int,
