@@ -87,6 +87,7 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configCHECK_FOR_STACK_OVERFLOW"), SS_TEXT(TEXT(configCHECK_FOR_STACK_OVERFLOW)));
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));
+    emit(SS_TEXT("config.switch"), SWITCHSCOPE_SOFTWARE_SWITCH ? SS_TEXT("software") : SS_TEXT("pendsv"));
     emit(SS_TEXT("config.priorities"), SWITCHSCOPE_SAME_PRIORITY ? SS_TEXT("off") : SS_TEXT("on"));
 }
 
