@@ -15,11 +15,27 @@
  * and ss_complete_switch() yields instead: FreeRTOS then runs the tasks of
  * that level in the order they were made ready, which is the same rotation.
  *
+ * --config rotation=priority keeps the study's rule that no two tasks share
+ * a level: the running task is at N, the next at N-1, and so on down the
+ * ring to 1; the runner raises the next to N+1, the one free level, and is
+ * preempted (the window). Once resumed, the next moves every other task up
+ * one level into the level just freed, the previous one down to 1 and
+ * itself to N, none of which switches: N priority changes per switch, as
+ * the study's N tasks change priorities 2N(N-1) times per round.
+ *
  * A task first runs when the rotation first reaches it; one rotation is made
  * before the first sample, so that every sample resumes a task that was
  * switched out, never one starting from its entry point.
  */
+#include "switchscope/config_value.h"
 #include "switchscope/harness.h"
+
+#ifndef SWITCHSCOPE_ROTATION
+#define SWITCHSCOPE_ROTATION three_levels
+#endif
+#define ROTATION_IS_three_levels 0
+#define ROTATION_IS_priority 1
+#define OWN_LEVELS SWITCHSCOPE_IS(ROTATION_IS_, SWITCHSCOPE_ROTATION)
 
 #define ROTATE_MAX_TASKS 16
 #define WAITING 1
@@ -32,6 +48,11 @@ static uint32_t switches; /* switches made, warm-up rotation included */
 
 static void rotating_task(void *arg);
 
+/* With own levels: task i's level while task `runner` runs, and the free one above. */
+static unsigned own_level(uint32_t i, uint32_t runner) { return task_count - (i + task_count - runner) % task_count; }
+#define RUNNING_LEVEL (OWN_LEVELS ? task_count : RUNNING)
+#define NEXT_LEVEL (OWN_LEVELS ? task_count + 1 : NEXT)
+
 /* T0 calibrates first (that waits for ticks, which would let waiting tasks
  * run), then creates the others below itself. */
 static void create_the_others(void)
@@ -39,7 +60,19 @@ static void create_the_others(void)
     harness_begin();
     harness_describe(SS_TEXT("warmup_windows"), task_count);
     for (uint32_t i = 1; i < task_count; i++)
-        tasks[i] = ss_task_create("rotate", rotating_task, (void *)(uintptr_t)i, WAITING);
+        tasks[i] = ss_task_create("rotate", rotating_task, (void *)(uintptr_t)i, OWN_LEVELS ? own_level(i, 0) : WAITING);
+}
+
+/* Own levels: the others up one, each into the level just freed (the first
+ * into the one we left), the previous task down to 1, ourselves to N. */
+static void renumber_levels(uint32_t self, uint32_t previous)
+{
+    for (uint32_t d = 1; d + 1 < task_count; d++) {
+        uint32_t other = (self + d) % task_count;
+        ss_task_set_priority(tasks[other], own_level(other, self));
+    }
+    ss_task_set_priority(tasks[previous], own_level(previous, self));
+    ss_task_set_priority(tasks[self], own_level(self, self));
 }
 
 /* We were switched to: put the previous task back to WAITING, ourselves to
@@ -47,8 +80,12 @@ static void create_the_others(void)
 static void after_switch(uint32_t self)
 {
     uint32_t previous = (self + task_count - 1) % task_count;
-    ss_task_set_priority(tasks[previous], WAITING);
-    ss_task_set_priority(tasks[self], RUNNING);
+    if (OWN_LEVELS) {
+        renumber_levels(self, previous);
+    } else {
+        ss_task_set_priority(tasks[previous], WAITING);
+        ss_task_set_priority(tasks[self], RUNNING);
+    }
     if (switches > task_count) { /* past the warm-up rotation */
         uint32_t seq = switches - task_count - 1;
         harness_record(seq, (uint16_t)(previous << 8 | self));
@@ -76,7 +113,7 @@ static void rotating_task(void *arg)
             BOARD_SCOPE_LOW();  /* B */
         }
         PROBE_OPEN();
-        ss_task_set_priority(next, NEXT);
+        ss_task_set_priority(next, NEXT_LEVEL);
         ss_complete_switch();
         PROBE_CLOSE();
         after_switch(self);
@@ -88,7 +125,7 @@ static void setup(void)
     task_count = harness_parameter("tasks", 2);
     if (task_count < 2 || task_count > ROTATE_MAX_TASKS)
         harness_fail(SS_TEXT("rotate: tasks must be 2 to 16"));
-    tasks[0] = ss_task_create("rotate", rotating_task, (void *)0, RUNNING);
+    tasks[0] = ss_task_create("rotate", rotating_task, (void *)0, RUNNING_LEVEL);
 }
 
 SCENARIO("rotate", setup);

@@ -28,6 +28,25 @@ def test_every_task_runs_in_the_expected_order(tasks):
     assert result.tasks == tasks
 
 
+@pytest.mark.firmware
+@pytest.mark.parametrize("switch", ["pendsv", "software"])
+@pytest.mark.parametrize("tasks", range(2, 9))
+def test_the_study_rotation_by_priorities_of_their_own_runs_in_order(tasks, switch):
+    result = measure(rotate_job("mps2-an385", tasks, rotation="priority", switch=switch), samples=3 * tasks + 1)
+    kept = [s for s in range(3 * tasks + 1) if s not in {e["seq"] for e in result.excluded_samples}]
+    assert result.pairs == [[k % tasks, (k + 1) % tasks] for k in kept]
+    assert result.options["rotation"] == "priority" and result.config["switch"] == switch
+    assert result.config["configMAX_PRIORITIES"] == "18"  # the levels 16 tasks need, brought by rotation=priority
+
+
+def test_a_value_brings_its_defaults_below_the_users_own_choice():
+    target = catalog.TARGETS["mps2-an385"]
+    assert configs.resolve({"rotation": "priority"}, FREERTOS, target, ROTATE, 8).as_dict()["max_priorities"] == "18"
+    chosen = configs.resolve({"rotation": "priority", "max_priorities": "12"}, FREERTOS, target, ROTATE, 8)
+    assert chosen.as_dict()["max_priorities"] == "12"
+    assert configs.resolve({}, FREERTOS, target, ROTATE, 8).as_dict()["max_priorities"] == "8"
+
+
 @pytest.mark.parametrize("options", [{}, {"preemption": "off"}, {"priorities": "off", "time_slicing": "off"},
                                      {"preemption": "off", "priorities": "off"}])
 @pytest.mark.firmware
@@ -59,6 +78,9 @@ def test_a_configuration_is_built_run_and_recorded():
     ({"priorities": "off"}, 3, "mps2-an385", "rotate", "needs time_slicing=off"),
     ({}, 6, "atmega328p", "rotate", "rotate takes 2 to 4 tasks on atmega328p"),
     ({}, 3, "mps2-an385", "signal", "--tasks applies to the rotate scenario only"),
+    ({"rotation": "priority", "priorities": "off"}, 3, "mps2-an385", "rotate", "a priority of its own"),
+    ({"rotation": "priority"}, 3, "atmega328p", "rotate", "needs up to 18 priority levels"),
+    ({"switch": "pendsv"}, None, "atmega328p", "yield", "no PendSV"),
     ({"max_priorities": "2"}, None, "mps2-an385", "signal", "'2' is not a value of max_priorities"),
     ({"colour": "blue"}, None, "mps2-an385", "signal", "unknown configuration option 'colour'"),
 ])

@@ -7,6 +7,7 @@
 #define FREERTOS_CONFIG_H
 
 #include "switchscope/board.h"
+#include "switchscope/config_value.h"
 
 #define configCPU_CLOCK_HZ BOARD_CPU_CLOCK_HZ
 
@@ -45,16 +46,13 @@
 #ifndef configCHECK_FOR_STACK_OVERFLOW
 #define configCHECK_FOR_STACK_OVERFLOW 0
 #endif
-/* --config switch=software|pendsv arrives as -DSWITCHSCOPE_SWITCH=software:
- * the value's name selects one of these. */
+/* --config switch=software|pendsv (switch_software.c, portmacro.h) */
 #ifndef SWITCHSCOPE_SWITCH
 #define SWITCHSCOPE_SWITCH pendsv
 #endif
-#define SWITCHSCOPE_SWITCH_IS_pendsv 0
-#define SWITCHSCOPE_SWITCH_IS_software 1
-#define SWITCHSCOPE_PASTE(a, b) a##b
-#define SWITCHSCOPE_SELECT(prefix, value) SWITCHSCOPE_PASTE(prefix, value)
-#define SWITCHSCOPE_SOFTWARE_SWITCH SWITCHSCOPE_SELECT(SWITCHSCOPE_SWITCH_IS_, SWITCHSCOPE_SWITCH)
+#define SWITCH_IS_pendsv 0
+#define SWITCH_IS_software 1
+#define SWITCHSCOPE_SOFTWARE_SWITCH SWITCHSCOPE_IS(SWITCH_IS_, SWITCHSCOPE_SWITCH)
 /* Assertions add checks to the switch path; off unless asked for. */
 #ifndef SWITCHSCOPE_FREERTOS_ASSERT
 #define SWITCHSCOPE_FREERTOS_ASSERT 0

@@ -111,6 +111,10 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
             raise SwitchscopeError(f"'{value}' is not a value of {name}",
                                    f"{did_you_mean(value, option.values)}{name} takes {option.describe_values()}")
         values[name] = value
+    for name, value in list(values.items()):  # defaults a chosen value brings, below the user's own choices
+        for brought in dict(options[name].implies).get(value, ()):
+            if brought[0] not in chosen:
+                values[brought[0]] = brought[1]
     _check(values, kernel, target, scenario, tasks)
     defines: dict[str, str] = {}
     for name, value in values.items():

@@ -88,8 +88,15 @@ def _option(name: str, table: _Table) -> Option:
         values = tuple(str(n) for n in range(span[0], span[1] + 1))
     else:
         values = table.strings("values", required=True)
+    implies = table.get("implies", dict, {})
+    for value, brought in implies.items():
+        if value not in values:
+            raise table._error(f"implies.{value}", f"is not one of the values ({' | '.join(values)})")
+        if not isinstance(brought, dict) or not all(isinstance(v, str) for v in brought.values()):
+            raise table._error(f"implies.{value}", 'must be a table of option = "value"')
     option = Option(name, table.get("summary", str, required=True), values, table.get("default", str, required=True),
-                    table.get("define", str), table.get("inverted", bool, False), tuple(span) if span else None)
+                    table.get("define", str), table.get("inverted", bool, False), tuple(span) if span else None,
+                    tuple((value, tuple(sorted(brought.items()))) for value, brought in sorted(implies.items())))
     if option.default not in option.values:
         raise table._error("default", f"is not one of the values ({option.describe_values()})")
     return option
@@ -183,15 +190,21 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
     ports_table = top.table("ports")
     ports = []
     by_name = {option.name: option for option in options}
+    def check_option_values(table: _Table, key: str, pairs: dict) -> None:
+        for option, value in pairs.items():
+            if option not in by_name:
+                raise table._error(f"{key}.{option}", f"is no option of this kernel ({', '.join(by_name) or 'none'})")
+            if value not in by_name[option].values:
+                raise table._error(f"{key}.{option}", f"is {value!r}, not one of the option's values "
+                                                      f"({by_name[option].describe_values()})")
+
+    for option in options:
+        for value, brought in option.implies:
+            check_option_values(options_table.table(option.name), f"implies.{value}", dict(brought))
     for cpu in ports_table.data:
         port = ports_table.table(cpu)
         defaults = port.get("defaults", dict, {})
-        for key, value in defaults.items():
-            if key not in by_name:
-                raise port._error(f"defaults.{key}", f"is no option of this kernel ({', '.join(by_name) or 'none'})")
-            if value not in by_name[key].values:
-                raise port._error(f"defaults.{key}", f"is {value!r}, not one of the option's values "
-                                                     f"({by_name[key].describe_values()})")
+        check_option_values(port, "defaults", defaults)
         ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items()))))
     conflicts = []
     for index, entry in enumerate(top.get("conflicts", list, [])):

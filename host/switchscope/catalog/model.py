@@ -27,6 +27,8 @@ class Option:
     define: str | None = None  # the -D it sets: 1/0 for on/off, else the value itself
     inverted: bool = False  # the define is 1 for "off"
     numeric_range: tuple[int, int] | None = None  # values are the whole numbers of this range
+    # other options' defaults a value brings, where the user chose none: (value, ((option, value), ...))
+    implies: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
 
     def defines(self, value: str) -> dict[str, str]:
         if self.define is None:
