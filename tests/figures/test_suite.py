@@ -96,3 +96,29 @@ def test_an_unchanged_firmware_is_not_rebuilt():
     stamp = first.elf.stat().st_mtime_ns
     again = build(kernel, target, scenario)
     assert again.elf == first.elf and again.elf.stat().st_mtime_ns == stamp
+
+
+@pytest.mark.firmware
+def test_the_suite_replays_the_study_software_against_pendsv_where_both_exist(tmp_path):
+    outcomes, _, _ = suite.run([catalog.KERNELS["freertos"]], [catalog.TARGETS["mps2-an385"]], 100,
+                               tmp_path, workers=2, write=suite_page.write)
+    results = [o for _, o in outcomes if isinstance(o, Result) and o.scenario == "rotate"]
+    medians = {(r.options["switch"], r.tasks): r.stats.median for r in results if r.count + r.excluded == 100}
+    assert {tasks for switch, tasks in medians if switch == "software"} == set(range(2, 9))
+    counts = {(r.options["switch"], r.count + r.excluded) for r in results if r.tasks == suite.SWITCHES_TASKS}
+    assert counts >= {(m, n) for m in ("software", "pendsv") for n in (100, 300, 1000, 3000, 10000)}
+    summary = (tmp_path / "summary.md").read_text()
+    for tasks in range(2, 9):  # each row: both medians and PendSV's excess over software, in percent
+        software, pendsv = medians[("software", tasks)], medians[("pendsv", tasks)]
+        excess = f"{(pendsv - software) / software * 100:+.1f}%"
+        assert f"| {tasks} | {software:g} | {pendsv:g} | {pendsv - software:g} | {excess} |" in summary
+    assert "total time against the number of switches (4 tasks)" in summary
+    svg = "{http://www.w3.org/2000/svg}"
+    for against in ("tasks", "switches"):
+        image = ElementTree.parse(tmp_path / "plots" / f"mechanism-{against}-freertos-mps2-an385.svg").getroot()
+        assert len(image.findall(f".//{svg}polyline")) == 2  # a curve per mechanism
+
+
+def test_no_mechanism_table_where_the_kernel_has_one_mechanism(tmp_path):
+    points = suite.points([catalog.KERNELS["freertos"]], [catalog.TARGETS["atmega328p"]], 100)
+    assert not [p for p in points if p.group.startswith("mechanism")]

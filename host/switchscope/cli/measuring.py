@@ -15,7 +15,7 @@ from switchscope.decode.methods import METHODS
 from switchscope.figures import intrusion, matrix, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
-from switchscope.present import display, exports, report, suite_page
+from switchscope.present import display, exports, mechanism, report, suite_page
 from switchscope.run import serial_port
 
 def _check_exports(args) -> tuple:
@@ -196,6 +196,8 @@ def command_sweep(args) -> int:
             print(f"error: {point.job}: {outcome}", file=sys.stderr)
     if results:
         print(report.sweep_table(results, args.percentiles))
+        if comparison := mechanism.terminal_tables(results):
+            print("\n" + comparison)
     if json_path:
         report.write_json(json_path, results,
                           [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])

@@ -5,7 +5,10 @@ and target, written to a results directory.
 - BeRTOS layout: each scenario under {cooperative, preemptive} x {priorities
   off (NOPRI), on (PRI)};
 - the Cortex-M3 study's curves: switch time against the number of rotating
-  tasks, and against the number of switches (100, 1000, 10000).
+  tasks, and against the number of switches (100, 1000, 10000);
+- the study's comparison of its two switch mechanisms (software, PendSV),
+  where a kernel offers both on a target: the same two curves for each, the
+  switch counts being the study's (100, 300, 1000, 3000, 10000).
 
 The directory holds one JSON per run (runs/), and what present.suite_page
 writes of them: summary.md, index.html (the HTML report of them all) and the
@@ -34,6 +37,8 @@ BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off
                   ("Preemptive NOPRI", {"preemption": "on", "priorities": "off"}),
                   ("Preemptive PRI", {"preemption": "on", "priorities": "on"}))
 SWITCH_COUNTS = (100, 1000, 10000)
+MECHANISMS = ("software", "pendsv")  # the values of a kernel's `switch` option the study compares
+MECHANISM_SWITCH_COUNTS = (100, 300, 1000, 3000, 10000)
 MAX_ROTATE_TASKS = 8
 SWITCHES_TASKS = 4
 
@@ -57,6 +62,27 @@ def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples
             found += [Point(job, count, "switches")
                       for job in plan([kernel], [target], rotate, probe, tasks=[switches_tasks]).jobs
                       for count in SWITCH_COUNTS]
+            found += _mechanism_points(kernel, target, samples, tasks, switches_tasks)
+    return found
+
+
+def _mechanism_points(kernel: catalog.Kernel, target: catalog.Target, samples: int, tasks: list[int],
+                      switches_tasks: int) -> list[Point]:
+    """Both switch mechanisms against tasks and switches, where the kernel offers both on the target."""
+    rotate, probe = [catalog.SCENARIOS["rotate"]], [catalog.METHODS["probe"]]
+    try:
+        for mechanism in MECHANISMS:
+            configs.resolve({"switch": mechanism}, kernel, target, rotate[0], switches_tasks)
+    except SwitchscopeError:  # no such option, or not both values on this target
+        return []
+    found = []
+    for mechanism in MECHANISMS:
+        variant = [{"switch": mechanism}]
+        found += [Point(job, samples, "mechanism-tasks") for job in plan([kernel], [target], rotate, probe, variant,
+                                                                     tasks=tasks).jobs]
+        found += [Point(job, count, "mechanism-switches")
+                  for job in plan([kernel], [target], rotate, probe, variant, tasks=[switches_tasks]).jobs
+                  for count in MECHANISM_SWITCH_COUNTS]
     return found
 
 

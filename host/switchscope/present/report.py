@@ -7,6 +7,8 @@ from collections import Counter
 from itertools import groupby
 from pathlib import Path
 
+from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import Result
@@ -249,16 +251,27 @@ def method_comparison(results: list[Result]) -> str:
     return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
+def options_differing(result: Result, among: list[Result]) -> str:
+    """The options of `result` that differ from its kernel's defaults on its target, or from another
+    result of `among` on the same target (all of them, for a kernel the catalogue does not know)."""
+    try:
+        defaults = configs.defaults(catalog.KERNELS[result.kernel], catalog.TARGETS[result.target])
+    except KeyError:
+        defaults = {}
+    varying = {name for other in among if other.target == result.target
+               for name, value in other.options.items() if result.options.get(name) != value}
+    return ",".join(f"{k}={v}" for k, v in sorted(result.options.items())
+                    if k in varying or k not in defaults or defaults[k] != v) or "default"
+
+
 def sweep_table(results: list[Result], percentiles=PERCENTILES) -> str:
     """One line per point of a sweep."""
-    default_options: dict = {}
     ranged = any(r.bounds for r in results)
     header = ["kernel", "target", "scenario", "tasks", "method", "options", "samples", "count", "excl", "min",
               "median", "mean", *map(percentile_label, percentiles), "max", "unit", "median us"]
     rows = [with_range(header, header, RANGE_COLUMN, ranged)]
     for r in results:
-        options = ",".join(f"{k}={v}" for k, v in sorted(r.options.items())
-                           if v != default_options.setdefault((r.target, k), v)) or "default"
+        options = options_differing(r, results)
         stats = r.stats
         us = f"{r.stats_ns.median / 1000:.2f}" if r.ns_per_unit is not None else "-"
         rows.append(with_range(header, [r.kernel, r.target, r.scenario, str(r.tasks or "-"), r.method, options,

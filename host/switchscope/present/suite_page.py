@@ -13,7 +13,7 @@ from switchscope.figures.matrix import Point
 from switchscope.figures.result import Result
 from switchscope.figures.results_files import ResultsFile
 from switchscope.figures.suite import BERTOS_COLUMNS, BERTOS_SCENARIOS, SWITCH_COUNTS, result_path, run_name
-from switchscope.present import html_report, svg
+from switchscope.present import html_report, mechanism, svg
 from switchscope.present.report import aligned, cell
 
 
@@ -71,6 +71,28 @@ def _curve(results: list[Result], labels: list[str], x_label: str, title: str, p
     points = [{"median": r.stats.median, "min": r.stats.min, "max": r.stats.max,
                "title": f"{label}: median {cell(r.stats.median)} {unit}"} for label, r in zip(labels, results)]
     return _figure(path.with_suffix(".svg"), svg.lines(labels, [("", points)], x_label, unit, title))
+
+
+def _mechanisms(kernel: str, target: str, mine: list[tuple[Point, Result | str]], plots_dir: Path | None,
+                written: list[Path]) -> list[str]:
+    """The study's comparison of software and PendSV switching: a table and a plot against tasks, and
+    against switches; figures are added to `written`."""
+    lines = []
+    for against in ("tasks", "switches"):
+        results = [o for p, o in mine if p.group == f"mechanism-{against}" and isinstance(o, Result)]
+        for (*_, unit, options), points in mechanism.paired(results).items():
+            tasks = next(iter(points.values()))["software"].tasks
+            what = ("time per switch against the number of tasks" if against == "tasks"
+                    else f"total time against the number of switches ({tasks} tasks)")
+            lines += [f"### Software vs PendSV switching: {what} (rotate, {unit})", "",
+                      *_markdown_table(mechanism.header(against, unit), mechanism.rows(points, against)), "",
+                      "- relative: how much longer PendSV takes than software (negative: shorter), as the "
+                      "Cortex-M3 study states its \"about 1.5%\"; every other option at its default", ""]
+            if plots_dir is not None:
+                written += _figure(plots_dir / f"mechanism-{against}-{kernel}-{target}.svg",
+                                   mechanism.plot(points, against, f"{kernel} on {target}: software vs PendSV "
+                                                  f"switching, {what}, {unit}"))
+    return lines
 
 
 def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
@@ -153,6 +175,8 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
                 written += _curve(ordered, [f"{r.count + r.excluded:,}" for r in ordered], "number of switches",
                                   f"{kernel} on {target}: rotate, {ordered[0].tasks} tasks (default configuration)",
                                   plots_dir / f"switches-{kernel}-{target}")
+
+        lines += _mechanisms(kernel, target, mine, plots_dir if draw else None, written)
 
         for point, outcome in runs.values():
             if draw and isinstance(outcome, Result) and point.job.kernel == kernel_entry \
