@@ -22,6 +22,14 @@
  * loop cannot fill the disk; the log then ends with "<count> limit". Watches
  * at one address are reported in the order given.
  *
+ * With trace=PATH (and trace_window=K, default 0) the plugin writes, for the
+ * K-th interval opened (by a watch named "from" or "open"), one line per
+ * instruction executed in it, "<count> i <address>", the count before the
+ * instruction; one per exception entry, return or tail-chain the timing model
+ * charges, "<count> f <what> <cycles>"; and "<count> end" where a watch named
+ * "to" or "close" ends it. An instruction's cost is the count of the next
+ * line less its own, less the charges listed between.
+ *
  * The counters are inline adds before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
  * instruction, it does so without those adds, so nothing is counted twice.
@@ -75,6 +83,10 @@ static int count_cycles;
 static uint64_t stamp_register; /* 0: none */
 static struct watch stamp_watch = {0, "stamp"};
 static enum core_model core = CORE_CORTEX_M3;
+static FILE *trace;           /* trace=PATH: every instruction of one interval */
+static uint64_t trace_window; /* which interval, counted from 0 */
+static uint64_t intervals_opened;
+static int tracing;
 
 static struct qemu_plugin_scoreboard *board;
 static qemu_plugin_u64 instructions, cycles, below, above;
@@ -98,6 +110,8 @@ static void finish(const char *word, uint64_t count)
 {
     fprintf(events, "%" PRIu64 " %s\n", count, word);
     fclose(events);
+    if (trace)
+        fclose(trace);
     _exit(0); /* nothing of QEMU's needs saving: the run is complete */
 }
 
@@ -115,10 +129,35 @@ static void on_watched(unsigned int vcpu_index, void *userdata)
         fprintf(events, "%" PRIu64 " %s\n", before, watch->name);
     if (event_limit && ++events_written == event_limit)
         finish("limit", before);
+    if (trace) {
+        int opens = !strcmp(watch->name, "from") || !strcmp(watch->name, "open");
+        if (tracing && (!strcmp(watch->name, "to") || !strcmp(watch->name, "close"))) {
+            fprintf(trace, "%" PRIu64 " end\n", before);
+            fflush(trace);
+            tracing = 0;
+        } else if (opens && intervals_opened++ == trace_window) {
+            tracing = 1;
+        }
+    }
     if (!strcmp(watch->name, "from"))
         interval_open = 1;
     if (stop_count && interval_open && !strcmp(watch->name, "to") && (interval_open = 0, ++stop_seen == stop_count))
         finish("end", before);
+}
+
+/* trace=: an instruction of the traced interval, its count before it (registered after the watches). */
+static void on_traced(unsigned int vcpu_index, void *userdata)
+{
+    if (tracing)
+        fprintf(trace, "%" PRIu64 " i %" PRIx64 "\n", qemu_plugin_u64_get(logged, vcpu_index), (uint64_t)(uintptr_t)userdata);
+}
+
+/* A cost of the flow itself (exception entry, return, tail-chain), charged now. */
+static void charge_flow(unsigned int vcpu_index, const char *what, int64_t cycles_added)
+{
+    if (tracing)
+        fprintf(trace, "%" PRIu64 " f %s %" PRId64 "\n", qemu_plugin_u64_get(logged, vcpu_index), what, cycles_added);
+    qemu_plugin_u64_add(cycles, vcpu_index, (uint64_t)cycles_added);
 }
 
 static uint32_t read_register(unsigned number)
@@ -251,16 +290,16 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     if (exception_returning) {
         exception_returning = 0;
         if (is_handler(block->start)) { /* a pending exception taken at the return */
-            charge(vcpu_index, TIMING_TAIL_CHAIN, 0, 0);
+            charge_flow(vcpu_index, "tail-chain", TIMING_TAIL_CHAIN);
             return;
         }
-        charge(vcpu_index, TIMING_EXCEPTION_EXIT, 0, 0);
+        charge_flow(vcpu_index, "exception-return", TIMING_EXCEPTION_EXIT);
         if (nesting > 0)
             settle_branch(vcpu_index, interrupted[--nesting], block->start);
         return;
     }
     if (is_handler(block->start) && !flows_to(previous, block->start)) {
-        charge(vcpu_index, TIMING_EXCEPTION_ENTRY, 0, 0);
+        charge_flow(vcpu_index, "exception-entry", TIMING_EXCEPTION_ENTRY);
         if (nesting < MAX_NESTING)
             interrupted[nesting++] = previous; /* its branch is settled where execution resumes */
         return;
@@ -341,6 +380,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
         if (stamp_register && loads_stamp_register(address, halfwords[0], halfwords[1], known, &valid))
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &stamp_watch);
+        if (trace)
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_traced, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)address);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, instructions, 1);
         if (!count_cycles)
             continue;
@@ -405,6 +446,8 @@ static void on_qemu_exit(qemu_plugin_id_t id, void *userdata)
     (void)userdata;
     fprintf(events, "%" PRIu64 " end\n", qemu_plugin_u64_get(logged, 0));
     fclose(events);
+    if (trace)
+        fclose(trace);
 }
 
 static int parse_address_name(const char *text, uint64_t *address, char *name, size_t room)
@@ -427,6 +470,14 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             out = arg + 4;
         } else if (!strncmp(arg, "stop=", 5)) {
             stop_count = strtoull(arg + 5, NULL, 0);
+        } else if (!strncmp(arg, "trace=", 6)) {
+            trace = fopen(arg + 6, "w");
+            if (!trace) {
+                fprintf(stderr, "switchscope plugin: cannot write %s\n", arg + 6);
+                return -1;
+            }
+        } else if (!strncmp(arg, "trace_window=", 13)) {
+            trace_window = strtoull(arg + 13, NULL, 0);
         } else if (!strncmp(arg, "limit=", 6)) {
             event_limit = strtoull(arg + 6, NULL, 0);
         } else if (!strcmp(arg, "unit=cycles") || !strcmp(arg, "unit=instructions")) {

@@ -10,12 +10,12 @@ from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog.plan import Plan, plan
 from switchscope.common import outputs, paths
-from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.common.errors import FirmwareFailed, Interrupted, SwitchscopeError
 from switchscope.decode.methods import METHODS
-from switchscope.figures import intrusion, matrix, suite
+from switchscope.figures import breakdown, intrusion, matrix, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
-from switchscope.present import display, exports, mechanism, report, suite_page
+from switchscope.present import breakdown_text, display, exports, mechanism, report, suite_page
 from switchscope.run import serial_port
 
 def _check_exports(args) -> tuple:
@@ -270,3 +270,24 @@ def command_intrusion(args) -> int:
     if json_path:
         report.write_json(json_path, rows, [])
     return 1 if failed else 0
+
+
+def command_breakdown(args) -> int:
+    for option in ("kernel", "target", "scenario"):
+        if getattr(args, option) == "all":
+            raise SwitchscopeError(f"breakdown --{option} all: it traces one window", f"name one {option}")
+    if args.tasks is not None and args.scenario != "rotate":
+        raise SwitchscopeError("--tasks applies to the rotate scenario only")
+    check_samples(args.sample + 1)
+    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
+                 catalog.select_scenarios(args.scenario), [METHODS["marker"]], [configs.parse(args.config)],
+                 [args.tasks], unit=args.unit)
+    require_jobs(found)
+    paths.build_dir()
+    (job,) = found.jobs
+    try:
+        print(breakdown_text.text(breakdown.breakdown(job, args.sample, args.timeout), args.instructions))
+    except FirmwareFailed as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0

@@ -9,7 +9,8 @@ from switchscope import __version__, catalog
 from switchscope.cli.boards import command_analyze, command_flash
 from switchscope.cli.completion import SHELLS, command_completion
 from switchscope.cli.listing import LIST_SECTIONS, command_list
-from switchscope.cli.measuring import command_intrusion, command_measure, command_run, command_suite, command_sweep
+from switchscope.cli.measuring import (command_breakdown, command_intrusion, command_measure, command_run,
+                                       command_suite, command_sweep)
 from switchscope.cli.results import command_compare, command_report
 from switchscope.common.suggest import did_you_mean
 from switchscope.present import compare
@@ -175,6 +176,24 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
     elf.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)
+
+    traced = commands.add_parser(
+        "breakdown", help="where the cycles of one window go: every function, exception and instruction",
+        description="Trace one window of a scenario on its QEMU target (marker method: nothing of "
+                    "switchscope's in the path) and list the functions it passes through with their "
+                    "instructions and cycles, exception entries and returns on lines of their own; the "
+                    "lines add up to the window's figure.")
+    _add_selection(traced, "freertos", "mps2-an385", "yield", one=True)
+    traced.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                        help="a kernel or build option, repeatable (switchscope list shows them all)")
+    traced.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
+    traced.add_argument("--unit", choices=catalog.UNITS, help="cycles (the default: the core's timing model) "
+                                                              "or instructions")
+    traced.add_argument("--sample", type=int, default=10, metavar="K",
+                        help="which window: the K-th sample of the run, from 0 (default: 10)")
+    traced.add_argument("--instructions", action="store_true", help="also list every instruction")
+    traced.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on each run")
+    traced.set_defaults(handler=command_breakdown)
 
     intrude = commands.add_parser(
         "intrusion", help="what each method adds to the path it measures, against the marker figure",

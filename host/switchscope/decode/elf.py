@@ -187,6 +187,22 @@ def exception_handlers(path: Path) -> list[int]:
         elf.stream.close()
 
 
+def functions(path: Path) -> list[tuple[int, int, str]]:
+    """(start, end, name) of every function symbol with a size, by start (Thumb bit cleared)."""
+    elf = _open(path)
+    try:
+        found = {}
+        for section in elf.iter_sections():
+            if section["sh_type"] == "SHT_SYMTAB":
+                for symbol in section.iter_symbols():
+                    if symbol["st_info"]["type"] == "STT_FUNC" and symbol["st_size"] and symbol.name:
+                        start = symbol["st_value"] & ~1
+                        found.setdefault(start, (start, start + symbol["st_size"], symbol.name))
+        return sorted(found.values())
+    finally:
+        elf.stream.close()
+
+
 def with_bytes_at(path: Path, symbol: str, data: bytes, out: Path) -> Path:
     """A copy of the ELF at `out` whose initial contents at `symbol` are `data` (the rest of the
     symbol zero): what a flasher then writes. Refused if the symbol is missing or too small."""

@@ -84,3 +84,4 @@ class RunOutput:
     edges: list[Edge] | None = None  # the scope pin's changes, when it was watched
     events: Events | None = None  # the watched addresses reached, in order, when any were watched
     events_limited: bool = False  # the run was ended because the watch log reached its limit
+    trace: list[str] | None = None  # with a trace asked for: the plugin's lines of the traced window

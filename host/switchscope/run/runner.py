@@ -130,7 +130,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         progress: Progress | None = None, watch_scope_pin: bool = False,
         watches: list[tuple[int, str]] = (), stop_after: int | None = None,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None,
-        stamps: bool = False) -> RunOutput:
+        stamps: bool = False, trace_window: int | None = None) -> RunOutput:
     """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
     `watches`: (code address, name) pairs; every time execution reaches one the
@@ -141,7 +141,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     count; "cycles" on QEMU counts through the plugin's timing model. `stamps`:
     with cycles on QEMU, also log every read of the stamp timer as "stamp".
     `stop_after`: end the run once that many intervals are complete, from a
-    watch named "from" to one named "to".
+    watch named "from" to one named "to". `trace_window` (QEMU): every
+    instruction of that interval (0: the first opened), with its count.
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
@@ -149,6 +150,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     with tempfile.TemporaryDirectory(prefix="switchscope-") as scratch:
         pin_log = Path(scratch) / "pins.txt"
         event_log = Path(scratch) / "events.txt"
+        trace_log = Path(scratch) / "trace.txt"
         if target.simulator == "qemu":
             qemu = require(QEMU, QEMU)
             command = qemu_command(qemu, target, firmware_elf, parameters)
@@ -163,6 +165,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                     arguments += "".join(f",handler={hex(a)}" for a in elf.exception_handlers(firmware_elf))
                     if stamps:
                         arguments += f",stamp={hex(target.stamp_address)}"
+                if trace_window is not None:
+                    arguments += f",trace={trace_log},trace_window={trace_window}"
                 command += ["-plugin", f"{native.built('qemu')},out={event_log}{arguments}"]
             simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
             if cycles:
@@ -183,6 +187,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
         stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
         events, events_limited = _read_events(event_log) if event_log.is_file() else (None, False)
+        trace = trace_log.read_text().splitlines() if trace_log.is_file() else None
         edges = None
         if watch_scope_pin and target.simulator == "qemu" and events is not None:
             edges = _edges([(e.time, SCOPE_EDGE_EVENTS[e.name], e.least, e.most) for e in events
@@ -198,7 +203,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         exit_code, stopped = _simavr_outcome(returncode, stderr)
     return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
                      simulator=simulator, options=options, command=command, edges=edges, events=events,
-                     events_limited=events_limited)
+                     events_limited=events_limited, trace=trace)
 
 
 def _read_events(log: Path) -> tuple[Events, bool]:

@@ -1,0 +1,138 @@
+"""Where the cycles of one window go: every instruction the timing model
+charged, with its cost, and the exception entries, returns and tail-chains
+between them, from the QEMU plugin's trace of that window (marker method:
+nothing of switchscope's inside the window)."""
+
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from switchscope import catalog
+from switchscope.build.firmware import build
+from switchscope.catalog.job import Job
+from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.common.tools import require
+from switchscope.decode import elf
+from switchscope.decode.methods import warmup_windows
+from switchscope.figures.measure import analyse, check_completed, default_time_limit, run_parameters
+from switchscope.run.runner import run
+
+OBJDUMP = ("arm-none-eabi-objdump", "binutils-arm-none-eabi")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One instruction executed in the window, or (address None) a cost of the flow itself."""
+    cycles: int
+    address: int | None = None
+    function: str = ""
+    offset: int = 0
+    text: str = ""  # the instruction as disassembled, or the flow's name
+
+
+@dataclass
+class Breakdown:
+    job: Job
+    sample: int  # which sample of the run was traced
+    measured: int  # the marker method's figure for that sample
+    steps: list[Step]
+    unit: str
+
+    @property
+    def total(self) -> int:
+        return sum(step.cycles for step in self.steps)
+
+
+def parse(lines: list[str]) -> list[tuple[int, str, int | str, int]]:
+    """(count, "i" or "f", address or flow name, flow cycles) per line, up to "end" (then ("end", count))."""
+    parsed = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split()
+        try:
+            if len(fields) == 2 and fields[1] == "end":
+                parsed.append((int(fields[0]), "end", "", 0))
+                return parsed
+            if len(fields) == 3 and fields[1] == "i":
+                parsed.append((int(fields[0]), "i", int(fields[2], 16), 0))
+            elif len(fields) == 4 and fields[1] == "f":
+                parsed.append((int(fields[0]), "f", fields[2], int(fields[3])))
+            else:
+                raise ValueError
+        except ValueError:
+            raise FirmwareFailed(f"the plugin's trace, line {number}, is malformed: {line!r}",
+                                 "this is a bug: report it") from None
+    raise FirmwareFailed("the plugin's trace has no end: the traced window never closed")
+
+
+def steps_of(parsed: list[tuple[int, str, int | str, int]], functions: list[tuple[int, int, str]],
+             disassembly: dict[int, str]) -> list[Step]:
+    """Each instruction's cost: the count at the next instruction (or the end) less its own, less the
+    flow costs charged between; each flow cost a step of its own, after the instruction it follows."""
+    starts = [start for start, _, _ in functions]
+    steps = []
+    for index, (count, kind, what, _) in enumerate(parsed):
+        if kind != "i":
+            continue
+        following = index + 1
+        flows = []
+        while parsed[following][1] == "f":
+            flows.append(Step(parsed[following][3], None, text=str(parsed[following][2])))
+            following += 1
+        where = bisect.bisect_right(starts, what) - 1
+        name, offset = "?", 0
+        if where >= 0 and what < functions[where][1]:
+            name, offset = functions[where][2], what - functions[where][0]
+        cost = parsed[following][0] - count - sum(flow.cycles for flow in flows)
+        steps += [Step(cost, what, name, offset, disassembly.get(what, "")), *flows]
+    return steps
+
+
+def disassemble(path: Path) -> dict[int, str]:
+    """address -> instruction text, from objdump."""
+    objdump = require(*OBJDUMP)
+    out = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True).stdout
+    found = {}
+    for line in out.splitlines():
+        head, sep, text = line.partition(":\t")
+        if sep and head.strip() and all(c in "0123456789abcdef" for c in head.strip()):
+            found[int(head.strip(), 16)] = " ".join(text.split("\t")[:2]).split(";")[0].strip()
+    return found
+
+
+def breakdown(job: Job, sample: int, time_limit: float | None = None) -> Breakdown:
+    """The traced window of sample `sample` (counted from 0, past any warm-up) of the job, marker method."""
+    if job.target.simulator != "qemu":
+        raise SwitchscopeError(f"breakdown runs on QEMU targets; {job.target.name} runs on {job.target.simulator}",
+                               "choose a Cortex-M target: " + ", ".join(n for n, t in catalog.TARGETS.items()
+                                                                        if t.simulator == "qemu"))
+    marker = dataclasses.replace(job, method=catalog.METHODS["marker"])
+    samples = sample + 1
+    config = marker.resolved_config()
+    firmware = build(marker.kernel, marker.target, marker.scenario, marker.method, config)
+    limit = time_limit if time_limit is not None else default_time_limit(samples)
+    watches = marker.method.watches(marker.target, firmware.elf, str(marker), marker.counted_in)
+
+    def run_once(trace_window: int | None):
+        output = run(marker.target, firmware.elf, run_parameters(samples, marker.tasks, config), samples, limit,
+                     watches=watches, unit=marker.counted_in, trace_window=trace_window)
+        check_completed(output, str(marker))
+        return output
+
+    untraced = run_once(None)  # the window's figure, and how many warm-up windows come before the first
+    figure = analyse(untraced.stream, firmware, marker, untraced, samples)
+    left_out = {e["seq"]: e["reason"] for e in figure.excluded_samples}
+    if sample in left_out:
+        raise SwitchscopeError(f"sample {sample} of {job} is left out of its run ({left_out[sample]})",
+                               "choose another sample with --sample")
+    measured = figure.samples[-1]
+    traced = run_once(warmup_windows(untraced.stream) + sample)
+    steps = steps_of(parse(traced.trace or []), elf.functions(firmware.elf), disassemble(firmware.elf))
+    result = Breakdown(marker, sample, measured, steps, marker.counted_in)
+    if result.total != measured:
+        raise FirmwareFailed(f"{marker}: the trace of sample {sample} sums to {result.total} {result.unit}, the "
+                             f"marker measured {measured}", "this is a bug: report it")
+    return result

@@ -1,0 +1,46 @@
+"""One traced window as text: the functions it passes through in order, with
+their instructions and cycles, the exception entries and returns on lines of
+their own, and, when asked, every instruction."""
+
+from __future__ import annotations
+
+from switchscope.catalog import configs
+from switchscope.figures.breakdown import Breakdown
+
+FLOW_NAMES = {"exception-entry": "exception entry (stacking 8 registers)",
+              "exception-return": "exception return (unstacking 8 registers)",
+              "tail-chain": "tail-chain into the next handler"}
+
+
+def runs(breakdown: Breakdown) -> list[tuple[str, int, int]]:
+    """(where, instructions, cycles) for each stretch spent in one function, and each flow cost."""
+    found: list[list] = []
+    for step in breakdown.steps:
+        if step.address is None:
+            found.append([FLOW_NAMES.get(step.text, step.text), 0, step.cycles])
+        elif found and found[-1][0] == step.function and found[-1][1]:
+            found[-1][1] += 1
+            found[-1][2] += step.cycles
+        else:
+            found.append([step.function, 1, step.cycles])
+    return [tuple(run) for run in found]
+
+
+def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
+    job, unit = breakdown.job, breakdown.unit
+    defaults = configs.resolve({}, job.kernel, job.target, job.scenario, job.tasks)
+    options = job.config.label(defaults) if job.config else "default"
+    tasks = f", {job.tasks} tasks" if job.tasks else ""
+    lines = [f"one window of {job.scenario.name}{tasks} ({job.kernel.name} on {job.target.name}, {options}): "
+             f"{breakdown.total} {unit}, sample {breakdown.sample}, marker method"
+             + (f" ({job.target.timing_model} timing model)" if unit == "cycles" else ""),
+             f"  {unit:>8}  {'instructions':>12}  where",
+             *(f"  {c:>8}  {n or '':>12}  {where}" for where, n, c in runs(breakdown))]
+    if every_instruction:
+        lines += ["", "every instruction:"]
+        width = max((len(f"{s.function}+{s.offset}") for s in breakdown.steps), default=0)
+        for step in breakdown.steps:
+            where = "" if step.address is None else f"{step.function}+{step.offset}"
+            what = FLOW_NAMES.get(step.text, step.text) if step.address is None else step.text
+            lines.append(f"  {step.cycles:>8}  {where:<{width}}  {what}")
+    return "\n".join(lines)

@@ -1,0 +1,55 @@
+"""switchscope breakdown: one window traced instruction by instruction through the timing model, adding up to
+the marker method's figure, with the exception entry and return the TRM gives on lines of their own."""
+
+import pytest
+from conftest import run_command
+
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.catalog.job import Job
+from switchscope.figures.breakdown import Step, breakdown, parse, steps_of
+
+FREERTOS, AN385, YIELD = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]
+
+
+def test_each_instruction_costs_the_count_to_the_next_less_the_flow_charged_between():
+    lines = ["100 i 8a4", "102 i 8a6", "103 f exception-entry 12", "117 i 400", "119 end"]
+    functions = [(0x400, 0x440, "PendSV_Handler"), (0x8a0, 0x8b0, "task")]
+    steps = steps_of(parse(lines), functions, {0x8a4: "movs r0, #1"})
+    assert steps == [Step(2, 0x8a4, "task", 4, "movs r0, #1"), Step(3, 0x8a6, "task", 6),  # 117 - 102 - 12
+                     Step(12, None, text="exception-entry"), Step(2, 0x400, "PendSV_Handler", 0)]
+
+
+def test_a_trace_without_its_end_is_refused():
+    with pytest.raises(Exception, match="never closed"):
+        parse(["100 i 8a4"])
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("switch", ["pendsv", "software"])
+def test_a_yield_window_adds_up_and_shows_the_exception_only_with_pendsv(switch):
+    job = Job(FREERTOS, AN385, YIELD, catalog.METHODS["marker"], configs.resolve({"switch": switch}, FREERTOS,
+                                                                                  AN385, YIELD), unit="cycles")
+    traced = breakdown(job, 10)
+    assert traced.total == traced.measured  # checked inside too: the trace and the marker figure are one count
+    flows = [(s.text, s.cycles) for s in traced.steps if s.address is None]
+    if switch == "pendsv":
+        # Cortex-M3 TRM r2p1, 5.5.1: 12 cycles from the exception to the handler's first instruction, stacking
+        # the 8 registers of the frame; Figure 5-5: 10 cycles of exception return, unstacking them
+        assert flows == [("exception-entry", 12), ("exception-return", 10)]
+    else:
+        assert flows == []  # the software switch is calls and returns only
+    saves = [s for s in traced.steps if s.text.startswith("stmdb") and "r4, r5, r6, r7, r8, r9, sl, fp" in s.text]
+    assert [s.cycles for s in saves] == [9]  # TRM Table 3-1: STM "1 + N", N = 8 (r4-r11)
+    functions = [s.function for s in traced.steps if s.address is not None]
+    switcher = "PendSV_Handler" if switch == "pendsv" else "ss_software_switch"
+    first, last = functions.index("vTaskSwitchContext"), len(functions) - 1 - functions[::-1].index("vTaskSwitchContext")
+    assert switcher in functions[:first] and switcher in functions[last:]
+
+
+@pytest.mark.firmware
+def test_breakdown_from_the_command_line(capsys):
+    status, said = run_command(["breakdown", "--scenario", "yield", "--instructions"], capsys)
+    assert status == 0 and "exception entry (stacking 8 registers)" in said and "every instruction:" in said
+    status, said = run_command(["breakdown", "--target", "atmega328p"], capsys)
+    assert status == 2 and "runs on QEMU targets" in said and "mps2-an385" in said
