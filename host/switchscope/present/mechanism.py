@@ -52,7 +52,7 @@ def rows(points: dict[tuple[int, int], dict[str, Result]], against: str) -> list
         software, pendsv = pair["software"], pair["pendsv"]
         figure = (lambda r: r.stats.median) if against == "tasks" else total
         low, high = figure(software), figure(pendsv)
-        first = [str(tasks)] if against == "tasks" else [f"{switches:,}", f"{software.count:,} / {pendsv.count:,}"]
+        first = [str(tasks or "-")] if against == "tasks" else [f"{switches:,}", f"{software.count:,} / {pendsv.count:,}"]
         low, high = (low, high) if against == "tasks" else (round(low), round(high))
         table.append([*first, cell(low), cell(high), cell(high - low), relative(low, high),
                       _in_us(software, low), _in_us(pendsv, high)])
@@ -70,12 +70,13 @@ def terminal_tables(results: list[Result]) -> str:
     """The comparison for the terminal, one table per shared configuration and kind of sweep; "" without pairs."""
     out = []
     for (kernel, target, scenario, method, unit, options), points in paired(results).items():
-        extra = ",".join(f"{k}={v}" for k, v in options if k in ("rotation", "load"))
+        extra = ",".join(f"{k}={v}" for k, v in options if (k == "rotation" and scenario == "rotate") or k == "load")
         where = f"{kernel} on {target}, {scenario}{f' ({extra})' if extra else ''}, {method} method, {unit}"
         kinds = [against for against, varying in (("tasks", {t for t, _ in points}),
                                                   ("switches", {s for _, s in points})) if len(varying) > 1]
         for against in kinds or ["tasks"]:
-            out += [f"software vs PendSV switching against the number of {against}: {where}",
+            versus = f" against the number of {against}" if kinds else ""
+            out += [f"software vs PendSV switching{versus}: {where}",
                     *aligned([header(against, unit), *rows(points, against)]), ""]
     return "\n".join(out).rstrip()
 
