@@ -1,0 +1,441 @@
+/*
+ * floor: the least a task switch can cost, with the porting layer's calls so
+ * that every scenario runs. A task is its saved stack pointer, a ready flag
+ * and a priority; the next task is found by looking at each task (at most
+ * FLOOR_MAX_TASKS). A switch between tasks is a function call, so it saves
+ * and restores exactly the registers the C ABI makes a called function keep:
+ * r4-r11 and the return address on a Cortex-M, r2-r17 and r28-r29 and the
+ * return address on an AVR; the stack pointer goes into the task.
+ *
+ * Interrupts are masked while the scheduler's state changes and across a
+ * switch; the resumed task unmasks them. On the AVR an interrupt handler
+ * switches the same way, with its own frame left on the interrupted task's
+ * stack. A Cortex-M task cannot run in handler mode, so a switch an
+ * interrupt asks for is made by PendSV: the interrupted task is kept as the
+ * exception left it (its frame, then r4-r11; its saved stack pointer marked
+ * by bit 0), and a task kept by a call is entered through an exception frame
+ * made for it. A call-level switch to a task kept by an exception goes
+ * through SVC, whose return restores it.
+ */
+#include <stdint.h>
+#include "switchscope/board.h"
+#include "switchscope/harness.h"
+#include "switchscope/kernel.h"
+
+#define FLOOR_MAX_SIGNALS 4
+#if defined(__AVR__)
+#define FLOOR_MAX_TASKS 4 /* rotate's most on the ATmega328P's 2 KB (its board.toml's max_tasks) */
+#define STACK_BYTES 192
+#else
+#define FLOOR_MAX_TASKS 16 /* rotate's most */
+#define STACK_BYTES 1024
+#endif
+
+struct ss_task {
+    uintptr_t sp; /* first: the switch finds it at offset 0 */
+    uint8_t ready;
+    uint8_t priority;
+};
+
+struct ss_signal {
+    uint8_t given;
+    ss_task *waiter;
+};
+
+static ss_task tasks[FLOOR_MAX_TASKS];
+static uint8_t stacks[FLOOR_MAX_TASKS][STACK_BYTES] __attribute__((aligned(8)));
+static uint8_t task_count;
+static ss_signal signals[FLOOR_MAX_SIGNALS];
+static uint8_t signal_count;
+static volatile uint32_t ticks;
+ss_task *volatile floor_current; /* read by the Cortex-M exception handlers */
+ss_task *volatile floor_pending; /* the task an interrupt handler made ready to run */
+static ss_task startup;          /* main's context, saved once and never resumed */
+
+/* Saves the caller's registers the ABI keeps on its stack and its stack
+ * pointer in `from`, and returns into `to` as it was saved. Interrupts masked. */
+void floor_switch(ss_task *from, ss_task *to);
+void floor_task_start(void);
+
+static uint8_t interrupts_mask(void);
+static void interrupts_restore(uint8_t was_masked);
+
+/* ---- the switch, per core ---------------------------------------------- */
+#if defined(__AVR__)
+#include <avr/interrupt.h>
+#include <avr/io.h>
+
+__attribute__((naked)) void floor_switch(ss_task *from, ss_task *to)
+{
+    (void)from;
+    (void)to;
+    __asm__ volatile(
+        "push r2\n push r3\n push r4\n push r5\n push r6\n push r7\n push r8\n push r9\n"
+        "push r10\n push r11\n push r12\n push r13\n push r14\n push r15\n push r16\n push r17\n"
+        "push r28\n push r29\n"
+        "movw r30, r24\n"          /* from */
+        "in r18, __SP_L__\n"
+        "st Z, r18\n"
+        "in r18, __SP_H__\n"
+        "std Z+1, r18\n"
+        "movw r30, r22\n"          /* to */
+        "ld r18, Z\n"
+        "ldd r19, Z+1\n"
+        "out __SP_H__, r19\n"      /* interrupts are masked: no handler sees half a stack pointer */
+        "out __SP_L__, r18\n"
+        "pop r29\n pop r28\n"
+        "pop r17\n pop r16\n pop r15\n pop r14\n pop r13\n pop r12\n pop r11\n pop r10\n"
+        "pop r9\n pop r8\n pop r7\n pop r6\n pop r5\n pop r4\n pop r3\n pop r2\n"
+        "ret\n");
+}
+
+/* A new task's first switch returns here, its function in r2:r3 and its argument in r4:r5. */
+__attribute__((naked)) void floor_task_start(void)
+{
+    __asm__ volatile("sei\n movw r24, r4\n movw r30, r2\n icall\n jmp floor_task_returned\n");
+}
+
+static void prepare_stack(ss_task *task, uint8_t *top, ss_task_fn fn, void *arg)
+{
+    uint16_t start = (uint16_t)(uintptr_t)floor_task_start; /* a word address, as call pushes */
+    uint8_t *p = top - 1;
+    *p-- = (uint8_t)start;        /* the return address: low byte above, */
+    *p-- = (uint8_t)(start >> 8); /* high byte below, as call leaves it */
+    uint8_t saved[18] = {0};      /* r2..r17, r28, r29 in push order */
+    saved[0] = (uint8_t)(uintptr_t)fn;
+    saved[1] = (uint8_t)((uintptr_t)fn >> 8);
+    saved[2] = (uint8_t)(uintptr_t)arg;
+    saved[3] = (uint8_t)((uintptr_t)arg >> 8);
+    for (int i = 0; i < 18; i++)
+        *p-- = saved[i];
+    task->sp = (uintptr_t)p; /* the AVR's SP points below the last byte pushed */
+}
+
+static uint8_t interrupts_mask(void)
+{
+    uint8_t was = !(SREG & _BV(SREG_I));
+    cli();
+    return was;
+}
+
+static void interrupts_restore(uint8_t was_masked)
+{
+    if (!was_masked)
+        sei();
+}
+
+static void switch_to(ss_task *next);
+
+/* An interrupt handler's switch is the same call: its frame stays on the interrupted task's stack. */
+static void switch_from_handler(ss_task *next) { switch_to(next); }
+
+ISR(WDT_vect) { ticks++; }
+
+static void start_tick(void)
+{
+    /* the watchdog in interrupt mode, its shortest period (16 ms), as FreeRTOS's ATmega port ticks */
+    WDTCSR = _BV(WDCE) | _BV(WDE);
+    WDTCSR = _BV(WDIE);
+}
+
+#else /* Cortex-M3/M4 */
+#include "switchscope/cortex_m.h"
+
+#define SCB_ICSR (*(volatile uint32_t *)0xE000ED04u)
+#define SCB_SHPR3 (*(volatile uint32_t *)0xE000ED20u)
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define ICSR_PENDSVSET (1u << 28)
+
+__attribute__((naked)) void floor_switch(ss_task *from, ss_task *to)
+{
+    (void)from;
+    (void)to;
+    __asm__ volatile(
+        "   push {r4-r11, lr}       \n"
+        "   str sp, [r0]            \n"
+        "   ldr r2, [r1]            \n"
+        "   tst r2, #1              \n" /* kept by an exception: SVC restores it */
+        "   bne 1f                  \n"
+        "   mov sp, r2              \n"
+        "   pop {r4-r11, pc}        \n"
+        "1: cpsie i                 \n" /* SVC with interrupts masked would be a fault */
+        "   svc 0                   \n");
+}
+
+/* SVC from floor_switch: floor_current, kept by an exception, is restored by this one's return. */
+__attribute__((naked)) void SVC_Handler(void)
+{
+    __asm__ volatile(
+        "   ldr r0, =floor_current  \n"
+        "   ldr r0, [r0]            \n"
+        "   ldr r1, [r0]            \n"
+        "   bic r1, r1, #1          \n"
+        "   mov sp, r1              \n"
+        "   pop {r4-r11}            \n"
+        "   bx lr                   \n" /* EXC_RETURN: thread mode, main stack, as the task was */
+        "   .ltorg                  \n");
+}
+
+/* PendSV, the lowest priority: switches from the interrupted task to floor_pending. */
+__attribute__((naked)) void PendSV_Handler(void)
+{
+    __asm__ volatile(
+        "   cpsid i                 \n"
+        "   ldr r0, =floor_current  \n"
+        "   ldr r1, [r0]            \n"
+        "   ldr r2, =floor_pending  \n"
+        "   ldr r3, [r2]            \n"
+        "   cmp r3, r1              \n"
+        "   it ne                   \n"
+        "   cmpne r3, #0            \n"
+        "   beq 2f                  \n" /* nothing to switch to */
+        "   push {r4-r11}           \n" /* below the frame the exception stacked */
+        "   add r12, sp, #1         \n" /* marked: kept by an exception */
+        "   str r12, [r1]           \n"
+        "   str r3, [r0]            \n"
+        "   movs r1, #0             \n"
+        "   str r1, [r2]            \n"
+        "   ldr r12, [r3]           \n"
+        "   tst r12, #1             \n"
+        "   beq 1f                  \n"
+        "   bic r12, r12, #1        \n" /* kept by an exception: its own frame */
+        "   mov sp, r12             \n"
+        "   pop {r4-r11}            \n"
+        "   cpsie i                 \n"
+        "   bx lr                   \n"
+        "1: mov sp, r12             \n" /* kept by a call: an exception frame made to return into it */
+        "   pop {r4-r11, r12}       \n" /* the return address is the highest word: r12 */
+        "   bic r12, r12, #1        \n"
+        "   mov r3, #0x01000000     \n" /* xPSR: Thumb */
+        "   sub sp, sp, #32         \n"
+        "   strd r12, r3, [sp, #24] \n"
+        "2: cpsie i                 \n"
+        "   bx lr                   \n"
+        "   .ltorg                  \n");
+}
+
+/* A new task's first switch returns here, its function in r4 and its argument in r5. */
+__attribute__((naked)) void floor_task_start(void)
+{
+    __asm__ volatile("cpsie i\n mov r0, r5\n blx r4\n bl floor_task_returned\n");
+}
+
+static void prepare_stack(ss_task *task, uint8_t *top, ss_task_fn fn, void *arg)
+{
+    uint32_t *p = (uint32_t *)top - 9; /* r4-r11 and the return address, as push {r4-r11, lr} leaves them */
+    for (int i = 0; i < 9; i++)
+        p[i] = 0;
+    p[0] = (uint32_t)fn;
+    p[1] = (uint32_t)arg;
+    p[8] = (uint32_t)floor_task_start;
+    task->sp = (uintptr_t)p;
+}
+
+static uint8_t interrupts_mask(void)
+{
+    uint32_t primask;
+    __asm__ volatile("mrs %0, primask\n cpsid i" : "=r"(primask)::"memory");
+    return (uint8_t)(primask & 1);
+}
+
+static void interrupts_restore(uint8_t was_masked)
+{
+    if (!was_masked)
+        __asm__ volatile("cpsie i" ::: "memory");
+}
+
+static void switch_from_handler(ss_task *next)
+{
+    floor_pending = next;
+    SCB_ICSR = ICSR_PENDSVSET;
+}
+
+void SysTick_Handler(void) { ticks++; }
+
+static void start_tick(void)
+{
+    SCB_SHPR3 |= 0xFFu << 16; /* PendSV the lowest priority: it runs once every other handler is done */
+    SYST_RVR = BOARD_CPU_CLOCK_HZ / 100u - 1u; /* 100 Hz, as FreeRTOS's tick here */
+    SYST_CVR = 0;
+    SYST_CSR = 7; /* the core clock, its interrupt, on */
+}
+#endif
+
+/* ---- the scheduler ------------------------------------------------------ */
+
+void floor_task_returned(void) { harness_fail(SS_TEXT("floor: a task returned from its function")); }
+
+/* The most urgent ready task; among equals, the first after `after` in the ring. */
+static ss_task *most_urgent(ss_task *after)
+{
+    ss_task *best = 0, *end = tasks + task_count, *task = after ? after : end - 1;
+    for (uint8_t left = task_count; left; left--) {
+        if (++task == end)
+            task = tasks;
+        if (task->ready && (!best || task->priority > best->priority))
+            best = task;
+    }
+    if (!best)
+        harness_fail(SS_TEXT("floor: no task is ready"));
+    return best;
+}
+
+/* From a task: switch to `next` if it is not the running task; interrupts masked. */
+static void switch_to(ss_task *next)
+{
+    if (next == floor_current)
+        return;
+    ss_task *previous = floor_current;
+    floor_current = next;
+    floor_switch(previous, next);
+}
+
+/* After `task` became ready or more urgent: run it at once if it is more urgent than the running one
+ * (which is the most urgent of the others). */
+static void preempt_if_more_urgent(ss_task *task, int from_handler)
+{
+    if (task->ready && task->priority > floor_current->priority) {
+        if (from_handler)
+            switch_from_handler(task);
+        else
+            switch_to(task);
+    }
+}
+
+ss_task *ss_task_create(const char *name, ss_task_fn fn, void *arg, unsigned priority)
+{
+    (void)name;
+    if (task_count == FLOOR_MAX_TASKS)
+        harness_fail(SS_TEXT("floor: more tasks than FLOOR_MAX_TASKS"));
+    uint8_t was = interrupts_mask();
+    ss_task *task = &tasks[task_count];
+    prepare_stack(task, stacks[task_count] + STACK_BYTES, fn, arg);
+    task->priority = (uint8_t)priority;
+    task->ready = 1;
+    task_count++;
+    if (floor_current)
+        preempt_if_more_urgent(task, 0);
+    interrupts_restore(was);
+    return task;
+}
+
+void ss_task_suspend_self(void)
+{
+    uint8_t was = interrupts_mask();
+    floor_current->ready = 0;
+    switch_to(most_urgent(floor_current));
+    interrupts_restore(was);
+}
+
+void ss_task_resume(ss_task *task)
+{
+    uint8_t was = interrupts_mask();
+    task->ready = 1;
+    preempt_if_more_urgent(task, 0);
+    interrupts_restore(was);
+}
+
+void ss_task_set_priority(ss_task *task, unsigned priority)
+{
+    uint8_t was = interrupts_mask();
+    uint8_t lowered_self = task == floor_current && priority < task->priority;
+    task->priority = (uint8_t)priority;
+    if (lowered_self) /* another task may now be the more urgent */
+        switch_to(most_urgent(floor_current));
+    else
+        preempt_if_more_urgent(task, 0);
+    interrupts_restore(was);
+}
+
+/* The running task is the most urgent ready one: the next ready task of its priority in the ring, if any. */
+void ss_yield(void)
+{
+    uint8_t was = interrupts_mask();
+    ss_task *end = tasks + task_count, *task = floor_current;
+    for (uint8_t left = task_count - 1; left; left--) {
+        if (++task == end)
+            task = tasks;
+        if (task->ready && task->priority == floor_current->priority) {
+            switch_to(task);
+            break;
+        }
+    }
+    interrupts_restore(was);
+}
+
+void ss_complete_switch(void) {} /* every call above switches at once */
+
+ss_signal *ss_signal_create(void)
+{
+    if (signal_count == FLOOR_MAX_SIGNALS)
+        harness_fail(SS_TEXT("floor: more signals than FLOOR_MAX_SIGNALS"));
+    return &signals[signal_count++];
+}
+
+void ss_signal_wait(ss_signal *signal)
+{
+    uint8_t was = interrupts_mask();
+    if (signal->given) {
+        signal->given = 0;
+    } else {
+        signal->waiter = floor_current;
+        floor_current->ready = 0;
+        switch_to(most_urgent(floor_current));
+    }
+    interrupts_restore(was);
+}
+
+static void give(ss_signal *signal, int from_handler)
+{
+    ss_task *waiter = signal->waiter;
+    if (!waiter) {
+        signal->given = 1;
+        return;
+    }
+    signal->waiter = 0;
+    waiter->ready = 1;
+    preempt_if_more_urgent(waiter, from_handler);
+}
+
+void ss_signal_give(ss_signal *signal)
+{
+    uint8_t was = interrupts_mask();
+    give(signal, 0);
+    interrupts_restore(was);
+}
+
+void ss_signal_give_from_isr(ss_signal *signal) { give(signal, 1); }
+
+uint32_t ss_tick_count(void)
+{
+    uint8_t was = interrupts_mask();
+    uint32_t now = ticks;
+    interrupts_restore(was);
+    return now;
+}
+
+void ss_wait_next_tick(void)
+{
+    uint32_t tick = ss_tick_count();
+    while (ss_tick_count() == tick)
+        ;
+}
+
+void ss_kernel_start(void)
+{
+    interrupts_mask();
+    floor_current = most_urgent(0);
+    start_tick();
+    floor_switch(&startup, floor_current); /* the task unmasks interrupts */
+    harness_fail(SS_TEXT("floor: the start returned"));
+}
+
+void ss_kernel_describe(void (*emit)(const char *key, const char *value))
+{
+    emit(SS_TEXT("kernel"), SS_TEXT("floor"));
+    emit(SS_TEXT("kernel_version"), SS_TEXT("1"));
+    emit(SS_TEXT("config.switch"), SS_TEXT("call: the ABI's callee-saved registers"));
+    emit(SS_TEXT("config.priorities"), SS_TEXT("on"));
+}
