@@ -103,6 +103,7 @@ static GByteArray *register_buffer;
 /* the flow between blocks (one vCPU) */
 static const struct block *previous_block;
 static int exception_returning;
+static struct cost across; /* what the first instruction of the block now starting costs across its start */
 static const struct block *interrupted[MAX_NESTING]; /* the block each nested exception interrupted */
 static int nesting;
 
@@ -307,12 +308,21 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     settle_branch(vcpu_index, previous, block->start);
     /* QEMU also ends blocks where the code runs straight on (1 KB pages, I/O): a load
      * there still pipelines behind, or waits for, the instruction before it, as within a
-     * block, unless that one was skipped by its IT condition */
+     * block, unless that one was skipped by its IT condition. That is the load's own cost:
+     * charged by on_first_of_block, after any watch on the load has logged the count
+     * before it, as the inline adds of a load within a block are. */
+    across = (struct cost){0, 0, 0};
     if (previous && block->start == previous->end &&
-        !(previous->last.condition != CONDITION_ALWAYS && condition_failed)) {
-        struct cost extra = cortex_m_across(&previous->last, &block->first);
-        charge(vcpu_index, extra.cycles, extra.below, extra.above);
-    }
+        !(previous->last.condition != CONDITION_ALWAYS && condition_failed))
+        across = cortex_m_across(&previous->last, &block->first);
+}
+
+/* The first instruction of a block, a load or store: its cost across the block boundary (on_block). */
+static void on_first_of_block(unsigned int vcpu_index, void *userdata)
+{
+    (void)userdata;
+    charge(vcpu_index, across.cycles, across.below, across.above);
+    across = (struct cost){0, 0, 0};
 }
 
 /* MOVW or MOVT: the register it writes and the half it sets. */
@@ -388,6 +398,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
         timing.condition = cortex_m_it_condition(&it, halfwords[0]);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
+        if (i == 0 && (timing.is_memory || timing.address_mask)) /* after the watches: its own cost */
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_first_of_block, QEMU_PLUGIN_CB_NO_REGS, NULL);
         if (timing.below)
             qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, below, timing.below);
         if (timing.above)

@@ -573,6 +573,61 @@ def test_a_short_vector_table_is_not_read_past_its_end(tmp_path):
     assert found == total(branch(P_REGISTER), branch(P_REGISTER)), "BLX r7 1 + P, BX LR 1 + P: no exception entry"
 
 
+# A load whose address the instruction before it computed, once within a QEMU block and once as the first
+# instruction after a 1 KB boundary (QEMU ends its blocks there). A watch at the load counts what ran before it:
+# the load's stall is its own cost, on whichever side of a boundary it falls, as a probe's stamp load can.
+PAGE_BOUNDARY = textwrap.dedent("""
+    .syntax unified
+    .thumb
+    .section .vectors, "a"
+    .word stack_top
+    .word reset
+
+    .text
+    .thumb_func
+    reset:
+    ldr r4, =data
+    loop:
+    nop
+    within_from:
+    adds r2, r4, #0
+    within_to:
+    ldr r3, [r2]
+    within_load_to:
+    b across
+    .balign 1024
+    .space 1024 - 4              @ the ADDS ends the page, the LDR starts the next
+    across:
+    nop
+    across_from:
+    adds r2, r4, #0
+    across_to:
+    ldr r3, [r2]
+    across_load_to:
+    b loop
+    .ltorg
+
+    .bss
+    .align 2
+    data: .space 4
+    .space 256
+    stack_top:
+""")
+
+
+def test_a_load_after_a_page_boundary_is_charged_its_stall_after_a_watch_on_it(tmp_path):
+    firmware = build(tmp_path, source=PAGE_BOUNDARY)
+    symbols = elf.symbols(firmware)
+    assert symbols["across_to"] % 1024 == 0, "the load must start a page"
+    for side in ("within", "across"):
+        # [from, to): the ADDS alone, 1 (Table 3-1); [from, load_to): ADDS 1, LDR 2, its address stall 1 (3.3.2)
+        _, alone = measured(firmware, on_core(M3), f"{side}")
+        result = measure_elf(firmware, on_core(M3), f"{side}_from", f"{side}_load_to", count=5, time_limit=30,
+                             unit="cycles")
+        assert alone == ALU, side
+        assert result.samples == [total(ALU, LDR, ADDRESS_STALL).point] * 5, side
+
+
 def test_instructions_are_still_counted_as_before(rulers):
     result = measure_elf(rulers, catalog.TARGETS["mps2-an385"], "tail_chain_from", "tail_chain_to", count=5,
                          time_limit=30, unit="instructions")

@@ -26,6 +26,9 @@
 #if defined(__AVR__)
 #define FLOOR_MAX_TASKS 4 /* rotate's most on the ATmega328P's 2 KB (its board.toml's max_tasks) */
 #define STACK_BYTES 192
+#elif defined(BOARD_KERNEL_HEAP_BYTES) /* a board with little RAM says how much the kernel may have */
+#define STACK_BYTES 1024
+#define FLOOR_MAX_TASKS (BOARD_KERNEL_HEAP_BYTES / STACK_BYTES)
 #else
 #define FLOOR_MAX_TASKS 16 /* rotate's most */
 #define STACK_BYTES 1024
