@@ -8,11 +8,12 @@ from pathlib import Path
 
 from switchscope import catalog
 from switchscope.catalog import configs
+from switchscope.catalog.job import Job
 from switchscope.catalog.plan import Plan, plan
 from switchscope.common import outputs, paths
 from switchscope.common.errors import FirmwareFailed, Interrupted, SwitchscopeError
 from switchscope.decode.methods import METHODS
-from switchscope.figures import breakdown, intrusion, matrix, suite
+from switchscope.figures import breakdown, floor, intrusion, matrix, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.present import breakdown_text, display, exports, mechanism, report, suite_page
@@ -91,10 +92,13 @@ def command_run(args) -> int:
         if args.scenario not in ("all", "rotate"):
             raise SwitchscopeError("--tasks applies to the rotate scenario only")
         scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
-    found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target), scenarios,
+    kernels = catalog.select_kernels(args.kernel)
+    found = plan(kernels, catalog.select_targets(args.target), scenarios,
                  catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks], unit=args.unit)
     require_jobs(found)
     jobs = found.jobs
+    if args.floor:
+        jobs = _floor_jobs(jobs, kernels) + jobs
     if args.port and args.no_flash and len(jobs) > 1:
         raise SwitchscopeError(f"--no-flash reads the one image the board runs, and {len(jobs)} were asked for",
                                "choose its --scenario (and --method probe)")
@@ -138,6 +142,7 @@ def command_run(args) -> int:
                                                                            f"{len(jobs)} measurements")
                 interruption.kept += f" and written to {json_path}"
         raise
+    floor.attach(results)
     if results:
         print(report.table(results, args.percentiles))
         comparison = report.method_comparison(results)
@@ -156,6 +161,20 @@ def command_run(args) -> int:
         report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
     exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if failures else 0
+
+
+def _floor_jobs(jobs: list[Job], kernels: list[catalog.Kernel]) -> list[Job]:
+    """--floor: the floor kernel's job for each (target, scenario, method, unit, tasks) measured, in its
+    default configuration, where it runs on that target and is not measured already."""
+    kernel = catalog.KERNELS.get(floor.FLOOR)
+    if kernel is None or kernel in kernels:
+        return []
+    wanted = {}
+    for job in jobs:
+        if job.target.name in kernel.targets:
+            wanted.setdefault((job.target.name, job.scenario.name, job.method.name, job.unit, job.tasks),
+                              Job(kernel, job.target, job.scenario, job.method, unit=job.unit, tasks=job.tasks))
+    return list(wanted.values())
 
 
 def command_sweep(args) -> int:

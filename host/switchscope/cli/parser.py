@@ -106,6 +106,9 @@ def parser() -> argparse.ArgumentParser:
                      help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
                           "trace=on, ... (switchscope list shows them all)")
     run.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
+    run.add_argument("--floor", action="store_true",
+                     help="also measure the floor kernel (the least a switch can cost) on the same targets, and "
+                          "show each figure as a multiple of it (the x floor column; --kernel all includes it)")
     run.add_argument("--json", metavar="PATH", help="also write every result, with all samples, as JSON")
     _add_exports(run)
     run.add_argument("--vcd", metavar="PATH",

@@ -79,6 +79,10 @@ class Result:
     tasks: int | None = None  # rotate: how many tasks
     pairs: list | None = None  # rotate: [from task, to task] of each kept sample
     sample_tags: list | None = None  # scenarios that tag their samples (the ruler's block sizes)
+    # the floor kernel's median for the same scenario, core, unit and method ({"target", "method", "median"}),
+    # and this result's median as a multiple of it (figures/floor.py), where one was measured alongside
+    floor: dict | None = None
+    x_floor: float | None = None
     ticks_in_window: int = 0
     stream_problems: list = field(default_factory=list)
     wall_seconds: float | None = None
@@ -167,6 +171,12 @@ class Result:
                 for key in STAT_KEYS if key != "stddev")):
             raise SwitchscopeError(f"{where}: 'bounds' must be cycles whose least lies at or below each statistic "
                                    "and whose most at or above it", "measure again: the file was altered")
+        x_floor, floor = document.get("x_floor"), document.get("floor")
+        if x_floor is not None and not (isinstance(x_floor, (int, float)) and not isinstance(x_floor, bool)
+                                        and math.isfinite(x_floor) and x_floor > 0):
+            raise SwitchscopeError(f"{where}: 'x_floor' must be a positive number")
+        if floor is not None and not (isinstance(floor, dict) and isinstance(floor.get("median"), (int, float))):
+            raise SwitchscopeError(f"{where}: 'floor' must be an object with the floor's 'median'")
         known = {key: value for key, value in document.items() if key in names}
         details = {key: value for key, value in document.items() if key not in names and key not in derived}
         # written before "kind" was: what the result holds says which it is

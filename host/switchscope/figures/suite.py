@@ -1,7 +1,8 @@
 """`switchscope suite`: the experiment matrix of the seeds for every kernel
 and target, written to a results directory.
 
-- every kernel side by side on each target, in its default configuration;
+- every kernel side by side on each target, in its default configuration,
+  the floor kernel among them, and each figure as a multiple of the floor's;
 - BeRTOS layout: each scenario under {cooperative, preemptive} x {priorities
   off (NOPRI), on (PRI)};
 - the Cortex-M3 study's curves: switch time against the number of rotating
@@ -27,7 +28,7 @@ from switchscope.catalog import configs
 from switchscope.catalog.plan import plan
 from switchscope.common import outputs
 from switchscope.common.errors import Interrupted, SwitchscopeError
-from switchscope.figures import matrix, results_files
+from switchscope.figures import floor, matrix, results_files
 from switchscope.figures.matrix import Point
 from switchscope.figures.result import Result
 
@@ -154,4 +155,9 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
         interruption.kept = f"{len(outcomes)} of {len(distinct)} measurements kept in {out}"
         raise
     wall = time.monotonic() - started
+    measured = [(point, outcome) for point, outcome in outcomes if isinstance(outcome, Result)]
+    floor.attach([outcome for _, outcome in measured])
+    for point, outcome in measured:
+        if outcome.x_floor:  # written again with its multiple of the floor, known once the floor was measured
+            _write_result(out, point, outcome)
     return outcomes, write(out, _every_point(found, outcomes), samples, wall, workers), wall

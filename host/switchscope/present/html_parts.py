@@ -38,8 +38,8 @@ table.sortable thead th { cursor: pointer; user-select: none; }
 table.sortable thead th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: .7em; }
 table.sortable thead th[aria-sort="descending"]::after { content: " \\25BC"; font-size: .7em; }
 tbody tr:nth-child(even) { background: #fafbfc; }
-small, .us { color: var(--faint); }
-table.grid th, table.grid td { white-space: normal; } .figure, .us { white-space: nowrap; }
+small, .us, .floor { color: var(--faint); }
+table.grid th, table.grid td { white-space: normal; } .figure, .us, .floor { white-space: nowrap; }
 .warning { background: #fff4e0; border-left: 4px solid #e67e22; padding: .5rem .8rem; margin: 1rem 0; }
 svg.plot { width: 100%; max-width: 540px; height: auto; display: block; margin: .6rem 0; }
 svg.plot rect.bar:hover, svg.plot circle.point:hover { opacity: .7; }
@@ -149,7 +149,9 @@ def beside_median(result: Result) -> list[str]:
 def with_us(result: Result) -> str:
     """The median in its unit, and what goes beside_median it."""
     return f'<span class="figure">{number_text(result.stats.median)} {escape(result.unit)}</span>' + "".join(
-        f' <span class="us">({escape(text)})</span>' for text in beside_median(result))
+        f' <span class="us">({escape(text)})</span>' for text in beside_median(result)) + (
+        f' <span class="floor" title="the median over the floor kernel\'s, {number_text(result.floor["median"])} '
+        f'{escape(result.unit)}">x{result.x_floor:.2f} floor</span>' if result.x_floor else "")
 
 
 def stat_cells(stats) -> list[str]:

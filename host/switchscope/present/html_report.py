@@ -22,6 +22,7 @@ from pathlib import Path
 from switchscope import __version__
 from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
+from switchscope.figures import floor
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
 from switchscope.figures.suite import BERTOS_COLUMNS
@@ -43,6 +44,7 @@ class Page:
             link = Path(os.path.relpath(found.path.resolve(), page_path.resolve().parent)).as_posix()
             for result in found.results:
                 self.entries.append(Entry(len(self.entries) + 1, result, found.path, link))
+        floor.attach([entry.result for entry in self.entries])  # files measured apart are compared too
         self.sections: list[tuple[str, str, str]] = []  # (anchor, title, html)
 
     # -- the parts -------------------------------------------------------------------------------
@@ -290,6 +292,8 @@ class Page:
                  ("kernel", " ".join(str(v) for v in (r.kernel, r.kernel_version) if v)
                   + (f" (from {r.kernel_source})" if r.kernel_source else "")),
                  ("target", f"{r.target} ({r.cpu})" if r.target else None),
+                 ("x floor", f"{r.x_floor:.2f}: the median over the floor kernel's, {number_text(r.floor['median'])} "
+                             f"{r.unit} ({r.floor.get('method')} on {r.floor.get('target')})" if r.x_floor else None),
                  ("source", r.source),
                  ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.options.items()))),
                  ("firmware reports", ", ".join(f"{k}={v}" for k, v in r.config.items())),

@@ -15,6 +15,7 @@ from switchscope.figures.result import Result
 from switchscope.present import display
 
 PERCENTILES = (99.0,)  # the percentiles a table shows unless --percentiles says others (nearest rank)
+X_FLOOR_COLUMN = "x floor"  # the median as a multiple of the floor kernel's
 
 
 def percentile_label(percent: float) -> str:
@@ -93,10 +94,28 @@ def _statistics(label: str, results: list[Result], with_method: bool = False, pe
     """The table of statistics, one line per result; with the TRM range column and its meaning under the
     table only when a result has a range, so results without one are shown as they always were."""
     ranged = any(r.bounds for r in results)
+    floored = any(r.x_floor for r in results)
     header = [label, *columns(percentiles)]
-    return aligned([with_range(header, header, RANGE_COLUMN, ranged),
-                    *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
-                      for r in results)]) + _range_lines(results)
+    rows = [with_range(header, header, RANGE_COLUMN, ranged) + ([X_FLOOR_COLUMN] if floored else []),
+            *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
+              + ([x_floor(r)] if floored else []) for r in results)]
+    return aligned(rows) + _range_lines(results) + _floor_lines(results)
+
+
+def x_floor(result: Result) -> str:
+    """The median as a multiple of the floor kernel's, or "-" where none was measured."""
+    return f"{result.x_floor:.2f}" if result.x_floor else "-"
+
+
+def _floor_lines(results: list[Result]) -> list[str]:
+    """Under a table with an x floor column: the floor's figures it divides by, as a row of their own."""
+    floored = [r for r in results if r.floor]
+    if not floored:
+        return []
+    first = floored[0].floor
+    figures = ", ".join(f"{row_label(r)} {cell(r.floor['median'])}" for r in floored)
+    return [f"  {X_FLOOR_COLUMN}: the median over the floor kernel's ({first['method']} on {first['target']}, "
+            f"{floored[0].unit}): {figures}"]
 
 
 def counted_by(result: Result) -> str:

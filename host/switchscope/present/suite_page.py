@@ -124,9 +124,10 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
     for target in dict.fromkeys(p.job.target.name for p, _ in side_by_side):
         here = [(p, o) for p, o in side_by_side if p.job.target.name == target]
         kernels_here = list(dict.fromkeys(p.job.kernel.name for p, _ in here))
-        cells = {(p.job.kernel.name, p.job.scenario.name): _value(o) for p, o in here}
+        cells = {(p.job.kernel.name, p.job.scenario.name): _value(o) + (f", x{o.x_floor:.2f}" if o.x_floor else "")
+                 for p, o in here}
         lines += [f"## Kernels side by side on {target} (default configurations, probe, medians, "
-                  f"{here[0][1].unit})", "",
+                  f"{here[0][1].unit}; x: the median over the floor kernel's)", "",
                   *_markdown_table(["scenario", *kernels_here],
                                    [[name, *(cells.get((k, name), "n/a") for k in kernels_here)]
                                     for name in BERTOS_SCENARIOS]), ""]

@@ -1,0 +1,62 @@
+"""Which floor figure a result is divided by, and the multiple, worked by hand."""
+
+from switchscope.figures import floor
+from switchscope.figures.result import Result
+from switchscope.present import report
+
+
+def result(kernel, samples, target="mps2-an385", cpu="cortex-m3", model="cortex-m3", scenario="yield",
+           method="probe", unit="cycles", tasks=None):
+    return Result(kind="scenario", scenario=scenario, method=method, unit=unit, samples=list(samples), overhead=8,
+                  first=samples[0], kernel=kernel, target=target, cpu=cpu, timing_model=model, tasks=tasks,
+                  kernel_version="1", toolchain={"compiler": "arm-none-eabi-gcc 12.2.1"}, simulator={"name": "QEMU"})
+
+
+def test_the_multiple_is_the_median_over_the_floors_median_on_the_same_target():
+    kernel, least = result("freertos", [124, 124, 130]), result("floor", [84, 84, 90])
+    floor.attach([kernel, least])
+    assert kernel.x_floor == 1.48  # 124 / 84 = 1.476...
+    assert kernel.floor == {"target": "mps2-an385", "method": "probe", "median": 84}
+    assert least.x_floor is None and least.floor is None  # the floor is not a multiple of itself
+
+
+def test_another_board_of_the_same_core_and_model_serves_when_the_same_board_has_none():
+    kernel = result("freertos", [124], target="stm32vldiscovery")
+    floor.attach([kernel, result("floor", [62], target="mps2-an385")])
+    assert kernel.x_floor == 2.0 and kernel.floor["target"] == "mps2-an385"
+
+
+def test_the_same_board_is_preferred_to_another_of_its_core():
+    kernel = result("freertos", [120], target="stm32vldiscovery")
+    floor.attach([kernel, result("floor", [60], target="mps2-an385"), result("floor", [80], target="stm32vldiscovery")])
+    assert kernel.x_floor == 1.5 and kernel.floor["target"] == "stm32vldiscovery"
+
+
+def test_no_multiple_across_cores_units_methods_scenarios_task_counts_or_silicon_boards():
+    least = result("floor", [84])
+    others = [result("freertos", [124], cpu="cortex-m4", model="cortex-m4", target="mps2-an386"),
+              result("freertos", [54], unit="instructions"),
+              result("freertos", [124], method="marker"),
+              result("freertos", [267], scenario="resume"),
+              result("freertos", [296], scenario="rotate", tasks=2),
+              result("freertos", [130], target="stm32-silicon", model=None)]  # a DWT count: its own board only
+    floor.attach([least, *others])
+    assert [r.x_floor for r in others] == [None] * len(others)
+
+
+def test_the_table_gains_the_column_and_names_the_floors_figures():
+    kernel, least = result("freertos", [124]), result("floor", [84])
+    floor.attach([kernel, least])
+    text = report.table([least, kernel])
+    header = next(line for line in text.splitlines() if line.strip().startswith("scenario") and "x floor" in line)
+    row = text.splitlines()[text.splitlines().index(header) + 1]
+    assert row.split()[-1] == "1.48"
+    assert "x floor: the median over the floor kernel's (probe on mps2-an385, cycles): yield 84" in text
+
+
+def test_x_floor_is_written_and_read_back():
+    kernel = result("freertos", [124])
+    floor.attach([kernel, result("floor", [84])])
+    document = kernel.to_json()
+    assert document["x_floor"] == 1.48 and document["floor"]["median"] == 84
+    assert Result.from_json(document).x_floor == 1.48
