@@ -5,6 +5,7 @@
  */
 #include <string.h>
 #include "switchscope/harness.h"
+#include "switchscope/load.h"
 #include "switchscope/record.h"
 
 #define DEFAULT_SAMPLES 1000
@@ -107,9 +108,8 @@ void harness_begin(void)
     emit_meta(SS_TEXT("stamp_direction"), stamp_counts_down ? SS_TEXT("down") : SS_TEXT("up"));
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
-    if (SWITCHSCOPE_METHOD_SCOPE || SWITCHSCOPE_METHOD_MARKER)
-        return; /* the scope calibrates with a bare pulse per window; markers cost nothing */
-    for (int i = 0; i < CALIBRATION_PAIRS; i++) {
+    /* the scope calibrates with a bare pulse per window; markers cost nothing */
+    for (int i = 0; !SWITCHSCOPE_METHOD_SCOPE && !SWITCHSCOPE_METHOD_MARKER && i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
         PROBE_OPEN();
         PROBE_CLOSE();
@@ -118,6 +118,9 @@ void harness_begin(void)
         put_u32(payload + 5, probe.end);
         record_send(payload, sizeof payload);
     }
+#if SWITCHSCOPE_LOAD_VOIP
+    load_start(); /* calibrated without it */
+#endif
 }
 
 void harness_record(uint32_t seq, uint16_t tag)
@@ -129,6 +132,10 @@ void harness_record(uint32_t seq, uint16_t tag)
         flags |= SAMPLE_NOT_CLOSED;
     if (probe.wrapped)
         flags |= SAMPLE_STAMP_WRAPPED;
+#if SWITCHSCOPE_LOAD_VOIP
+    if (probe.load_start != probe.load_end)
+        flags |= SAMPLE_LOAD_IN_WINDOW;
+#endif
     uint32_t length = counts_between(probe.start, probe.end);
     int ordinary = flags == 0 && tag == last_tag && seq == next_seq && (seq & 0xFF) != 0 && length <= 0xFFFF;
     next_seq = seq + 1;
@@ -273,6 +280,10 @@ int main(void)
     emit_meta(SS_TEXT("method"), SS_TEXT(PROBE_METHOD));
     emit_meta_number(SS_TEXT("samples"), samples_requested);
     scenario.setup();
+#if SWITCHSCOPE_LOAD_VOIP
+    load_describe(emit_meta);
+    load_setup();
+#endif
     ss_kernel_start();
     harness_fail(SS_TEXT("kernel start returned"));
 }

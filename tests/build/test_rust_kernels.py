@@ -106,7 +106,7 @@ def test_scenarios_without_meaning_for_a_kernel_say_why(tmp_path, capsys):
     assert printed.count("RTIC is ported to lm3s6965evb only") == 1
     document = json.loads(out.read_text())
     kernels = {r["kernel"] for r in document["results"]}
-    assert kernels == {"freertos", "embassy", "lilos"}  # RTIC is on lm3s6965evb only
+    assert kernels == {"floor", "freertos", "embassy", "lilos"}  # RTIC is on lm3s6965evb only
     reasons = {(entry["kernel"], combination): entry["reason"]
                for entry in document["not_applicable"] for combination in entry["combinations"]}
     assert reasons["rtic", "signal/probe"] == "RTIC is ported to lm3s6965evb only"

@@ -1,7 +1,7 @@
 /*
  * mps2-an385 under QEMU: CMSDK UART0 for the record stream, semihosting for the
- * run parameters and the exit code, SysTick for stamps. Reset, vectors, the
- * software interrupt and the fault report: common/cortex_m.c.
+ * run parameters and the exit code, SysTick for stamps, TIMER0 for load=voip.
+ * Reset, vectors, the software interrupt and the fault report: common/cortex_m.c.
  */
 #include <stdint.h>
 #include "switchscope/board.h"
@@ -68,6 +68,27 @@ __asm__(".syntax unified\n"
         "    str r1, [r0]\n"
         "    bx lr\n"
         ".text\n");
+
+#define TIMER0_CTRL REG(0x40000000u)
+#define TIMER0_RELOAD REG(0x40000008u)
+#define TIMER0_VALUE REG(0x40000004u)
+#define TIMER0_INTCLEAR REG(0x4000000Cu)
+#define TIMER_CTRL_ENABLE 0x1u
+#define TIMER_CTRL_IRQ_ENABLE 0x8u
+#define NVIC_ISER0 REG(0xE000E100u)
+#define NVIC_IPR_BYTE(n) (*(volatile uint8_t *)(0xE000E400u + (n)))
+
+void board_load_timer_start(uint32_t period_us)
+{
+    uint32_t counts = BOARD_LOAD_TIMER_HZ / 1000000u * period_us;
+    TIMER0_RELOAD = counts - 1u;
+    TIMER0_VALUE = counts - 1u;
+    NVIC_IPR_BYTE(BOARD_LOAD_IRQ_NUMBER) = BOARD_SOFT_IRQ_PRIORITY;
+    NVIC_ISER0 = 1u << BOARD_LOAD_IRQ_NUMBER;
+    TIMER0_CTRL = TIMER_CTRL_ENABLE | TIMER_CTRL_IRQ_ENABLE;
+}
+
+void board_load_timer_acknowledge(void) { TIMER0_INTCLEAR = 1u; }
 
 /* Idle spins: the instruction counts between windows stay as they were. */
 void board_idle(void) {}

@@ -51,6 +51,11 @@
  * ceiling (so it may call the kernel) and above the kernel's own level. */
 #define BOARD_SOFT_IRQ_PRIORITY 0xC0
 
+/* load=voip's timer: the CMSDK APB timer TIMER0 (interrupt 8), clocked at
+ * 25 MHz, at the software interrupt's priority (it calls the kernel too). */
+#define BOARD_LOAD_IRQ_NUMBER 8
+#define BOARD_LOAD_TIMER_HZ 25000000u
+
 
 /*
  * The scope pin: the FPGA IO register that drives the board's LEDs, written

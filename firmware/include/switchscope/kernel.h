@@ -46,6 +46,10 @@ void ss_signal_give_from_isr(ss_signal *signal); /* from an interrupt handler */
 uint32_t ss_tick_count(void);
 void ss_wait_next_tick(void);
 
+/* The highest priority a task may be created at. Needed only by a kernel
+ * that offers load=voip, whose encoding tasks run there (load_voip.c). */
+unsigned ss_highest_priority(void);
+
 /* Start scheduling the created tasks; never returns. */
 void ss_kernel_start(void);
 

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "switchscope/board.h"
 #include "switchscope/kernel.h"
+#include "switchscope/load.h"
 
 #ifndef SWITCHSCOPE_METHOD_SCOPE
 #define SWITCHSCOPE_METHOD_SCOPE 0
@@ -33,9 +34,23 @@ struct probe_window {
                              recorded before its window closed has a stale stamp */
     uint32_t wrapped;     /* the stamp timer wrapped between the two stamps: their
                              difference is then short by a multiple of its period */
+#if SWITCHSCOPE_LOAD_VOIP
+    uint32_t load_start;  /* the load's interrupts before the opening */
+    uint32_t load_end;    /* and after the closing */
+#endif
 };
 
 extern struct probe_window probe;
+
+/* load=voip: the load's interrupt count, noted outside the window on both
+ * sides as the tick count is; nothing in other builds. */
+#if SWITCHSCOPE_LOAD_VOIP
+#define PROBE_LOAD_OPEN() (probe.load_start = ss_load_interrupts)
+#define PROBE_LOAD_CLOSE() (probe.load_end = ss_load_interrupts)
+#else
+#define PROBE_LOAD_OPEN() ((void)0)
+#define PROBE_LOAD_CLOSE() ((void)0)
+#endif
 
 #if SWITCHSCOPE_METHOD_MARKER
 /*
@@ -57,6 +72,7 @@ extern struct probe_window probe;
 
 #define PROBE_OPEN()                         \
     do {                                     \
+        PROBE_LOAD_OPEN();                   \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
         PROBE_MARK("open");                  \
@@ -69,6 +85,7 @@ void harness_print_switch(void);
         harness_print_switch();              \
         PROBE_MARK("close");                 \
         probe.tick_end = ss_tick_count();    \
+        PROBE_LOAD_CLOSE();                  \
         probe.closed = 1;                    \
     } while (0)
 #define PROBE_METHOD "print"
@@ -77,6 +94,7 @@ void harness_print_switch(void);
     do {                                     \
         PROBE_MARK("close");                 \
         probe.tick_end = ss_tick_count();    \
+        PROBE_LOAD_CLOSE();                  \
         probe.closed = 1;                    \
     } while (0)
 #define PROBE_METHOD "marker"
@@ -92,6 +110,7 @@ void harness_print_switch(void);
  */
 #define PROBE_OPEN()                         \
     do {                                     \
+        PROBE_LOAD_OPEN();                   \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
         BOARD_SCOPE_HIGH();                  \
@@ -101,6 +120,7 @@ void harness_print_switch(void);
     do {                                     \
         BOARD_SCOPE_LOW();                   \
         probe.tick_end = ss_tick_count();    \
+        PROBE_LOAD_CLOSE();                  \
         probe.closed = 1;                    \
     } while (0)
 
@@ -108,6 +128,7 @@ void harness_print_switch(void);
 #else
 #define PROBE_OPEN()                         \
     do {                                     \
+        PROBE_LOAD_OPEN();                   \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
         BOARD_STAMP_WRAP_CLEAR();            \
@@ -119,6 +140,7 @@ void harness_print_switch(void);
         BOARD_STAMP_TO(probe.end);           \
         probe.wrapped = BOARD_STAMP_WRAPPED(); \
         probe.tick_end = ss_tick_count();    \
+        PROBE_LOAD_CLOSE();                  \
         probe.closed = 1;                    \
     } while (0)
 

@@ -26,6 +26,7 @@ enum sample_flags {
     SAMPLE_TICK_IN_WINDOW = 0x01, /* the kernel tick fired inside the window */
     SAMPLE_NOT_CLOSED = 0x02,     /* recorded before the other task closed the window */
     SAMPLE_STAMP_WRAPPED = 0x04,  /* the stamp timer wrapped inside the window: its length is unknown */
+    SAMPLE_LOAD_IN_WINDOW = 0x08, /* load=voip: the load's interrupt fell into the window (kept, flagged) */
 };
 
 #define RECORD_MAX_PAYLOAD 96

@@ -37,6 +37,7 @@ void ss_task_set_priority(ss_task *task, unsigned priority)
     vTaskPrioritySet((TaskHandle_t)task, native_priority(priority));
 }
 void ss_yield(void) { taskYIELD(); }
+unsigned ss_highest_priority(void) { return configMAX_PRIORITIES - 1; }
 
 void ss_complete_switch(void)
 {

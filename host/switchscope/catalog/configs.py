@@ -62,13 +62,29 @@ class Config:
         return ",".join(changed) or "default"
 
 
-def parse(pairs: list[str]) -> dict[str, str]:
-    """["preemption=off", ...] -> {"preemption": "off"}, with clear errors."""
-    chosen = {}
+def split_pairs(pairs: list[str]) -> list[str]:
+    """Each --config as its NAME=VALUE[,VALUE...] items: "load=voip,switch=software" is two, a part
+    without "=" being a further value of the option before it ("switch=software,pendsv" is one)."""
+    items = []
     for pair in pairs:
+        for index, part in enumerate(pair.split(",")):
+            if index == 0 or "=" in part:
+                items.append(part)
+            else:
+                items[-1] += "," + part
+    return items
+
+
+def parse(pairs: list[str]) -> dict[str, str]:
+    """["preemption=off,opt=-Os", ...] -> {"preemption": "off", "opt": "-Os"}, with clear errors."""
+    chosen = {}
+    for pair in split_pairs(pairs):
         name, sep, value = pair.partition("=")
         if not sep:
             raise SwitchscopeError(f"--config takes NAME=VALUE, got '{pair}'", "see: switchscope list")
+        if "," in value:
+            raise SwitchscopeError(f"--config {pair}: one value each here",
+                                   "switchscope sweep measures several values of an option")
         chosen[name.strip()] = value.strip()
     return chosen
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from switchscope.decode.wire_format import (
-    CALIB, END, FAULT, HELLO, LOG, META, NOT_CLOSED, PROTOCOL_VERSION, SAMPLE, SAMPLE_COMPACT, STAMP_WRAPPED, Sample,
+    CALIB, END, FAULT, HELLO, LOAD_IN_WINDOW, LOG, META, NOT_CLOSED, PROTOCOL_VERSION, SAMPLE, SAMPLE_COMPACT, STAMP_WRAPPED, Sample,
     Samples, Stream, StreamProblem, TICK_IN_WINDOW, cobs_decode, cobs_encode, crc8, encode_record, FIXED_LAYOUTS,
     TEXT_TYPES, CRC8_TABLE,
 )
 
-__all__ = ["CALIB", "END", "FAULT", "HELLO", "LOG", "META", "NOT_CLOSED", "PROTOCOL_VERSION", "SAMPLE", "SAMPLE_COMPACT",
+__all__ = ["CALIB", "END", "FAULT", "HELLO", "LOAD_IN_WINDOW", "LOG", "META", "NOT_CLOSED", "PROTOCOL_VERSION", "SAMPLE", "SAMPLE_COMPACT",
            "STAMP_WRAPPED", "Sample", "Samples", "Stream", "StreamProblem", "TICK_IN_WINDOW", "cobs_decode", "cobs_encode",
            "crc8", "encode_record", "StreamDecoder", "decode"]
 

@@ -16,6 +16,7 @@ HELLO, META, CALIB, SAMPLE, SAMPLE_COMPACT, LOG, FAULT, END = 0x01, 0x02, 0x03, 
 TICK_IN_WINDOW = 0x01
 NOT_CLOSED = 0x02  # recorded before the task that closes the window had run
 STAMP_WRAPPED = 0x04  # the stamp timer wrapped inside the window: its stamps' difference is short by its period
+LOAD_IN_WINDOW = 0x08  # load=voip: the load's interrupt fell into the window (kept, flagged interfered)
 
 FIXED_LAYOUTS = {
     HELLO: struct.Struct("<B"),

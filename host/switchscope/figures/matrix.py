@@ -11,6 +11,7 @@ import signal
 from dataclasses import dataclass
 from typing import Callable
 
+from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.figures import results_files
@@ -49,9 +50,10 @@ def parse_counts(text: str, what: str, maximum: int) -> list[int]:
 
 
 def config_variants(pairs: list[str]) -> list[dict[str, str]]:
-    """["preemption=on,off", "opt=-O0,-O2"] -> every combination, as option dicts."""
+    """["preemption=on,off", "opt=-O0,-O2"] (or "preemption=on,off,opt=-O0,-O2") -> every combination, as
+    option dicts."""
     axes = []
-    for pair in pairs:
+    for pair in configs.split_pairs(pairs):
         name, sep, values = pair.partition("=")
         if not sep or not values:
             raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{pair}'")

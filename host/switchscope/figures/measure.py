@@ -92,6 +92,9 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
                 zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist(), reasons)]
     values = corrected[~left_out].tolist()
     tags = samples.column("tag")[~left_out].tolist()
+    loaded = (flags[~left_out] & wire.LOAD_IN_WINDOW) != 0  # kept: what the load does is the point
+    loaded_run = stream.meta.get("config.load", "none") != "none"
+    interfered = np.flatnonzero(loaded).tolist() if loaded_run else None
     if not values:
         why = "the stamp timer wrapped inside" if wrapped.all() else "the kernel tick fell into"
         raise FirmwareFailed(f"{job}: every sample was excluded ({why} each window)")
@@ -135,6 +138,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         pairs=[[tag >> 8, tag & 0xFF] for tag in tags] if rotate else None,
         sample_tags=tags if not rotate and any(tags) else None,
         ticks_in_window=int(np.count_nonzero(in_window)),
+        interfered=interfered,
         stream_problems=[str(p) for p in stream.problems],
         simulator={"name": output.simulator, "options": output.options},
         wall_seconds=round(output.wall_seconds, 3),

@@ -83,6 +83,9 @@ class Result:
     # and this result's median as a multiple of it (figures/floor.py), where one was measured alongside
     floor: dict | None = None
     x_floor: float | None = None
+    # a run under load (--config load=...): the positions in `samples` of the kept windows the load's
+    # interrupt fell into (flagged "interfered", not excluded: what the load does is the measurement)
+    interfered: list | None = None
     ticks_in_window: int = 0
     stream_problems: list = field(default_factory=list)
     wall_seconds: float | None = None
@@ -106,6 +109,12 @@ class Result:
     def percentile(self, percent: float) -> float:
         """The nearest-rank percentile of the samples: the smallest with `percent` % of them at or below it."""
         return stats.percentile_nearest_rank(sorted(self.samples), percent) if self.samples else float("nan")
+
+    @property
+    def undisturbed(self) -> list:
+        """The kept samples no interrupt of the load fell into (all of them without a load)."""
+        skip = set(self.interfered or ())
+        return [value for i, value in enumerate(self.samples) if i not in skip]
 
     @property
     def bound_stats(self) -> "tuple[Stats, Stats] | None":
@@ -171,6 +180,11 @@ class Result:
                 for key in STAT_KEYS if key != "stddev")):
             raise SwitchscopeError(f"{where}: 'bounds' must be cycles whose least lies at or below each statistic "
                                    "and whose most at or above it", "measure again: the file was altered")
+        interfered = document.get("interfered")
+        if interfered is not None and not (isinstance(interfered, list) and all(
+                isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(document["samples"])
+                for i in interfered)):
+            raise SwitchscopeError(f"{where}: 'interfered' must list positions in 'samples'")
         x_floor, floor = document.get("x_floor"), document.get("floor")
         if x_floor is not None and not (isinstance(x_floor, (int, float)) and not isinstance(x_floor, bool)
                                         and math.isfinite(x_floor) and x_floor > 0):

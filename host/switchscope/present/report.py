@@ -11,7 +11,7 @@ from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
-from switchscope.figures.result import Result
+from switchscope.figures.result import Result, Stats
 from switchscope.present import display
 
 PERCENTILES = (99.0,)  # the percentiles a table shows unless --percentiles says others (nearest rank)
@@ -99,7 +99,25 @@ def _statistics(label: str, results: list[Result], with_method: bool = False, pe
     rows = [with_range(header, header, RANGE_COLUMN, ranged) + ([X_FLOOR_COLUMN] if floored else []),
             *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
               + ([x_floor(r)] if floored else []) for r in results)]
-    return aligned(rows) + _range_lines(results) + _floor_lines(results)
+    return aligned(rows) + _range_lines(results) + _floor_lines(results) + _load_lines(results)
+
+
+def _load_lines(results: list[Result]) -> list[str]:
+    """Under a table of runs under load: how many kept windows the load's interrupt fell into, and the
+    figures of the others, which the load left alone."""
+    lines = []
+    for r in results:
+        if r.interfered is None:
+            continue
+        config = r.config
+        load = (f"load={config.get('load')}: a timer interrupt every {config.get('load_period_us')} µs, "
+                f"{config.get('load_tasks')} encoding task(s)")
+        calm = r.undisturbed
+        others = (f"; the other {len(calm)}: median {cell(Stats.of(calm).median)}, max {cell(max(calm))}"
+                  if calm and r.interfered else "")
+        lines.append(f"  {row_label(r)}, {load}: {len(r.interfered)} of {r.count} kept windows interfered "
+                     f"(kept in the figures above){others}")
+    return lines
 
 
 def x_floor(result: Result) -> str:
