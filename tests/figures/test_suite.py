@@ -113,6 +113,16 @@ def test_the_suite_replays_the_study_software_against_pendsv_where_both_exist(tm
         excess = f"{(pendsv - software) / software * 100:+.1f}%"
         assert f"| {tasks} | {software:g} | {pendsv:g} | {pendsv - software:g} | {excess} |" in summary
     assert "total time against the number of switches (4 tasks)" in summary
+    # the BeRTOS table once per mechanism, a column group each: yield in its preemptive PRI cell of each group
+    header = next(line for line in summary.splitlines() if line.startswith("| scenario | software: Cooperative NOPRI"))
+    columns = [cell.strip() for cell in header.strip("|").split("|")]
+    assert columns[1:] == [f"{m}: {c}" for m in ("software", "pendsv") for c, _ in suite.BERTOS_COLUMNS]
+    bertos = {(o.options["switch"], o.options["preemption"], o.options["priorities"]): o.stats.median
+              for p, o in outcomes if p.group.startswith("bertos:") and o.scenario == "yield"}
+    row = next(line for line in summary.splitlines()[summary.splitlines().index(header):] if line.startswith("| yield"))
+    cells = [cell.strip().split(" ")[0] for cell in row.strip("|").split("|")][1:]
+    assert cells[columns.index("software: Preemptive PRI") - 1] == f"{bertos[('software', 'on', 'on')]:g}"
+    assert cells[columns.index("pendsv: Cooperative NOPRI") - 1] == f"{bertos[('pendsv', 'off', 'off')]:g}"
     svg = "{http://www.w3.org/2000/svg}"
     for against in ("tasks", "switches"):
         image = ElementTree.parse(tmp_path / "plots" / f"mechanism-{against}-freertos-mps2-an385.svg").getroot()
@@ -122,3 +132,19 @@ def test_the_suite_replays_the_study_software_against_pendsv_where_both_exist(tm
 def test_no_mechanism_table_where_the_kernel_has_one_mechanism(tmp_path):
     points = suite.points([catalog.KERNELS["freertos"]], [catalog.TARGETS["atmega328p"]], 100)
     assert not [p for p in points if p.group.startswith("mechanism")]
+    assert {p.group for p in points if p.group.startswith("bertos:")} == \
+        {f"bertos:{column}" for column, _ in suite.BERTOS_COLUMNS}  # one table, no mechanism group
+
+
+@pytest.mark.firmware
+def test_the_suite_sets_the_floor_beside_every_kernel(tmp_path):
+    kernels = [catalog.KERNELS["freertos"], catalog.KERNELS["floor"]]
+    outcomes, _, _ = suite.run(kernels, [catalog.TARGETS["atmega328p"]], 100, tmp_path, workers=2,
+                               write=suite_page.write)
+    side = {(p.job.kernel.name, o.scenario): o for p, o in outcomes if p.group == "kernels" and isinstance(o, Result)}
+    kernel, least = side[("freertos", "yield")], side[("floor", "yield")]
+    assert kernel.x_floor == round(kernel.stats.median / least.stats.median, 2) and least.x_floor is None
+    summary = (tmp_path / "summary.md").read_text()
+    assert f"x{kernel.x_floor:.2f}" in summary and "| scenario | freertos | floor |" in summary
+    written = json.loads(next((tmp_path / "runs" / "freertos" / "atmega328p").glob("*yield*.json")).read_text())
+    assert written["results"][0]["x_floor"] == kernel.x_floor  # the file says it too

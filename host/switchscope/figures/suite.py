@@ -4,7 +4,7 @@ and target, written to a results directory.
 - every kernel side by side on each target, in its default configuration,
   the floor kernel among them, and each figure as a multiple of the floor's;
 - BeRTOS layout: each scenario under {cooperative, preemptive} x {priorities
-  off (NOPRI), on (PRI)};
+  off (NOPRI), on (PRI)}, once per switch mechanism where a kernel offers two;
 - the Cortex-M3 study's curves: switch time against the number of rotating
   tasks, and against the number of switches (100, 1000, 10000);
 - the study's comparison of its two switch mechanisms (software, PendSV),
@@ -53,10 +53,14 @@ def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples
         found += [Point(job, samples, "kernels") for job in plan(kernels, [target], bertos, probe).jobs]
     for kernel in kernels:
         for target in targets:
-            # a kernel without the BeRTOS options has no such table: plan() leaves it out
-            for column, options in BERTOS_COLUMNS:
-                found += [Point(job, samples, f"bertos:{column}")
-                          for job in plan([kernel], [target], bertos, probe, [options], strict_options=False).jobs]
+            # a kernel without the BeRTOS options has no such table: plan() leaves it out; one with both switch
+            # mechanisms on this target has the table once per mechanism, a column group each
+            for mechanism in (MECHANISMS if offers_both_mechanisms(kernel, target) else (None,)):
+                chosen = {"switch": mechanism} if mechanism else {}
+                for column, options in BERTOS_COLUMNS:
+                    found += [Point(job, samples, bertos_group(column, mechanism))
+                              for job in plan([kernel], [target], bertos, probe, [{**options, **chosen}],
+                                              strict_options=False).jobs]
             tasks = list(range(2, min(MAX_ROTATE_TASKS, target.max_tasks) + 1))
             found += [Point(job, samples, "tasks") for job in plan([kernel], [target], rotate, probe, tasks=tasks).jobs]
             switches_tasks = min(SWITCHES_TASKS, target.max_tasks)
@@ -67,14 +71,25 @@ def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples
     return found
 
 
+def bertos_group(column: str, mechanism: str | None = None) -> str:
+    """A BeRTOS cell's point group: "bertos:COLUMN", or "bertos:COLUMN:MECHANISM" in a mechanism's group."""
+    return f"bertos:{column}" + (f":{mechanism}" if mechanism else "")
+
+
+def offers_both_mechanisms(kernel: catalog.Kernel, target: catalog.Target) -> bool:
+    try:
+        for mechanism in MECHANISMS:
+            configs.resolve({"switch": mechanism}, kernel, target, catalog.SCENARIOS["rotate"])
+    except SwitchscopeError:  # no such option, or not both values on this target
+        return False
+    return True
+
+
 def _mechanism_points(kernel: catalog.Kernel, target: catalog.Target, samples: int, tasks: list[int],
                       switches_tasks: int) -> list[Point]:
     """Both switch mechanisms against tasks and switches, where the kernel offers both on the target."""
     rotate, probe = [catalog.SCENARIOS["rotate"]], [catalog.METHODS["probe"]]
-    try:
-        for mechanism in MECHANISMS:
-            configs.resolve({"switch": mechanism}, kernel, target, rotate[0], switches_tasks)
-    except SwitchscopeError:  # no such option, or not both values on this target
+    if not offers_both_mechanisms(kernel, target):
         return []
     found = []
     for mechanism in MECHANISMS:

@@ -225,12 +225,21 @@ def differing_options(option_sets: list[tuple]) -> list[str]:
 
 
 def options_label(options: tuple, differing: list[str]) -> str:
+    """A configuration's column name: a BeRTOS column's (with its switch mechanism, the column group, where
+    that differs too), else the differing options' values."""
     values = dict(options)
-    if set(differing) == BERTOS_OPTIONS:
+    if BERTOS_OPTIONS <= set(differing) <= BERTOS_OPTIONS | {"switch"}:
         for column, chosen in BERTOS_COLUMNS:
             if all(values.get(k) == v for k, v in chosen.items()):
-                return column
+                return f"{values['switch']}: {column}" if "switch" in differing else column
     return ", ".join(f"{name}={values.get(name)}" for name in differing) or "default"
+
+
+def bertos_order(label: str) -> tuple:
+    """BeRTOS columns in the layout's order, grouped by mechanism; any other column after them."""
+    group, _, column = label.rpartition(": ")
+    names = [c for c, _ in BERTOS_COLUMNS]
+    return (0, group, names.index(column)) if column in names else (1, label, 0)
 
 
 def unit_heading(entry: Entry) -> str:

@@ -25,12 +25,11 @@ from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures import floor
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
-from switchscope.figures.suite import BERTOS_COLUMNS
 from switchscope.present import report, svg
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
-    differing_options, options_label, unit_heading, counted_by_text, provenance_note, BERTOS_OPTIONS, STYLE, SCRIPT,
+    differing_options, options_label, bertos_order, unit_heading, counted_by_text, provenance_note, BERTOS_OPTIONS, STYLE, SCRIPT,
 )
 
 OPENED_AT_MOST = 100  # results whose histograms the page shows open
@@ -119,8 +118,7 @@ class Page:
                 continue
             differing = differing_options(option_sets)
             labelled = sorted(((options_label(o, differing), o) for o in option_sets),
-                              key=lambda pair: [c for c, _ in BERTOS_COLUMNS].index(pair[0])
-                              if pair[0] in [c for c, _ in BERTOS_COLUMNS] else len(BERTOS_COLUMNS))
+                              key=lambda pair: bertos_order(pair[0]))
             cells = median_cells({label: [e for e in entries if e.options_key == options] for label, options in labelled})
             columns = [label for label, _ in labelled]
             # rows measured in more than one configuration: the others are in the tables below
@@ -129,7 +127,7 @@ class Page:
             if not rows:
                 continue
             shared = [f"{k}={v}" for k, v in option_sets[0] if k not in differing]
-            bertos = set(differing) == BERTOS_OPTIONS
+            bertos = BERTOS_OPTIONS <= set(differing) <= BERTOS_OPTIONS | {"switch"}
             notes = [f"Median of each distribution, in {unit}. " + provenance_note(list(cells.values())) + "."]
             if bertos:
                 notes.append("Cooperative: preemption=off; Preemptive: preemption=on. NOPRI: every task at one "

@@ -24,14 +24,29 @@ def _value(result: dict) -> str:
     return median
 
 
+def bertos_columns(outcomes: list[tuple[Point, Result | str]]) -> list[str]:
+    """The BeRTOS table's columns: its four, or four per switch mechanism ("software: Cooperative NOPRI")."""
+    mechanisms = list(dict.fromkeys(p.group.split(":")[2] for p, _ in outcomes
+                                    if p.group.startswith("bertos:") and p.group.count(":") == 2))
+    names = [c for c, _ in BERTOS_COLUMNS]
+    return [f"{m}: {c}" for m in mechanisms for c in names] if mechanisms else names
+
+
+def _bertos_column(group: str) -> str:
+    _, column, *mechanism = group.split(":")
+    return f"{mechanism[0]}: {column}" if mechanism else column
+
+
 def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Result | str]]):
-    """Rows (scenario, 4 cells) and the notes that state every cell's configuration."""
-    by_cell = {(p.job.scenario.name, p.group.split(":", 1)[1]): o for p, o in outcomes
-               if p.group.startswith("bertos:") and p.job.kernel == kernel and p.job.target.name == target}
+    """The columns, the rows (scenario, a cell per column) and the notes that state every cell's configuration."""
+    mine = [(p, o) for p, o in outcomes
+            if p.group.startswith("bertos:") and p.job.kernel == kernel and p.job.target.name == target]
+    by_cell = {(p.job.scenario.name, _bertos_column(p.group)): o for p, o in mine}
+    columns = bertos_columns(mine)
     rows = []
     for name in BERTOS_SCENARIOS:
         row = [name]
-        for column, _ in BERTOS_COLUMNS:
+        for column in columns:
             outcome = by_cell.get((name, column))
             row.append(_value(outcome) if isinstance(outcome, Result) else "failed")
         rows.append(row)
@@ -41,7 +56,7 @@ def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Res
         first = results[0]
         options = {o.name: o for o in kernel.options}
         common = {k: v for k, v in first.options.items()
-                  if k not in ("preemption", "priorities") and all(r.options.get(k) == v for r in results)}
+                  if k not in ("preemption", "priorities", "switch") and all(r.options.get(k) == v for r in results)}
         tick = first.config.get("configTICK_RATE_HZ")
         preemption = options["preemption"].define
         notes = [
@@ -52,7 +67,10 @@ def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Res
             "not switch by itself (cooperative, or NOPRI) the window also holds the yield that completes the switch",
             "every cell: " + ", ".join(f"{k}={v}" for k, v in sorted(common.items())),
         ]
-    return rows, notes
+        if len(columns) > len(BERTOS_COLUMNS):
+            notes.append("software: / pendsv: the switch mechanism of the column group (--config switch=...), "
+                         "the Cortex-M3 study's two")
+    return columns, rows, notes
 
 
 def _markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -138,12 +156,12 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         mine = [(p, o) for p, o in outcomes if p.job.kernel == kernel_entry and p.job.target.name == target]
         lines += [f"## {kernel} on {target}", ""]
 
-        rows, notes = _bertos(kernel_entry, target, mine)
-        columns = [c for c, _ in BERTOS_COLUMNS]
-        lines += ["### Configurations (BeRTOS layout)", "", *_markdown_table(["scenario", *columns], rows), ""]
-        lines += [f"- {note}" for note in notes] + [""]
+        columns, rows, notes = _bertos(kernel_entry, target, mine)
+        if any(p.group.startswith("bertos:") for p, _ in mine):  # a kernel without the BeRTOS options has none
+            lines += ["### Configurations (BeRTOS layout)", "", *_markdown_table(["scenario", *columns], rows), ""]
+            lines += [f"- {note}" for note in notes] + [""]
         if draw:
-            medians = {(p.job.scenario.name, p.group.split(":", 1)[1]): o.stats.median for p, o in mine
+            medians = {(p.job.scenario.name, _bertos_column(p.group)): o.stats.median for p, o in mine
                        if p.group.startswith("bertos:") and isinstance(o, Result)}
             if medians:
                 unit = next(o.unit for p, o in mine if isinstance(o, Result))
