@@ -80,7 +80,7 @@ def parse(pairs: list[str]) -> dict[str, str]:
     chosen = {}
     for pair in split_pairs(pairs):
         name, sep, value = pair.partition("=")
-        if not sep:
+        if not sep or not name.strip():
             raise SwitchscopeError(f"--config takes NAME=VALUE, got '{pair}'", "see: switchscope list")
         if "," in value:
             raise SwitchscopeError(f"--config {pair}: one value each here",

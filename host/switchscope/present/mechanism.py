@@ -70,7 +70,8 @@ def terminal_tables(results: list[Result]) -> str:
     """The comparison for the terminal, one table per shared configuration and kind of sweep; "" without pairs."""
     out = []
     for (kernel, target, scenario, method, unit, options), points in paired(results).items():
-        extra = ",".join(f"{k}={v}" for k, v in options if (k == "rotation" and scenario == "rotate") or k == "load")
+        extra = ",".join(f"{k}={v}" for k, v in options
+                         if (k == "rotation" and scenario == "rotate") or (k == "load" and v != "none"))
         where = f"{kernel} on {target}, {scenario}{f' ({extra})' if extra else ''}, {method} method, {unit}"
         kinds = [against for against, varying in (("tasks", {t for t, _ in points}),
                                                   ("switches", {s for _, s in points})) if len(varying) > 1]
