@@ -60,3 +60,12 @@ def test_x_floor_is_written_and_read_back():
     document = kernel.to_json()
     assert document["x_floor"] == 1.48 and document["floor"]["median"] == 84
     assert Result.from_json(document).x_floor == 1.48
+
+
+def test_a_floor_built_at_the_same_optimisation_is_preferred():
+    kernel = result("freertos", [120])
+    kernel.options = {"opt": "-Os"}
+    fast, small = result("floor", [60]), result("floor", [80])
+    fast.options, small.options = {"opt": "-O2"}, {"opt": "-Os"}
+    floor.attach([kernel, fast, small])
+    assert kernel.x_floor == 1.5

@@ -5,7 +5,8 @@ unit and by the same method, as a multiple of it ("x_floor").
 The floor figure comes from the same target when one was measured, otherwise
 from another target of the same core whose count the same timing model made
 (the MPS2 boards and the STM32 kits run the same instructions in the same
-cycles); a silicon count (DWT, a real board) is compared on its own board only.
+cycles), built at the same optimisation where there is a choice; a silicon
+count (DWT, a real board) is compared on its own board only.
 """
 
 from __future__ import annotations
@@ -21,12 +22,12 @@ def _same_point(result: Result) -> tuple:
 
 def floor_for(result: Result, floors: list[Result]) -> Result | None:
     """The floor result to compare `result` with, or None."""
-    candidates = [f for f in floors if _same_point(f) == _same_point(result) and f.cpu == result.cpu and f.samples]
-    same_target = [f for f in candidates if f.target == result.target]
-    if same_target:
-        return same_target[0]
-    modelled = [f for f in candidates if f.timing_model and f.timing_model == result.timing_model]
-    return modelled[0] if modelled else None
+    candidates = [f for f in floors if _same_point(f) == _same_point(result) and f.cpu == result.cpu and f.samples
+                  and (f.target == result.target or (f.timing_model and f.timing_model == result.timing_model))]
+
+    def preference(f: Result) -> tuple:  # the same board first, then one built at the same optimisation
+        return f.target != result.target, f.options.get("opt") != result.options.get("opt")
+    return min(candidates, key=preference) if candidates else None
 
 
 def attach(results: list[Result]) -> None:
