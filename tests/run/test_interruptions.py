@@ -30,12 +30,14 @@ def _simulators_started_by(pid: int) -> list[int]:
             try:
                 stat = (entry / "stat").read_text()
                 parent = int(stat.rsplit(")", 1)[1].split()[1])
-                command = (entry / "cmdline").read_bytes().split(b"\0")[0].decode(errors="replace")
+                arguments = (entry / "cmdline").read_bytes().split(b"\0")
+                command = arguments[0].decode(errors="replace")
             except (OSError, IndexError, ValueError):
                 continue
             if parent in parents:
                 parents.add(int(entry.name))
-                if command.endswith(SIMULATORS):
+                # a firmware's run, not the version query (`--version`) that exits at once
+                if command.endswith(SIMULATORS) and (b"-kernel" in arguments or b"--firmware" in arguments):
                     found.append(int(entry.name))
     return sorted(set(found))
 
