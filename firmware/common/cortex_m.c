@@ -95,6 +95,7 @@ void PendSV_Handler(void) __attribute__((weak, alias("board_fault_handler")));
 void SysTick_Handler(void) __attribute__((weak, alias("board_fault_handler")));
 void switchscope_soft_irq(void) __attribute__((weak, alias("board_fault_handler")));
 void switchscope_load_irq(void) __attribute__((weak, alias("board_fault_handler")));
+void switchscope_latency_irq(void) __attribute__((weak, alias("board_fault_handler")));
 
 #define EXTERNAL_IRQS 32
 
@@ -112,6 +113,9 @@ static void (*const vector_table[16 + EXTERNAL_IRQS])(void) = {
     [14] = PendSV_Handler,
     [15] = SysTick_Handler,
     [16 + BOARD_SOFT_IRQ_NUMBER] = switchscope_soft_irq,
+#ifdef BOARD_LATENCY_IRQ_NUMBER
+    [16 + BOARD_LATENCY_IRQ_NUMBER] = switchscope_latency_irq, /* the irq-latency scenarios' timer */
+#endif
 #if SWITCHSCOPE_LOAD_VOIP
     [16 + BOARD_LOAD_IRQ_NUMBER] = switchscope_load_irq, /* load=voip's timer */
 #endif

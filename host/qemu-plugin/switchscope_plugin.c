@@ -30,6 +30,14 @@
  * "to" or "close" ends it. An instruction's cost is the count of the next
  * line less its own, less the charges listed between.
  *
+ * With latency_irq=N and latency_handler=ADDRESS (the irq-latency scenarios)
+ * the plugin logs "<count> assert@<address>" where the external interrupt N
+ * was asserted: before the first instruction at which the NVIC shows it
+ * pending (read before every instruction while it is not), that
+ * instruction's address; or, where it was taken at once, the count before its
+ * exception entry and the address the entry stacked (the instruction it
+ * interrupted). A watch at the handler then times its first instruction.
+ *
  * The counters are inline adds before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
  * instruction, it does so without those adds, so nothing is counted twice.
@@ -107,6 +115,15 @@ static struct cost across; /* what the first instruction of the block now starti
 static const struct block *interrupted[MAX_NESTING]; /* the block each nested exception interrupted */
 static int nesting;
 
+/* latency_irq=: the interrupt whose assertion is logged */
+#define NVIC_ISPR0 0xE000E200u
+static int latency_irq = -1;
+static uint64_t latency_handler;
+static int latency_seen;            /* its assertion is logged, its handler not yet entered */
+static struct counters before_flow; /* the counters before the last exception entry or tail-chain */
+static struct watch assert_watch = {0, "assert"};
+static struct qemu_plugin_register *psp_register;
+
 static void finish(const char *word, uint64_t count)
 {
     fprintf(events, "%" PRIu64 " %s\n", count, word);
@@ -116,20 +133,33 @@ static void finish(const char *word, uint64_t count)
     _exit(0); /* nothing of QEMU's needs saving: the run is complete */
 }
 
+/* One line of the event log: the counters at the event (cycles, or instructions, first). */
+static void log_event(const char *name, const char *suffix, const struct counters *at)
+{
+    uint64_t before = count_cycles ? at->cycles : at->instructions;
+    if (count_cycles)
+        fprintf(events, "%" PRIu64 " %s%s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", before, name, suffix,
+                at->instructions, before - at->below, before + at->above);
+    else
+        fprintf(events, "%" PRIu64 " %s%s\n", before, name, suffix);
+    if (event_limit && ++events_written == event_limit)
+        finish("limit", before);
+}
+
+static struct counters counters_now(unsigned int vcpu_index)
+{
+    return (struct counters){qemu_plugin_u64_get(instructions, vcpu_index), qemu_plugin_u64_get(cycles, vcpu_index),
+                             qemu_plugin_u64_get(below, vcpu_index) + (uint64_t)run_time_below,
+                             qemu_plugin_u64_get(above, vcpu_index) + (uint64_t)run_time_above};
+}
+
 static void on_watched(unsigned int vcpu_index, void *userdata)
 {
     const struct watch *watch = userdata;
     /* registered before the instruction's own adds: the count is of what ran before it */
     uint64_t before = qemu_plugin_u64_get(logged, vcpu_index);
-    if (count_cycles)
-        fprintf(events, "%" PRIu64 " %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", before, watch->name,
-                qemu_plugin_u64_get(instructions, vcpu_index),
-                before - qemu_plugin_u64_get(below, vcpu_index) - (uint64_t)run_time_below,
-                before + qemu_plugin_u64_get(above, vcpu_index) + (uint64_t)run_time_above);
-    else
-        fprintf(events, "%" PRIu64 " %s\n", before, watch->name);
-    if (event_limit && ++events_written == event_limit)
-        finish("limit", before);
+    struct counters now = counters_now(vcpu_index);
+    log_event(watch->name, "", &now);
     if (trace) {
         int opens = !strcmp(watch->name, "from") || !strcmp(watch->name, "open");
         if (tracing && (!strcmp(watch->name, "to") || !strcmp(watch->name, "close"))) {
@@ -146,6 +176,40 @@ static void on_watched(unsigned int vcpu_index, void *userdata)
         finish("end", before);
 }
 
+static uint32_t read_register(unsigned number);
+static uint32_t read_word(uint32_t address);
+
+/* latency_irq=: before every instruction, until the interrupt's assertion is logged (registered first). */
+static void on_latency_poll(unsigned int vcpu_index, void *userdata)
+{
+    uint64_t address = (uint64_t)(uintptr_t)userdata;
+    char suffix[24];
+    if (address == latency_handler) {
+        if (!latency_seen) { /* taken at once: asserted where the entry began, at the address it stacked */
+            uint32_t exc_return = read_register(14), frame = read_register(13);
+            if ((exc_return & 4u) && psp_register) { /* the frame went onto the process stack */
+                g_byte_array_set_size(register_buffer, 0);
+                if (qemu_plugin_read_register(psp_register, register_buffer) >= 4)
+                    memcpy(&frame, register_buffer->data, 4);
+            }
+            struct counters at = count_cycles ? before_flow : counters_now(vcpu_index);
+            snprintf(suffix, sizeof suffix, "@%" PRIx32, read_word(frame + 24u));
+            log_event(assert_watch.name, suffix, &at);
+        }
+        latency_seen = 0;
+        return;
+    }
+    if (latency_seen)
+        return;
+    uint32_t pending = read_word(NVIC_ISPR0 + 4u * (uint32_t)(latency_irq / 32));
+    if (pending >> (latency_irq % 32) & 1u) {
+        struct counters now = counters_now(vcpu_index);
+        snprintf(suffix, sizeof suffix, "@%" PRIx64, address);
+        log_event(assert_watch.name, suffix, &now);
+        latency_seen = 1;
+    }
+}
+
 /* trace=: an instruction of the traced interval, its count before it (registered after the watches). */
 static void on_traced(unsigned int vcpu_index, void *userdata)
 {
@@ -156,6 +220,10 @@ static void on_traced(unsigned int vcpu_index, void *userdata)
 /* A cost of the flow itself (exception entry, return, tail-chain), charged now. */
 static void charge_flow(unsigned int vcpu_index, const char *what, int64_t cycles_added)
 {
+    before_flow = (struct counters){qemu_plugin_u64_get(instructions, vcpu_index),
+                                    qemu_plugin_u64_get(cycles, vcpu_index),
+                                    qemu_plugin_u64_get(below, vcpu_index) + (uint64_t)run_time_below,
+                                    qemu_plugin_u64_get(above, vcpu_index) + (uint64_t)run_time_above};
     if (tracing)
         fprintf(trace, "%" PRIu64 " f %s %" PRId64 "\n", qemu_plugin_u64_get(logged, vcpu_index), what, cycles_added);
     qemu_plugin_u64_add(cycles, vcpu_index, (uint64_t)cycles_added);
@@ -385,6 +453,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         uint64_t address = qemu_plugin_insn_vaddr(insn);
         uint16_t halfwords[2] = {0, 0};
         qemu_plugin_insn_data(insn, halfwords, qemu_plugin_insn_size(insn) < 4 ? 2 : 4);
+        if (latency_irq >= 0) /* first: the assertion comes before any watch on the same instruction */
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_latency_poll, QEMU_PLUGIN_CB_R_REGS, (void *)(uintptr_t)address);
         for (int w = 0; w < watch_count; w++)
             if (watches[w].address == address)
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
@@ -445,6 +515,8 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     for (unsigned i = 0; i < found->len; i++) {
         if (!strcmp(descriptors[i].name, "xpsr"))
             xpsr_register = descriptors[i].handle;
+        if (!strcmp(descriptors[i].name, "psp"))
+            psp_register = descriptors[i].handle;
         for (int r = 0; r < 16; r++)
             if (!registers[r] && (!strcmp(descriptors[i].name, names[r][0]) || !strcmp(descriptors[i].name, names[r][1])))
                 registers[r] = descriptors[i].handle;
@@ -498,6 +570,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             core = !strcmp(arg, "core=cortex-m4") ? CORE_CORTEX_M4 : CORE_CORTEX_M3;
         } else if (!strncmp(arg, "stamp=", 6)) {
             stamp_register = strtoull(arg + 6, NULL, 0);
+        } else if (!strncmp(arg, "latency_irq=", 12)) {
+            latency_irq = (int)strtol(arg + 12, NULL, 0);
+        } else if (!strncmp(arg, "latency_handler=", 16)) {
+            latency_handler = strtoull(arg + 16, NULL, 0) & ~1ull;
         } else if (!strncmp(arg, "handler=", 8) && handler_count < MAX_HANDLERS) {
             handlers[handler_count++] = strtoull(arg + 8, NULL, 0) & ~1ull;
         } else if (!strncmp(arg, "watch=", 6) && watch_count < MAX_WATCHES) {
@@ -524,7 +600,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     below = (qemu_plugin_u64){board, offsetof(struct counters, below)};
     above = (qemu_plugin_u64){board, offsetof(struct counters, above)};
     logged = count_cycles ? cycles : instructions;
-    if (count_cycles)
+    if (latency_irq >= 0 && (latency_irq > 479 || !latency_handler)) {
+        fprintf(stderr, "switchscope plugin: latency_irq= takes 0 to 479, with latency_handler=ADDRESS\n");
+        return -1;
+    }
+    if (count_cycles || latency_irq >= 0)
         qemu_plugin_register_vcpu_init_cb(id, on_vcpu_init);
     qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
     qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);

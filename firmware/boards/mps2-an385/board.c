@@ -9,6 +9,8 @@
 #include "switchscope/harness.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
+#define BOARD_STRINGIFY(x) #x
+#define BOARD_TEXT(x) BOARD_STRINGIFY(x)
 
 #define UART0_DATA REG(0x40004000u)
 #define UART0_STATE REG(0x40004004u)
@@ -90,6 +92,32 @@ void board_load_timer_start(uint32_t period_us)
 
 void board_load_timer_acknowledge(void) { TIMER0_INTCLEAR = 1u; }
 
+#define TIMER1_CTRL REG(0x40001000u)
+#define TIMER1_VALUE REG(0x40001004u)
+#define TIMER1_RELOAD REG(0x40001008u)
+#define TIMER1_INTCLEAR REG(0x4000100Cu)
+#define NVIC_ICPR0 REG(0xE000E280u)
+
+/* The CMSDK timer counts VALUE down at the 25 MHz APB clock and interrupts
+ * when it reaches 0; the store that enables it starts the count. */
+void board_latency_timer_arm(uint32_t counts)
+{
+    TIMER1_CTRL = 0;
+    TIMER1_INTCLEAR = 1u;
+    NVIC_ICPR0 = 1u << BOARD_LATENCY_IRQ_NUMBER;
+    NVIC_IPR_BYTE(BOARD_LATENCY_IRQ_NUMBER) = BOARD_LATENCY_IRQ_PRIORITY;
+    NVIC_ISER0 = 1u << BOARD_LATENCY_IRQ_NUMBER;
+    TIMER1_RELOAD = 0xFFFFFFFFu;
+    TIMER1_VALUE = counts;
+    TIMER1_CTRL = TIMER_CTRL_ENABLE | TIMER_CTRL_IRQ_ENABLE;
+}
+
+void board_latency_timer_stop(void)
+{
+    TIMER1_CTRL = 0;
+    TIMER1_INTCLEAR = 1u;
+}
+
 /* Idle spins: the instruction counts between windows stay as they were. */
 void board_idle(void) {}
 
@@ -101,4 +129,5 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
     emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
+    emit(SS_TEXT("config.latency_irq_priority"), SS_TEXT(BOARD_TEXT(BOARD_LATENCY_IRQ_PRIORITY)));
 }

@@ -4,6 +4,7 @@
 #define BOARD_CONFIG_H
 
 #include <stdint.h>
+#include "switchscope/config_value.h"
 
 /* The build passes both from board.toml, also for a board that shares this code (mps2-an386). */
 #ifndef BOARD_NAME
@@ -55,6 +56,19 @@
  * 25 MHz, at the software interrupt's priority (it calls the kernel too). */
 #define BOARD_LOAD_IRQ_NUMBER 8
 #define BOARD_LOAD_TIMER_HZ 25000000u
+
+/* The latency timer (irq-latency): the CMSDK APB timer TIMER1 (interrupt 9),
+ * at 25 MHz. --config irq_priority=high (-DSWITCHSCOPE_IRQ_PRIORITY=high)
+ * puts it at 0x00, above every level a kernel masks with BASEPRI; otherwise
+ * it is at the software interrupt's. */
+#define BOARD_LATENCY_IRQ_NUMBER 9
+#define IRQ_PRIORITY_IS_high 1
+#define IRQ_PRIORITY_IS_low 0
+#if defined(SWITCHSCOPE_IRQ_PRIORITY) && SWITCHSCOPE_IS(IRQ_PRIORITY_IS_, SWITCHSCOPE_IRQ_PRIORITY)
+#define BOARD_LATENCY_IRQ_PRIORITY 0x00
+#else
+#define BOARD_LATENCY_IRQ_PRIORITY BOARD_SOFT_IRQ_PRIORITY
+#endif
 
 
 /*

@@ -34,6 +34,20 @@ void board_soft_irq_pend(void);
 /* The scenario's handler for the software interrupt (weak default: a fault). */
 void switchscope_soft_irq(void);
 
+/*
+ * The latency timer (the irq-latency scenarios; a board that has one says so
+ * in board.toml, [latency_timer]): a peripheral timer, one-shot, whose expiry
+ * asserts the interrupt whose handler is switchscope_latency_irq(). _arm
+ * makes it expire `counts` counts of its clock after the instruction that
+ * starts it, at the priority the build asks for (SWITCHSCOPE_IRQ_PRIORITY_HIGH:
+ * above every level a kernel masks; otherwise the software interrupt's, which
+ * the kernel masks in its critical sections); _stop, from the handler, clears
+ * the interrupt and stops the timer.
+ */
+void board_latency_timer_arm(uint32_t counts);
+void board_latency_timer_stop(void);
+void switchscope_latency_irq(void);
+
 /* Called by the kernel's idle task: may sleep until the next interrupt, so
  * that a simulator can skip ahead. */
 void board_idle(void);

@@ -25,6 +25,19 @@
 #define SWITCHSCOPE_PRINT_IN_WINDOW 0
 #endif
 
+/*
+ * Notes the address of the next instruction in an ELF section the host reads,
+ * .debug_switchscope_<kind>: not loaded, so no instruction and no memory on
+ * the target (a .debug name, because the AVR linker discards other
+ * unreferenced sections). The simulator can then watch that address. Every
+ * copy of it the compiler makes notes its own address.
+ */
+#define SS_MARK(kind)                                     \
+    __asm__ volatile("1:\n\t"                              \
+                     ".pushsection .debug_switchscope_" kind "\n\t" \
+                     ".long 1b\n\t"                        \
+                     ".popsection" ::: "memory")
+
 struct probe_window {
     uint32_t start;       /* timer count read at the opening */
     uint32_t end;         /* timer count read at the closing */
@@ -54,21 +67,14 @@ extern struct probe_window probe;
 
 #if SWITCHSCOPE_METHOD_MARKER
 /*
- * The marker method: nothing runs. Each macro only notes the address of the
- * next instruction in an ELF section the host reads (.debug_switchscope_open,
- * .debug_switchscope_close: not loaded, so no instruction and no memory on the
- * target; a .debug name, because the AVR linker discards other unreferenced
- * sections), and the simulator counts from the instruction at the opening
- * address (included) to the one at the closing address (excluded). Every copy
- * of a macro the compiler makes notes its own address.
+ * The marker method: nothing runs. Each macro only marks its place (SS_MARK:
+ * .debug_switchscope_open, .debug_switchscope_close), and the simulator
+ * counts from the instruction at the opening address (included) to the one at
+ * the closing address (excluded).
  * With SWITCHSCOPE_PRINT_IN_WINDOW the resumed task also prints a trace line
  * inside the window, as a benchmark that prints from its tasks does.
  */
-#define PROBE_MARK(kind)                                  \
-    __asm__ volatile("1:\n\t"                              \
-                     ".pushsection .debug_switchscope_" kind "\n\t" \
-                     ".long 1b\n\t"                        \
-                     ".popsection" ::: "memory")
+#define PROBE_MARK(kind) SS_MARK(kind)
 
 #define PROBE_OPEN()                         \
     do {                                     \

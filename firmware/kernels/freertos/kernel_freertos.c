@@ -86,6 +86,7 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configTICK_RATE_HZ"), SS_TEXT(TEXT(configTICK_RATE_HZ)));
     emit(SS_TEXT("config.configUSE_TRACE_FACILITY"), SS_TEXT(TEXT(configUSE_TRACE_FACILITY)));
     emit(SS_TEXT("config.configCHECK_FOR_STACK_OVERFLOW"), SS_TEXT(TEXT(configCHECK_FOR_STACK_OVERFLOW)));
+    emit(SS_TEXT("config.configMAX_SYSCALL_INTERRUPT_PRIORITY"), SS_TEXT(TEXT(configMAX_SYSCALL_INTERRUPT_PRIORITY)));
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));
     emit(SS_TEXT("config.switch"), SWITCHSCOPE_SOFTWARE_SWITCH ? SS_TEXT("software") : SS_TEXT("pendsv"));

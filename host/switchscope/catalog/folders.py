@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel,
-                                       Option, Port, RealBoard, Scenario, Target)
+                                       LatencyTimer, Option, Port, RealBoard, Scenario, Target)
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError, UnknownName
 from switchscope.common.suggest import did_you_mean
@@ -123,6 +123,11 @@ def _real_board(real: "_Table", stamp_timer: str) -> RealBoard:
                      stamp_timer=real.get("stamp_timer", str, stamp_timer))
 
 
+def _latency_timer(table) -> LatencyTimer:
+    return LatencyTimer(device=table.get("device", str, required=True), handler=table.get("handler", str, required=True),
+                        clock_hz=table.get("clock_hz", int, required=True), irq=table.get("irq", int, required=True))
+
+
 def _board(path: Path) -> Target:
     top = _read(path)
     toolchain, simulator, stamp, scope = (top.table(key) for key in ("toolchain", "simulator", "stamp", "scope"))
@@ -157,6 +162,7 @@ def _board(path: Path) -> Target:
         uart_baud=top.table("uart").get("baud", int, 115_200),
         real_board=_real_board(top.table("real"), stamp.get("timer", str, "")) if "real" in top.data else None,
         code_directory=path.parent.parent / shared if (shared := top.table("code").get("from", str)) else None,
+        latency_timer=_latency_timer(top.table("latency_timer")) if "latency_timer" in top.data else None,
     )
     if target.name != path.parent.name:
         raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")
@@ -173,6 +179,9 @@ def _board(path: Path) -> Target:
         raise simulator._error("timing_model", f"must be one of {', '.join(TIMING_MODELS)}")
     if target.simulator == "simavr" and target.exit_register is None:
         raise simulator._error("exit_register", "is needed on simavr: the I/O register the firmware exits through")
+    if target.latency_timer is not None and target.simulator != "qemu":
+        raise top.table("latency_timer")._error("irq", "is watched on QEMU only: the simavr runner does not time "
+                                                       "interrupt latency yet")
     if target.simulator == "qemu" and target.scope_pin and not (target.scope_high_edge and target.scope_low_edge):
         raise scope._error("high_edge", "and low_edge are needed on QEMU: the labels of the pin's stores")
     return target

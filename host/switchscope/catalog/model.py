@@ -94,6 +94,12 @@ class Kernel:
         for name, why in self.not_applicable:
             if name == scenario.name:
                 return why
+        if scenario.latency:
+            if target.latency_timer is None:
+                return f"{target.name}'s board code drives no latency timer (board.toml, [latency_timer])"
+            if method.name != "marker":
+                return (f"{scenario.name} is timed by the simulator (--method marker): the probe, the handler's "
+                        "own read of the timer, is not built yet")
         return method.unavailable(target, self.language, target.resolve_unit(unit))
 
 
@@ -119,6 +125,15 @@ class RealBoard:
     def by_hand(self) -> str:
         """How to flash it by hand, for messages: the command with its placeholders named."""
         return " ".join(self.flash_command(self.flasher, "PORT", Path("IMAGE.hex"), Path("IMAGE.elf")))
+
+
+@dataclass(frozen=True)
+class LatencyTimer:
+    """The peripheral timer the irq-latency scenarios arm (board.toml, [latency_timer])."""
+    device: str  # what it is: "CMSDK TIMER1", "Timer1 compare A"
+    handler: str  # the symbol of the handler the interrupt enters first (the vector's target)
+    clock_hz: int
+    irq: int  # the external interrupt number the NVIC shows pending (QEMU's plugin watches it)
 
 
 @dataclass(frozen=True)
@@ -153,6 +168,15 @@ class Target:
     uart: str = ""
     uart_baud: int = 115_200  # on a real board: the line's speed
     real_board: "RealBoard | None" = None  # the kit this target's image also runs on, read over a serial line
+    latency_timer: LatencyTimer | None = None  # what the irq-latency scenarios arm; None: they cannot run here
+
+    def latency_counts_per_step(self) -> Fraction:
+        """Latency-timer counts per step of the sweep: half an instruction of
+        QEMU's virtual time (2**shift ns). QEMU raises a timer's interrupt at
+        the first instruction boundary after its deadline, and deadlines a whole
+        instruction apart meet some boundaries twice and pass others by; two
+        steps per instruction meet every one."""
+        return self.counts_per_unit(self.latency_timer.clock_hz) / 2
 
     @property
     def units(self) -> tuple[str, ...]:
@@ -229,6 +253,7 @@ class Scenario:
     name: str
     summary: str
     check: bool = False  # a self-test of the ruler, not a switch; left out of "all"
+    latency: bool = False  # times an interrupt's assertion to its handler, not a switch (the board's latency timer)
     source: Path | None = None  # default: firmware/scenarios/<name>.c
 
 
@@ -241,6 +266,11 @@ SCENARIOS = {
         Scenario("isr", "an interrupt handler wakes a high-priority task that preempts the low-priority one"),
         Scenario("rotate", "N tasks (--tasks, default 2) rotated by priority changes, one sample per switch "
                            "(the Cortex-M3 study's method)"),
+        Scenario("irq-latency", "a peripheral timer's interrupt asserted at every step of signal's loop, timed to "
+                                "its handler's first instruction (worst case, and the code that causes it)",
+                 latency=True),
         Scenario("ruler", "self-test: times blocks of N no-ops, each must read exactly N", check=True),
+        Scenario("irq-ruler", "self-test: an interrupt asserted at every step of a loop with one masked region "
+                              "of known length", check=True, latency=True),
     ]
 }

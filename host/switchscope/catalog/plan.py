@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from switchscope.catalog import configs
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.catalog.job import Job
-from switchscope.decode.methods import Method
+from switchscope.decode.methods import METHODS, Method
 
 
 @dataclass(frozen=True)
@@ -44,19 +44,26 @@ def _foreign_options(kernel: Kernel, options: dict[str, str]) -> str | None:
 
 def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario], methods: list[Method],
          variants: list[dict[str, str]] = ({},), tasks: list[int | None] = (None,),
-         strict_options: bool | None = None, unit: str | None = None) -> Plan:
+         strict_options: bool | None = None, unit: str | None = None, method_chosen: bool = True) -> Plan:
     """Every measurable combination as a Job with its configuration resolved.
     `variants` are the option choices to measure (each one a configuration);
     `tasks` the task counts of rotate (other scenarios take none). An option a
     kernel does not have skips that kernel, or is an error with
     `strict_options` (by default: when one kernel was selected). `unit`: what to
-    count (None: each target's default unit); a target that cannot count it is an error."""
+    count (None: each target's default unit); a target that cannot count it is an error.
+    Without `method_chosen` a latency scenario (irq-latency) is measured the one way it can be, by the
+    simulator (marker), whatever `methods` says."""
     strict = len(kernels) == 1 if strict_options is None else strict_options
     found = Plan()
     reasons: dict[tuple[str, str, str], list[str]] = {}
     for target in targets:
         target.resolve_unit(unit)  # refuses a unit the target cannot count, naming the ones it can
-    for kernel, target, scenario, method, variant in itertools.product(kernels, targets, scenarios, methods, variants):
+    combinations = list(itertools.product(kernels, targets, scenarios, methods, range(len(variants))))
+    if not method_chosen:
+        combinations = list(dict.fromkeys((k, t, s, METHODS["marker"] if s.latency else m, v)
+                                          for k, t, s, m, v in combinations))
+    for kernel, target, scenario, method, variant_index in combinations:
+        variant = variants[variant_index]
         why = kernel.not_measured(target, scenario, method, unit)
         if why is None and not strict:
             why = _foreign_options(kernel, variant)

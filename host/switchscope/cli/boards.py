@@ -28,7 +28,7 @@ def command_flash(args) -> int:
         boards = ", ".join(catalog.real_boards())
         raise SwitchscopeError(f"{args.target} is no real board switchscope can flash", f"real boards: {boards}")
     found = plan(catalog.select_kernels(args.kernel), [target], catalog.select_scenarios(args.scenario),
-                 catalog.select_methods(args.method), [configs.parse(args.config)])
+                 catalog.select_methods(args.method or "probe"), [configs.parse(args.config)])
     if len(found.jobs) != 1:
         say_skipped(found)
         raise SwitchscopeError(f"a board holds one image: {len(found.jobs)} were asked for",

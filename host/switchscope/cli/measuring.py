@@ -94,7 +94,8 @@ def command_run(args) -> int:
         scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
     kernels = catalog.select_kernels(args.kernel)
     found = plan(kernels, catalog.select_targets(args.target), scenarios,
-                 catalog.select_methods(args.method), [configs.parse(args.config)], [args.tasks], unit=args.unit)
+                 catalog.select_methods(args.method or "probe"), [configs.parse(args.config)], [args.tasks],
+                 unit=args.unit, method_chosen=args.method is not None)
     require_jobs(found)
     jobs = found.jobs
     if args.floor:
@@ -181,8 +182,8 @@ def command_sweep(args) -> int:
     tasks = matrix.parse_counts(args.tasks, "--tasks", 255) if args.tasks else [None]
     samples = matrix.parse_counts(args.samples, "--samples", MAX_SAMPLES)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
-                 catalog.select_scenarios(args.scenario), catalog.select_methods(args.method),
-                 matrix.config_variants(args.config), tasks)
+                 catalog.select_scenarios(args.scenario), catalog.select_methods(args.method or "probe"),
+                 matrix.config_variants(args.config), tasks, method_chosen=args.method is not None)
     require_jobs(found)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
     matrix.check_fits_in_memory(points)

@@ -81,8 +81,9 @@ def _add_selection(command, kernel: str, target: str, scenario: str | None = Non
     command.add_argument("--target", default=target, help=f"target name{either} (default: {target})")
     if scenario:
         command.add_argument("--scenario", default=scenario, help=f"scenario name{either} (default: {scenario})")
-    if method:
-        command.add_argument("--method", default=method, help=f"measurement method{either} (default: {method})")
+    if method:  # None when not given: the irq-latency scenarios then take the simulator's view (marker)
+        command.add_argument("--method", help=f"measurement method{either} (default: {method}; marker for the "
+                                              "irq-latency scenarios, which the simulator times)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import scope, stats, wire
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import Stream
+from switchscope.figures import latency
 from switchscope.figures.result import Result, Stats
 from switchscope.run import flash, serial_port
 from switchscope.run.runner import Progress, check_completed, run
@@ -30,6 +31,13 @@ def run_parameters(samples: int | None, tasks: int | None, config: Config) -> li
     where given (else it keeps its defaults), and what the configuration's run options set."""
     return [*([f"samples={samples}"] if samples else []), *([f"tasks={tasks}"] if tasks else []),
             *configs.run_parameters(config)]
+
+
+def latency_parameters(job: Job) -> list[str]:
+    """The irq-latency sweep's step, as a fraction of latency-timer counts (one
+    instruction of QEMU's virtual time, or one cycle), and its first delay: one step."""
+    step = job.target.latency_counts_per_step()
+    return [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={-(-step.numerator // step.denominator)}"]
 
 
 def default_time_limit(samples: int) -> float:
@@ -80,13 +88,18 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
             "says it does", "this is a bug in the scenario or its mapping onto the kernel")
 
     target = job.target
-    reading = job.method.reading(stream, output, target, str(job), job.counted_in)
+    latency_facts = {}
+    if job.scenario.latency:
+        reading, latency_facts = latency.reading(job, firmware.elf, output, len(samples))
+    else:
+        reading = job.method.reading(stream, output, target, str(job), job.counted_in)
     corrected = _less(reading.raw, reading.overheads)
     clamped = int(np.count_nonzero(corrected < 0))  # a raw reading below the method's cost: set to 0
     corrected = np.maximum(corrected, 0)
     in_window = (flags & wire.TICK_IN_WINDOW) != 0
     wrapped = (flags & wire.STAMP_WRAPPED) != 0  # the probe's stamps cannot say how long such a window was
-    left_out = wrapped | (in_window if job.method.excludes_ticks else False)
+    # an interrupt's latency is kept whatever ran in its window: the tick is part of the workload
+    left_out = wrapped | (in_window if job.method.excludes_ticks and not job.scenario.latency else False)
     reasons = np.where(wrapped, "stamp_wrapped", "tick_in_window")[left_out].tolist()
     excluded = [{"seq": seq, "value": value, "reason": reason} for seq, value, reason in
                 zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist(), reasons)]
@@ -142,6 +155,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         stream_problems=[str(p) for p in stream.problems],
         simulator={"name": output.simulator, "options": output.options},
         wall_seconds=round(output.wall_seconds, 3),
+        **latency_facts,
     )
 
 
@@ -162,10 +176,15 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     if on_stage:
         on_stage("running")
     parameters = run_parameters(samples, job.tasks, config)
+    if job.scenario.latency:
+        parameters += latency_parameters(job)
+        watches = latency.watches(firmware.elf, job)
+    else:
+        watches = job.method.watches(job.target, firmware.elf, str(job), job.counted_in)
     output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
-                            watch_scope_pin=job.method.watches_scope_pin,
-                            watches=job.method.watches(job.target, firmware.elf, str(job), job.counted_in),
-                            unit=job.counted_in, stamps=job.method.stamps_in_cycles)
+                            watch_scope_pin=job.method.watches_scope_pin, watches=watches,
+                            unit=job.counted_in, stamps=job.method.stamps_in_cycles,
+                            latency=job.scenario.latency)
     check_completed(output, str(job))
     result = analyse(output.stream, firmware, job, output, samples)
     if vcd is not None and output.edges is not None:

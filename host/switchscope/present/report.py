@@ -99,7 +99,23 @@ def _statistics(label: str, results: list[Result], with_method: bool = False, pe
     rows = [with_range(header, header, RANGE_COLUMN, ranged) + ([X_FLOOR_COLUMN] if floored else []),
             *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
               + ([x_floor(r)] if floored else []) for r in results)]
-    return aligned(rows) + _range_lines(results) + _floor_lines(results) + _load_lines(results)
+    return aligned(rows) + _range_lines(results) + _floor_lines(results) + _load_lines(results) \
+        + _latency_lines(results)
+
+
+def _latency_lines(results: list[Result]) -> list[str]:
+    """Under a table of irq-latency runs: each one's worst case, the code it fell in, and the loop's coverage."""
+    lines = []
+    for r in results:
+        if not r.worst:
+            continue
+        worst, phases = r.worst, r.phases
+        held = (f", held from {worst['held_from']} to {worst['held_to']}" if worst["held_from"] != worst["held_to"]
+                else "")
+        lines.append(f"  {row_label(r)}: worst {cell(worst[r.unit])} {r.unit} (sample {worst['sample']}), asserted "
+                     f"at {worst['address']} in {worst['function']}{held}; phases covered {phases['covered']} of "
+                     f"the loop's {phases['period']} {phases['steps']}")
+    return lines
 
 
 def _load_lines(results: list[Result]) -> list[str]:
@@ -145,6 +161,9 @@ def counted_by(result: Result) -> str:
     return ""
 
 
+LATENCY_NOTE = "timed by the simulator from the interrupt's assertion to its handler's first instruction"
+
+
 def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     """What a table's figures are and how they were obtained. `methods`: one result of each method
     when the table holds several, each method's note then said once."""
@@ -155,7 +174,8 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     named = ", ".join(r.method for r in methods)
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
              f"method{'s' if len(methods) > 1 else ''} {named}", f"unit: {result.unit}{model}"]
-    detail = [METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit, (r.scope or {}).get("pin"))
+    detail = [LATENCY_NOTE if r.worst else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit,
+                                                                                       (r.scope or {}).get("pin"))
               for r in methods]
     if tick:  # the kernel's rate is a whole number of Hz: its period, what a user set, is said first
         detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, priorities={config.get('priorities')}, "

@@ -130,7 +130,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         progress: Progress | None = None, watch_scope_pin: bool = False,
         watches: list[tuple[int, str]] = (), stop_after: int | None = None,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None,
-        stamps: bool = False, trace_window: int | None = None) -> RunOutput:
+        stamps: bool = False, trace_window: int | None = None, latency: bool = False) -> RunOutput:
     """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
     `watches`: (code address, name) pairs; every time execution reaches one the
@@ -143,6 +143,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     `stop_after`: end the run once that many intervals are complete, from a
     watch named "from" to one named "to". `trace_window` (QEMU): every
     instruction of that interval (0: the first opened), with its count.
+    `latency` (the irq-latency scenarios): also log each assertion of the
+    board's latency timer as "assert@<address>" (board.toml, [latency_timer]).
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
@@ -157,6 +159,9 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             cycles = (unit or target.unit) == "cycles"
             if watches or (cycles and stamps):
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
+                if latency:
+                    handler = elf.symbols(firmware_elf)[target.latency_timer.handler]
+                    arguments += f",latency_irq={target.latency_timer.irq},latency_handler={hex(handler)}"
                 arguments += f",limit={event_limit}"
                 if stop_after:
                     arguments += f",stop={stop_after}"

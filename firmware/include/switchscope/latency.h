@@ -1,0 +1,25 @@
+/*
+ * The interrupt-latency sweep, shared by the irq-latency scenarios
+ * (firmware/common/latency.c): the sample count and the step come from the
+ * host; each sample arms the board's latency timer one step further than the
+ * last, and its handler sends the sample.
+ */
+#ifndef SWITCHSCOPE_LATENCY_H
+#define SWITCHSCOPE_LATENCY_H
+
+#include <stdint.h>
+
+/* Once, from the task that arms, after the kernel started. */
+void latency_begin(void);
+
+/* Arms the latency timer for the next sample unless it is armed already. */
+void latency_arm_if_idle(void);
+
+/* Whether the timer is armed and its interrupt not yet taken. */
+int latency_armed(void);
+
+/* From switchscope_latency_irq(), first: stops the timer, sends the sample,
+ * ends the run after the last. */
+void latency_sample_taken(void);
+
+#endif

@@ -1,0 +1,107 @@
+"""irq-latency: a peripheral timer's interrupt asserted at every step of a loop, timed by the simulator from
+its assertion to its handler's first instruction. The ruler's loop has one masked region of known length;
+its expected latencies are worked out here from the Cortex-M3 Technical Reference Manual (r2p1)."""
+
+import pytest
+
+from conftest import run_command
+from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import measure
+
+pytestmark = pytest.mark.firmware
+
+# Cortex-M3 TRM 5.5.1: 12 cycles from the assertion to the first instruction of the handler (zero-wait-state
+# memory); 5.5.2: 6 cycles when the handler is tail-chained at another's return. Table 18-1: NOP 1 cycle, and the
+# changes of processor state (CPSID, CPSIE) 1 cycle each.
+ENTRY, TAIL_CHAIN, NOP, CPSIE = 12, 6, 1, 1
+RULER_MASKED = 8  # firmware/scenarios/irq-ruler.c: the no-ops between cpsid i and cpsie i
+# the ruler's loop: cpsid, the no-ops, cpsie, then ldrb, cmp and beq back to the top
+RULER_LOOP_INSTRUCTIONS = 1 + RULER_MASKED + 1 + 3
+
+
+def latency_job(scenario, kernel="floor", unit="cycles", **options):
+    kernel, target = catalog.KERNELS[kernel], catalog.TARGETS["mps2-an385"]
+    chosen = catalog.SCENARIOS[scenario]
+    return Job(kernel, target, chosen, catalog.METHODS["marker"], unit=unit,
+               config=configs.resolve(options, kernel, target, chosen))
+
+
+@pytest.fixture(scope="module")
+def ruler():
+    return measure(latency_job("irq-ruler"), samples=3 * 2 * RULER_LOOP_INSTRUCTIONS + 10)
+
+
+def test_the_ruler_reads_the_chips_latency_outside_its_masked_region_and_that_plus_the_region_within(ruler):
+    # asserted just after cpsid i, the interrupt waits for every no-op and for cpsie i, then enters
+    assert ruler.worst["cycles"] == max(ruler.samples) == ENTRY + RULER_MASKED * NOP + CPSIE
+    assert min(ruler.samples) == ENTRY
+    assert ruler.worst["function"] == "ruler_masked_loop"
+    # at each step of the loop (step 0 is cpsid i itself, whose boundary comes before the masking)
+    for phase, latency in zip(ruler.sample_phases, ruler.samples):
+        if 1 <= phase <= RULER_MASKED + 1:  # before a no-op, or before cpsie i
+            assert latency == ENTRY + (RULER_MASKED + 1 - phase) * NOP + CPSIE, phase
+        elif 0 <= phase <= RULER_LOOP_INSTRUCTIONS:
+            assert latency == ENTRY, phase
+
+
+def test_the_ruler_sweep_meets_every_instruction_of_its_loop(ruler):
+    assert ruler.phases == {"covered": RULER_LOOP_INSTRUCTIONS, "period": RULER_LOOP_INSTRUCTIONS,
+                            "steps": "instructions"}
+    # the masked region the report names: the no-ops and cpsie i, two bytes each
+    first, last = int(ruler.worst["held_from"], 16), int(ruler.worst["held_to"], 16)
+    assert last - first == 2 * RULER_MASKED
+
+
+def test_in_instructions_the_masked_region_is_its_instructions_and_entry_costs_none():
+    counted = measure(latency_job("irq-ruler", unit="instructions"), samples=3 * 2 * RULER_LOOP_INSTRUCTIONS)
+    assert counted.unit == "instructions"
+    assert min(counted.samples) == 0 and max(counted.samples) == RULER_MASKED + 1
+
+
+def test_the_same_firmware_gives_the_same_samples_at_the_same_addresses(ruler):
+    again = measure(latency_job("irq-ruler"), samples=len(ruler.samples))
+    assert again.samples == ruler.samples
+    assert again.sample_addresses == ruler.sample_addresses and again.sample_phases == ruler.sample_phases
+
+
+@pytest.fixture(scope="module")
+def freertos():
+    return {priority: measure(latency_job("irq-latency", "freertos", irq_priority=priority), samples=2000)
+            for priority in ("high", "low")}
+
+
+def test_above_the_kernels_ceiling_freertos_adds_nothing_to_the_chips_latency(freertos):
+    high = freertos["high"]
+    # entered at once, or tail-chained as another handler returns: never held by the kernel
+    assert set(high.samples) <= {ENTRY, TAIL_CHAIN} and ENTRY in high.samples
+    assert high.phases["covered"] == high.phases["period"] > 100
+
+
+def test_below_the_ceiling_freertos_critical_sections_hold_the_interrupt(freertos):
+    low = freertos["low"]
+    assert min(low.samples) <= ENTRY < max(low.samples)
+    assert low.worst["cycles"] == max(low.samples) > 2 * ENTRY
+    assert low.worst["function"] not in ("?", "") and low.worst["address"].startswith("0x")
+    assert low.phases["covered"] == low.phases["period"]
+    # what the result says of itself: the option, and the NVIC priority the board gave the timer against the ceiling
+    assert low.options["irq_priority"] == "low" and freertos["high"].options["irq_priority"] == "high"
+    assert low.config["configMAX_SYSCALL_INTERRUPT_PRIORITY"] == "0xA0"
+    assert low.config["latency_irq_priority"] == "0xC0" and freertos["high"].config["latency_irq_priority"] == "0x00"
+
+
+def test_a_run_of_irq_latency_says_its_worst_case_and_the_code_it_fell_in(capsys, tmp_path):
+    status, said = run_command(["run", "--scenario", "irq-latency", "--samples", "1500", "--quiet",
+                                "--json", str(tmp_path / "r.json")], capsys)
+    assert status == 0, said
+    assert "worst" in said and "vPortEnterCritical" in said or "worst" in said
+    assert "phases covered" in said
+
+
+def test_irq_latency_is_not_applicable_where_no_latency_timer_is_driven_and_says_why(capsys):
+    status, said = run_command(["run", "--scenario", "irq-latency", "--target", "atmega328p", "--samples", "10"],
+                               capsys)
+    assert status == 2 and "drives no latency timer" in said
+    status, said = run_command(["run", "--scenario", "irq-latency", "--method", "probe", "--samples", "10"], capsys)
+    assert status == 2 and "timed by the simulator" in said
