@@ -2,7 +2,7 @@
  * irq-ruler: proves the interrupt-latency measurement. After each tick the
  * task arms the latency timer and runs a hand-written loop whose only masked
  * region is RULER_MASKED no-ops between the instructions that mask and
- * unmask interrupts (cpsid i / cpsie i), until the handler has run; the
+ * unmask interrupts (cpsid i / cpsie i, cli / sei), until the handler has run; the
  * loop's top is its "loop" mark (SS_MARK). Successive samples assert the
  * interrupt one step further into the loop, so the sweep meets every
  * instruction of it; the tests work out from the core's manual what each
@@ -51,8 +51,27 @@ __asm__(".syntax unified\n"
         ".type ruler_masked_loop, %function\n"
         ".size ruler_masked_loop, . - ruler_masked_loop\n"
         ".text\n");
+#elif defined(__AVR__)
+__asm__(".section .text.ruler_masked_loop, \"ax\", @progbits\n"
+        ".global ruler_masked_loop\n"
+        "ruler_masked_loop:\n"
+        "1:  .pushsection .debug_switchscope_loop\n"
+        "    .long 1b\n"
+        "    .popsection\n"
+        "    cli\n"
+        "    .rept " TEXT(RULER_MASKED) "\n"
+        "    nop\n"
+        "    .endr\n"
+        "    sei\n"
+        "    lds r24, ruler_hit\n"
+        "    tst r24\n"
+        "    breq 1b\n"
+        "    ret\n"
+        ".type ruler_masked_loop, @function\n"
+        ".size ruler_masked_loop, . - ruler_masked_loop\n"
+        ".text\n");
 #else
-#error "irq-ruler has a hand-written loop for Cortex-M only"
+#error "irq-ruler has a hand-written loop for Cortex-M and AVR only"
 #endif
 
 static void ruler_task(void *arg)

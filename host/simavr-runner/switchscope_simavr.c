@@ -6,6 +6,7 @@
  *       [--max-cycles N] [--parameters-at ADDR --parameters TEXT]
  *       [--pin B5 ...] [--pin-log FILE] [--exit-register ADDR]
  *       [--interrupt-entry-cycles N] [--watch ADDR:NAME ... --watch-log FILE [--stop COUNT] [--limit COUNT]]
+ *       [--latency-vector N --latency-timer T]
  *
  * UART0 output goes to stdout, byte for byte. Every change of a watched pin is
  * appended to the pin log as "<cycle> <pin> <level>". Each time the program
@@ -14,7 +15,12 @@
  * With --stop the run ends once COUNT intervals are complete: a watch named
  * "to" reached after one named "from". With --limit the run ends after that
  * many watch events in all (the log then ends "<cycle> limit"), so a watch
- * reached in a tight loop cannot fill the disk. The last line on stderr
+ * reached in a tight loop cannot fill the disk. With --latency-vector (the
+ * irq-latency scenarios: the vector of the compare unit A of timer T, T being
+ * simavr's name for it, e.g. 1) the watch log also gets
+ * "<cycle> assert@<address>" each time that interrupt is raised while
+ * enabled: the cycle at which the timer set its flag, and the byte address of
+ * the instruction executing then. The last line on stderr
  * says how the run ended:
  *   "switchscope-simavr: done code=C cycles=N"     firmware slept with interrupts off
  *   "switchscope-simavr: budget cycles=N"          the cycle budget ran out
@@ -29,6 +35,7 @@
 #include <unistd.h>
 
 #include <simavr/avr_ioport.h>
+#include <simavr/avr_timer.h>
 #include <simavr/avr_uart.h>
 #include <simavr/sim_avr.h>
 #include <simavr/sim_elf.h>
@@ -57,6 +64,10 @@ struct run {
     FILE *watch_log;
     unsigned long stop_count, stop_seen, event_limit, events_written;
     int interval_open;
+    unsigned latency_vector;    /* 0: none */
+    avr_timer_t *latency_timer; /* whose compare unit A raises it */
+    uint64_t boundary_assertion; /* its flag came at the end of the step now running */
+    int boundary_pending;
     const struct mcu_facts *mcu; /* 0 when the mcu is not in known_mcus */
 };
 
@@ -115,6 +126,44 @@ static avr_cycle_count_t restore_watchdog_interrupt(avr_t *avr, avr_cycle_count_
 }
 
 /*
+ * The latency timer's compare unit A has set its flag. simavr runs its timers
+ * after each instruction, so that may have happened inside the instruction
+ * that just ran: the timer's own record gives the cycle, its last overflow
+ * (tov_base) plus the compare's distance from it (comp_cycles). The program
+ * counter is still that instruction's (simavr moves it on after running the
+ * timers): the instruction executing when the flag was set, unless the flag
+ * came as it ended; then it is the next one, known once the step is over
+ * (log_boundary_assertion).
+ */
+static void log_latency_assertion(struct run *run)
+{
+    avr_t *avr = run->avr;
+    avr_timer_t *timer = run->latency_timer;
+    uint64_t flagged = timer->tov_base + timer->comp[AVR_TIMER_COMPA].comp_cycles;
+    if (flagged >= avr->cycle) { /* at the boundary (a time to come cannot be: never log one) */
+        run->boundary_assertion = avr->cycle;
+        run->boundary_pending = 1;
+        return;
+    }
+    fprintf(run->watch_log, "%" PRIu64 " assert@%x\n", flagged, (unsigned)avr->pc);
+}
+
+/* After the step in which the flag came at an instruction boundary: the
+ * instruction after it, where execution goes on, or, if the interrupt was
+ * taken there at once, the return address it pushed (high byte at SP+1). */
+static void log_boundary_assertion(struct run *run)
+{
+    avr_t *avr = run->avr;
+    unsigned next = avr->pc;
+    if (avr->pc == run->latency_vector * avr->vector_size) {
+        uint16_t sp = (uint16_t)(avr->data[0x5D] | avr->data[0x5E] << 8);
+        next = 2u * (unsigned)(avr->data[sp + 1] << 8 | avr->data[sp + 2]);
+    }
+    fprintf(run->watch_log, "%" PRIu64 " assert@%x\n", run->boundary_assertion, next);
+    run->boundary_pending = 0;
+}
+
+/*
  * simavr 1.6 enters an interrupt in zero cycles; the ATmega328P datasheet
  * (section 6.7, "Interrupt Response Time") gives four: two to push the return
  * address, two more to jump to the vector. This is the one place that adds
@@ -138,6 +187,9 @@ static void on_vector_pending(struct avr_irq_t *irq, uint32_t value, void *param
     struct vector_watch *watch = param;
     struct run *run = watch->run;
     avr_t *avr = run->avr;
+    if (value && watch->vector == run->latency_vector && run->watch_log &&
+        avr_regbit_get(avr, run->latency_timer->comp[AVR_TIMER_COMPA].interrupt.enable))
+        log_latency_assertion(run); /* a disabled interrupt's flag asserts nothing */
     if (value || avr->pc != watch->vector * avr->vector_size)
         return; /* raised, or cleared by the firmware: not an entry */
     avr->cycle += run->interrupt_entry_cycles;
@@ -189,6 +241,7 @@ int main(int argc, char **argv)
     unsigned long long max_cycles = 16000000ULL * 600;
     struct run run = {.interrupt_entry_cycles = 4};
     const char *pin_names[MAX_PINS];
+    char latency_timer_name = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *option = argv[i];
@@ -203,6 +256,8 @@ int main(int argc, char **argv)
         else if (!strcmp(option, "--parameters")) parameters = value;
         else if (!strcmp(option, "--pin-log")) pin_log_path = value;
         else if (!strcmp(option, "--exit-register")) exit_register = strtoul(value, NULL, 0);
+        else if (!strcmp(option, "--latency-vector")) run.latency_vector = (unsigned)strtoul(value, NULL, 0);
+        else if (!strcmp(option, "--latency-timer")) latency_timer_name = value[0];
         else if (!strcmp(option, "--interrupt-entry-cycles")) run.interrupt_entry_cycles = (unsigned)strtoul(value, NULL, 0);
         else if (!strcmp(option, "--watch-log")) {
             run.watch_log = fopen(value, "w");
@@ -297,11 +352,26 @@ int main(int argc, char **argv)
 
     if (run.watch_count && !run.watch_log)
         usage("--watch needs --watch-log");
+    if (run.latency_vector) {
+        for (avr_io_t *port = avr->io_port; port; port = port->next)
+            if (!strcmp(port->kind, "timer") && ((avr_timer_t *)port)->name == latency_timer_name)
+                run.latency_timer = (avr_timer_t *)port;
+        if (!run.latency_timer || !run.watch_log)
+            usage("--latency-vector needs --latency-timer naming one of the mcu's timers, and --watch-log");
+    }
     int state = cpu_Running, stopped = 0;
     while (state != cpu_Done && state != cpu_Crashed && avr->cycle < max_cycles && !stopped) {
         avr_flashaddr_t pc_before = avr->pc;
         int was_sleeping = avr->state == cpu_Sleeping;
         state = avr_run(avr);
+        /* simavr 1.6 runs two instructions after SEI (or RETI) before a pending
+         * interrupt; the datasheet (ATmega328P, 6.7, and SEI in the instruction
+         * set manual) runs one. Its count-down from two stands at one now: end
+         * it, so that the next instruction is the last before the interrupt. */
+        if (avr->interrupt_state == -1)
+            avr->interrupt_state = avr_has_pending_interrupts(avr);
+        if (run.boundary_pending)
+            log_boundary_assertion(&run);
         /* avr->pc is now the next instruction to start, at avr->cycle (any
          * interrupt entry already taken); a CPU asleep starts none. */
         if (run.watch_count && !(was_sleeping && avr->pc == pc_before && avr->state == cpu_Sleeping))

@@ -21,8 +21,8 @@ RULER_MASKED = 8  # firmware/scenarios/irq-ruler.c: the no-ops between cpsid i a
 RULER_LOOP_INSTRUCTIONS = 1 + RULER_MASKED + 1 + 3
 
 
-def latency_job(scenario, kernel="floor", unit="cycles", **options):
-    kernel, target = catalog.KERNELS[kernel], catalog.TARGETS["mps2-an385"]
+def latency_job(scenario, kernel="floor", unit="cycles", target="mps2-an385", **options):
+    kernel, target = catalog.KERNELS[kernel], catalog.TARGETS[target]
     chosen = catalog.SCENARIOS[scenario]
     return Job(kernel, target, chosen, catalog.METHODS["marker"], unit=unit,
                config=configs.resolve(options, kernel, target, chosen))
@@ -66,9 +66,48 @@ def test_the_same_firmware_gives_the_same_samples_at_the_same_addresses(ruler):
     assert again.sample_addresses == ruler.sample_addresses and again.sample_phases == ruler.sample_phases
 
 
+# ATmega328P datasheet 6.7 "Interrupt Response Time": four cycles from the flag to the vector's first
+# instruction once the instruction executing has completed; the instruction set manual: JMP (the vector) 3
+# cycles, NOP, CLI, SEI, AND 1, LDS 2, BREQ 2 when taken; and SEI: "the instruction following SEI will be
+# executed before any pending interrupts".
+AVR_RESPONSE, AVR_JMP = 4, 3
+# the ruler's loop as (mnemonic, cycles), from its top
+AVR_LOOP = [("cli", 1)] + [("nop", 1)] * RULER_MASKED + [("sei", 1), ("lds", 2), ("and", 1), ("breq", 2)]
+
+
+def avr_expected_latency(phase: int) -> int:
+    """The cycles from a flag set `phase` cycles after the loop's top to the handler's first instruction:
+    the interrupt is taken at the first instruction boundary at or after the flag where interrupts are
+    enabled and the instruction just completed was not SEI, then come the response and the vector's JMP."""
+    can_take, at, enabled, after_sei = {}, 0, True, False  # at the loop's top: BREQ just ran, I set
+    for mnemonic, cycles in AVR_LOOP:
+        can_take[at] = enabled and not after_sei
+        at += cycles
+        enabled = {"cli": False, "sei": True}.get(mnemonic, enabled)
+        after_sei = mnemonic == "sei"
+    can_take[at] = enabled and not after_sei  # the next loop's top
+    taken = min(boundary for boundary, can in can_take.items() if can and boundary >= phase)
+    return taken - phase + AVR_RESPONSE + AVR_JMP
+
+
+def test_on_the_atmega328p_the_ruler_reads_what_the_datasheet_says_at_every_cycle_of_its_loop():
+    loop = sum(cycles for _, cycles in AVR_LOOP)
+    result = measure(latency_job("irq-ruler", target="atmega328p"), samples=3 * loop + 30)
+    assert result.phases == {"covered": loop, "period": loop, "steps": "cycles"}
+    assert min(result.samples) == AVR_RESPONSE + AVR_JMP
+    # asserted as the first no-op starts: every no-op, SEI and the LDS after it, then the response and the JMP
+    assert result.worst["cycles"] == max(result.samples) == RULER_MASKED + 1 + 2 + AVR_RESPONSE + AVR_JMP
+    checked = 0
+    for phase, latency in zip(result.sample_phases, result.samples):
+        if 0 <= phase <= loop:
+            assert latency == avr_expected_latency(phase % loop), phase
+            checked += 1
+    assert checked >= 2 * loop
+
+
 @pytest.fixture(scope="module")
 def freertos():
-    return {priority: measure(latency_job("irq-latency", "freertos", irq_priority=priority), samples=2000)
+    return {priority: measure(latency_job("irq-latency", "freertos", irq_priority=priority), samples=5000)
             for priority in ("high", "low")}
 
 

@@ -1,6 +1,6 @@
 /*
  * ATmega328P under switchscope's simavr runner: USART0 for the record stream,
- * Timer1 for stamps, PB0's pin-change interrupt as the software interrupt (the
+ * Timer1 for stamps and, by its compare unit A, the latency timer, PB0's pin-change interrupt as the software interrupt (the
  * pin is an output, so toggling it pends the interrupt, as on the real chip), parameters in a
  * .noinit buffer the runner fills before reset, and the exit code in GPIOR0
  * followed by sleep with interrupts off, which ends the simulation.
@@ -99,6 +99,35 @@ ISR(PCINT0_vect)
 void __attribute__((weak)) switchscope_soft_irq(void)
 {
     harness_fail(SS_TEXT("software interrupt with no handler"));
+}
+
+/*
+ * The latency timer is Timer1's compare unit A on the free-running stamp
+ * count: OCF1A is set one cycle after TCNT1 reaches OCR1A. The count is read
+ * first and the compare set from it; the flag is cleared once the compare is
+ * written (its two halves are written one after the other, and the value
+ * between them may match), and only then is the interrupt enabled. The last
+ * store lands 18 cycles after the read: the delay is at least
+ * BOARD_LATENCY_LEAST_COUNTS.
+ */
+void board_latency_timer_arm(uint32_t counts)
+{
+    uint16_t now = TCNT1;
+    OCR1A = (uint16_t)(now + (counts < BOARD_LATENCY_LEAST_COUNTS ? BOARD_LATENCY_LEAST_COUNTS : counts) - 1u);
+    TIFR1 = _BV(OCF1A);
+    TIMSK1 |= _BV(OCIE1A);
+}
+
+void board_latency_timer_stop(void) { TIMSK1 &= (uint8_t)~_BV(OCIE1A); }
+
+ISR(TIMER1_COMPA_vect)
+{
+    switchscope_latency_irq();
+}
+
+void __attribute__((weak)) switchscope_latency_irq(void)
+{
+    harness_fail(SS_TEXT("latency timer interrupt with no handler"));
 }
 
 ISR(BADISR_vect)

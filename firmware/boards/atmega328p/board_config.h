@@ -46,6 +46,11 @@
 #define BOARD_STAMP_WRAP_CLEAR() (TIFR1 = _BV(TOV1))
 #define BOARD_STAMP_WRAPPED() ((TIFR1 & _BV(TOV1)) != 0)
 
+/* The latency timer (irq-latency): Timer1's compare unit A, vector 11, at
+ * the CPU clock. It cannot expire sooner than this many counts after the
+ * read of TCNT1 that arms it (board_latency_timer_arm). */
+#define BOARD_LATENCY_LEAST_COUNTS 24u
+
 /* The scope pin: PB5, the Arduino's "L" LED. One instruction (2 cycles) each. */
 #define BOARD_SCOPE_PIN "B5"
 #define BOARD_SCOPE_HIGH() __asm__ volatile("sbi %0, 5" ::"I"(_SFR_IO_ADDR(PORTB)) : "memory")

@@ -124,8 +124,11 @@ def _real_board(real: "_Table", stamp_timer: str) -> RealBoard:
 
 
 def _latency_timer(table) -> LatencyTimer:
-    return LatencyTimer(device=table.get("device", str, required=True), handler=table.get("handler", str, required=True),
-                        clock_hz=table.get("clock_hz", int, required=True), irq=table.get("irq", int, required=True))
+    timer = LatencyTimer(device=table.get("device", str, required=True), handler=table.get("handler", str, required=True),
+                         clock_hz=table.get("clock_hz", int, required=True), irq=table.get("irq", int),
+                         vector=table.get("vector", int), simavr_timer=table.get("simavr_timer", str),
+                         least_counts=table.get("least_counts", int, 1))
+    return timer
 
 
 def _board(path: Path) -> Target:
@@ -179,9 +182,12 @@ def _board(path: Path) -> Target:
         raise simulator._error("timing_model", f"must be one of {', '.join(TIMING_MODELS)}")
     if target.simulator == "simavr" and target.exit_register is None:
         raise simulator._error("exit_register", "is needed on simavr: the I/O register the firmware exits through")
-    if target.latency_timer is not None and target.simulator != "qemu":
-        raise top.table("latency_timer")._error("irq", "is watched on QEMU only: the simavr runner does not time "
-                                                       "interrupt latency yet")
+    latency = target.latency_timer
+    if latency is not None and target.simulator == "qemu" and latency.irq is None:
+        raise top.table("latency_timer")._error("irq", "is needed on QEMU: the interrupt the NVIC shows pending")
+    if latency is not None and target.simulator == "simavr" and not (latency.vector and latency.simavr_timer):
+        raise top.table("latency_timer")._error("vector", "and simavr_timer are needed on simavr: the vector and "
+                                                          "the timer whose compare unit A raises it")
     if target.simulator == "qemu" and target.scope_pin and not (target.scope_high_edge and target.scope_low_edge):
         raise scope._error("high_edge", "and low_edge are needed on QEMU: the labels of the pin's stores")
     return target

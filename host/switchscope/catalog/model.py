@@ -133,7 +133,10 @@ class LatencyTimer:
     device: str  # what it is: "CMSDK TIMER1", "Timer1 compare A"
     handler: str  # the symbol of the handler the interrupt enters first (the vector's target)
     clock_hz: int
-    irq: int  # the external interrupt number the NVIC shows pending (QEMU's plugin watches it)
+    irq: int | None = None  # QEMU: the external interrupt the NVIC shows pending (the plugin watches it)
+    vector: int | None = None  # simavr: the interrupt vector raised by ...
+    simavr_timer: str | None = None  # ... the compare unit A of this timer of simavr's ("1")
+    least_counts: int = 1  # the shortest delay the board's code can arm it for: the sweep's first
 
 
 @dataclass(frozen=True)
@@ -171,12 +174,13 @@ class Target:
     latency_timer: LatencyTimer | None = None  # what the irq-latency scenarios arm; None: they cannot run here
 
     def latency_counts_per_step(self) -> Fraction:
-        """Latency-timer counts per step of the sweep: half an instruction of
-        QEMU's virtual time (2**shift ns). QEMU raises a timer's interrupt at
-        the first instruction boundary after its deadline, and deadlines a whole
-        instruction apart meet some boundaries twice and pass others by; two
-        steps per instruction meet every one."""
-        return self.counts_per_unit(self.latency_timer.clock_hz) / 2
+        """Latency-timer counts per step of the sweep: a cycle on a cycle-counting
+        simulator; half an instruction of QEMU's virtual time (2**shift ns). QEMU
+        raises a timer's interrupt at the first instruction boundary after its
+        deadline, and deadlines a whole instruction apart meet some boundaries
+        twice and pass others by; two steps per instruction meet every one."""
+        per_unit = self.counts_per_unit(self.latency_timer.clock_hz)
+        return per_unit / 2 if self.simulator == "qemu" else per_unit
 
     @property
     def units(self) -> tuple[str, ...]:

@@ -33,11 +33,20 @@ def run_parameters(samples: int | None, tasks: int | None, config: Config) -> li
             *configs.run_parameters(config)]
 
 
+# The steps an irq-latency sweep takes before it starts again: more than any kernel's loop here (FreeRTOS's
+# signal loop: 1,654 cycles on the ATmega328P, 627 instructions, 1,254 steps, under QEMU); a result whose
+# loop is longer covers less of it, and says so.
+LATENCY_ROUND_STEPS = 4096
+
+
 def latency_parameters(job: Job) -> list[str]:
-    """The irq-latency sweep's step, as a fraction of latency-timer counts (one
-    instruction of QEMU's virtual time, or one cycle), and its first delay: one step."""
+    """The irq-latency sweep's step, as a fraction of latency-timer counts (half an
+    instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the
+    least the board's code can arm) and its round."""
     step = job.target.latency_counts_per_step()
-    return [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={-(-step.numerator // step.denominator)}"]
+    first = max(job.target.latency_timer.least_counts, -(-step.numerator // step.denominator))
+    return [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
+            f"round={LATENCY_ROUND_STEPS}"]
 
 
 def default_time_limit(samples: int) -> float:

@@ -36,6 +36,9 @@ PARAMETERS_MAGIC = "ss:"
 SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # QEMU: the watches at the scope pin's two stores (Scope.watches)
 CYCLES_PER_SAMPLE_BUDGET = 2_000_000
 EVENTS_PER_SAMPLE_LIMIT = 8  # watch events a run may log per sample requested (a window needs 2 to 4)
+# irq-latency: a sample waits up to a round of its sweep (4,096 steps), a pass of the loop's top logged at each
+# of the loop's iterations (the shortest here, the floor kernel's, is about 100 steps)
+LATENCY_EVENTS_PER_SAMPLE = 64
 EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -148,7 +151,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
-    event_limit = EVENTS_LIMIT_BASE + EVENTS_PER_SAMPLE_LIMIT * samples
+    event_limit = EVENTS_LIMIT_BASE + (LATENCY_EVENTS_PER_SAMPLE if latency else EVENTS_PER_SAMPLE_LIMIT) * samples
     with tempfile.TemporaryDirectory(prefix="switchscope-") as scratch:
         pin_log = Path(scratch) / "pins.txt"
         event_log = Path(scratch) / "events.txt"
@@ -188,8 +191,12 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                 command += ["--limit", str(event_limit)]
                 if stop_after:
                     command += ["--stop", str(stop_after)]
+                if latency:
+                    command += ["--latency-vector", str(target.latency_timer.vector),
+                                "--latency-timer", target.latency_timer.simavr_timer]
             simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
-            options = f"interrupt entry {interrupt_entry_cycles} cycles, watchdog interrupt mode kept"
+            options = (f"interrupt entry {interrupt_entry_cycles} cycles, one instruction after sei or reti before "
+                       "a pending interrupt, watchdog interrupt mode kept")
         stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
         events, events_limited = _read_events(event_log) if event_log.is_file() else (None, False)
         trace = trace_log.read_text().splitlines() if trace_log.is_file() else None
