@@ -165,7 +165,9 @@ def _board(path: Path) -> Target:
         uart_baud=top.table("uart").get("baud", int, 115_200),
         real_board=_real_board(top.table("real"), stamp.get("timer", str, "")) if "real" in top.data else None,
         code_directory=path.parent.parent / shared if (shared := top.table("code").get("from", str)) else None,
-        latency_timer=_latency_timer(top.table("latency_timer")) if "latency_timer" in top.data else None,
+        latency_timer=(_latency_timer(top.table("latency_timer"))
+                       if "latency_timer" in top.data and "unavailable" not in top.table("latency_timer").data else None),
+        latency_unavailable=top.table("latency_timer").get("unavailable", str),
     )
     if target.name != path.parent.name:
         raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")

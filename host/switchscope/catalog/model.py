@@ -96,7 +96,8 @@ class Kernel:
                 return why
         if scenario.latency:
             if target.latency_timer is None:
-                return f"{target.name}'s board code drives no latency timer (board.toml, [latency_timer])"
+                return target.latency_unavailable or (f"{target.name}'s board code drives no latency timer "
+                                                      "(board.toml, [latency_timer])")
             if method.name != "marker":
                 return (f"{scenario.name} is timed by the simulator (--method marker): the probe, the handler's "
                         "own read of the timer, is not built yet")
@@ -172,6 +173,7 @@ class Target:
     uart_baud: int = 115_200  # on a real board: the line's speed
     real_board: "RealBoard | None" = None  # the kit this target's image also runs on, read over a serial line
     latency_timer: LatencyTimer | None = None  # what the irq-latency scenarios arm; None: they cannot run here
+    latency_unavailable: str | None = None  # why not, where board.toml says ([latency_timer] unavailable)
 
     def latency_counts_per_step(self) -> Fraction:
         """Latency-timer counts per step of the sweep: a cycle on a cycle-counting
