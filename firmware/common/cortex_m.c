@@ -114,7 +114,7 @@ static void (*const vector_table[16 + EXTERNAL_IRQS])(void) = {
     [15] = SysTick_Handler,
     [16 + BOARD_SOFT_IRQ_NUMBER] = switchscope_soft_irq,
 #ifdef BOARD_LATENCY_IRQ_NUMBER
-    [16 + BOARD_LATENCY_IRQ_NUMBER] = switchscope_latency_irq, /* the irq-latency scenarios' timer */
+    [16 + BOARD_LATENCY_IRQ_NUMBER] = board_latency_entry, /* the irq-latency scenarios' timer */
 #endif
 #if SWITCHSCOPE_LOAD_VOIP
     [16 + BOARD_LOAD_IRQ_NUMBER] = switchscope_load_irq, /* load=voip's timer */

@@ -15,6 +15,7 @@ struct probe_window probe;
 static uint32_t samples_requested = DEFAULT_SAMPLES;
 static uint32_t stamp_modulus;
 static int stamp_counts_down;
+static int full_records; /* stamps of another timer than the stamp timer: no compact records */
 
 static void put_u32(uint8_t *at, uint32_t value)
 {
@@ -137,7 +138,7 @@ void harness_record(uint32_t seq, uint16_t tag)
         flags |= SAMPLE_LOAD_IN_WINDOW;
 #endif
     uint32_t length = counts_between(probe.start, probe.end);
-    int ordinary = flags == 0 && tag == last_tag && seq == next_seq && (seq & 0xFF) != 0 && length <= 0xFFFF;
+    int ordinary = !full_records && flags == 0 && tag == last_tag && seq == next_seq && (seq & 0xFF) != 0 && length <= 0xFFFF;
     next_seq = seq + 1;
     last_tag = tag;
     if (ordinary) { /* the compact record; every 256th sample and anything unusual goes in full */
@@ -154,6 +155,8 @@ void harness_record(uint32_t seq, uint16_t tag)
     payload[15] = flags;
     record_send(payload, sizeof payload);
 }
+
+void harness_full_records(void) { full_records = 1; }
 
 static void pace_describe(void);
 

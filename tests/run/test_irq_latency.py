@@ -21,10 +21,10 @@ RULER_MASKED = 8  # firmware/scenarios/irq-ruler.c: the no-ops between cpsid i a
 RULER_LOOP_INSTRUCTIONS = 1 + RULER_MASKED + 1 + 3
 
 
-def latency_job(scenario, kernel="floor", unit="cycles", target="mps2-an385", **options):
+def latency_job(scenario, kernel="floor", unit="cycles", target="mps2-an385", method="marker", **options):
     kernel, target = catalog.KERNELS[kernel], catalog.TARGETS[target]
     chosen = catalog.SCENARIOS[scenario]
-    return Job(kernel, target, chosen, catalog.METHODS["marker"], unit=unit,
+    return Job(kernel, target, chosen, catalog.METHODS[method], unit=unit,
                config=configs.resolve(options, kernel, target, chosen))
 
 
@@ -138,9 +138,23 @@ def test_a_run_of_irq_latency_says_its_worst_case_and_the_code_it_fell_in(capsys
     assert "phases covered" in said and "timed by the simulator from the interrupt's assertion" in said
 
 
+@pytest.mark.parametrize("scenario,kernel,samples", [("irq-ruler", "floor", 80), ("irq-latency", "freertos", 3000)])
+@pytest.mark.parametrize("target,unit", [("mps2-an385", "instructions"), ("atmega328p", "cycles")])
+def test_the_probe_reads_what_the_simulator_sees_at_every_sample(scenario, kernel, samples, target, unit):
+    """The probe (the entry's read of the timer less the count it expired at) against the simulator's own
+    view of the same run: under QEMU in instructions, the unit its timer counts, on simavr in cycles."""
+    probed = measure(latency_job(scenario, kernel, unit, target, method="probe"), samples=samples)
+    agreement = probed.details["agreement"]
+    assert agreement == {"samples": samples, "equal": samples, "least_difference": 0, "largest_difference": 0,
+                         "unit": unit}
+    assert probed.method == "probe" and probed.unit == unit
+    assert probed.phases["covered"] == probed.phases["period"]
+
+
 def test_irq_latency_is_not_applicable_where_no_latency_timer_is_driven_and_says_why(capsys):
     status, said = run_command(["run", "--scenario", "irq-latency", "--target", "stm32vldiscovery",
                                 "--samples", "10"], capsys)
     assert status == 2 and "drives no latency timer" in said and "STM32F100 implements no timer" in said
     status, said = run_command(["run", "--scenario", "irq-latency", "--method", "probe", "--samples", "10"], capsys)
-    assert status == 2 and "timed by the simulator" in said
+    assert status == 2 and "the probe reads CMSDK TIMER1, which under qemu counts instructions" in said
+    assert "--unit instructions" in said

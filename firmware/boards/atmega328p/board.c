@@ -106,21 +106,43 @@ void __attribute__((weak)) switchscope_soft_irq(void)
  * count: OCF1A is set one cycle after TCNT1 reaches OCR1A. The count is read
  * first and the compare set from it; the flag is cleared once the compare is
  * written (its two halves are written one after the other, and the value
- * between them may match), and only then is the interrupt enabled. The last
- * store lands 18 cycles after the read: the delay is at least
- * BOARD_LATENCY_LEAST_COUNTS.
+ * between them may match), and only then is the interrupt enabled, 27 cycles
+ * after the read: the delay is at least BOARD_LATENCY_LEAST_COUNTS.
  */
+uint32_t board_latency_expiry;
+volatile uint32_t board_latency_read;
+
 void board_latency_timer_arm(uint32_t counts)
 {
     uint16_t now = TCNT1;
-    OCR1A = (uint16_t)(now + (counts < BOARD_LATENCY_LEAST_COUNTS ? BOARD_LATENCY_LEAST_COUNTS : counts) - 1u);
+    uint16_t expiry = (uint16_t)(now + (counts < BOARD_LATENCY_LEAST_COUNTS ? BOARD_LATENCY_LEAST_COUNTS : counts));
+    OCR1A = (uint16_t)(expiry - 1u);
     TIFR1 = _BV(OCF1A);
     TIMSK1 |= _BV(OCIE1A);
+    board_latency_expiry = expiry; /* after: the stores above must land before the expiry */
 }
 
 void board_latency_timer_stop(void) { TIMSK1 &= (uint8_t)~_BV(OCIE1A); }
 
-ISR(TIMER1_COMPA_vect)
+/* The interrupt's entry: the probe reads TCNT1 two cycles in (PUSH takes
+ * two: [latency_timer] read_offset), then the handler proper runs. Neither
+ * instruction before the jump changes SREG. */
+void __vector_latency_handler(void) __attribute__((signal, used, externally_visible));
+
+ISR(TIMER1_COMPA_vect, ISR_NAKED)
+{
+    __asm__ volatile("push r24\n\t"
+                     "lds r24, %[low]\n\t"
+                     "sts board_latency_read, r24\n\t"
+                     "lds r24, %[high]\n\t"
+                     "sts board_latency_read+1, r24\n\t"
+                     "pop r24\n\t"
+                     "jmp __vector_latency_handler"
+                     :
+                     : [low] "n"(_SFR_MEM_ADDR(TCNT1L)), [high] "n"(_SFR_MEM_ADDR(TCNT1H)));
+}
+
+void __vector_latency_handler(void)
 {
     switchscope_latency_irq();
 }

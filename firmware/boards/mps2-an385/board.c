@@ -118,6 +118,31 @@ void board_latency_timer_stop(void)
     TIMER1_INTCLEAR = 1u;
 }
 
+/* The probe: the count reaches 0 as the timer expires, and reloads
+ * 0xFFFFFFFF at the next: modulo 2^32, 0 less the count read is the counts
+ * since. The interrupt's entry reads the count in its third instruction
+ * ([latency_timer] read_offset), then goes on to the scenario's handler
+ * (r0 and r1 were stacked by the exception entry). */
+uint32_t board_latency_expiry = 0;
+volatile uint32_t board_latency_read;
+
+__asm__(".syntax unified\n"
+        ".thumb\n"
+        ".section .text.board_latency_entry, \"ax\", %progbits\n"
+        ".global board_latency_entry\n"
+        ".type board_latency_entry, %function\n"
+        ".thumb_func\n"
+        "board_latency_entry:\n"
+        "    movw r0, #0x1004\n" /* TIMER1 VALUE */
+        "    movt r0, #0x4000\n"
+        "    ldr r0, [r0]\n"
+        "    movw r1, #:lower16:board_latency_read\n"
+        "    movt r1, #:upper16:board_latency_read\n"
+        "    str r0, [r1]\n"
+        "    b switchscope_latency_irq\n"
+        ".size board_latency_entry, . - board_latency_entry\n"
+        ".text\n");
+
 /* Idle spins: the instruction counts between windows stay as they were. */
 void board_idle(void) {}
 

@@ -47,6 +47,12 @@ void switchscope_soft_irq(void);
 void board_latency_timer_arm(uint32_t counts);
 void board_latency_timer_stop(void);
 void switchscope_latency_irq(void);
+/* The probe's two stamps of an interrupt's latency, in the timer's counts:
+ * the count at which the armed timer expires, and the count the board's entry
+ * code (the first the interrupt runs, before switchscope_latency_irq) read,
+ * a fixed number of instructions in ([latency_timer] read_offset). */
+extern uint32_t board_latency_expiry;
+extern volatile uint32_t board_latency_read;
 
 /* Called by the kernel's idle task: may sleep until the next interrupt, so
  * that a simulator can skip ahead. */

@@ -38,4 +38,8 @@ void cortex_m_semihosting_exit(int code) __attribute__((noreturn));
 
 void board_fault_handler(void);
 
+/* A board with a latency timer: the code its interrupt enters first (it reads
+ * the timer, then runs switchscope_latency_irq). */
+void board_latency_entry(void);
+
 #endif

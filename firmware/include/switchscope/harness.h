@@ -45,6 +45,9 @@ uint32_t harness_parameter(const char *name, uint32_t fallback);
 void harness_begin(void);
 void harness_record(uint32_t seq, uint16_t tag);
 void harness_end(uint32_t samples_sent) __attribute__((noreturn));
+/* Send every sample in full: its stamps are of another timer than the stamp
+ * timer (the latency timer), whose lengths the compact record cannot give. */
+void harness_full_records(void);
 
 /* Tell the host a numeric fact about the run (key is a board text). A scenario
  * whose first windows are not samples says how many with "warmup_windows". */

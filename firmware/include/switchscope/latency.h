@@ -15,9 +15,6 @@ void latency_begin(void);
 /* Arms the latency timer for the next sample unless it is armed already. */
 void latency_arm_if_idle(void);
 
-/* Whether the timer is armed and its interrupt not yet taken. */
-int latency_armed(void);
-
 /* From switchscope_latency_irq(), first: stops the timer, sends the sample,
  * ends the run after the last. */
 void latency_sample_taken(void);

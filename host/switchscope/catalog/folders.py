@@ -127,7 +127,8 @@ def _latency_timer(table) -> LatencyTimer:
     timer = LatencyTimer(device=table.get("device", str, required=True), handler=table.get("handler", str, required=True),
                          clock_hz=table.get("clock_hz", int, required=True), irq=table.get("irq", int),
                          vector=table.get("vector", int), simavr_timer=table.get("simavr_timer", str),
-                         least_counts=table.get("least_counts", int, 1))
+                         least_counts=table.get("least_counts", int, 1), read_offset=table.get("read_offset", int, 0),
+                         counts_down=table.get("counts_down", bool, False), bits=table.get("bits", int, 16))
     return timer
 
 

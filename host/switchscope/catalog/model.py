@@ -98,9 +98,11 @@ class Kernel:
             if target.latency_timer is None:
                 return target.latency_unavailable or (f"{target.name}'s board code drives no latency timer "
                                                       "(board.toml, [latency_timer])")
-            if method.name != "marker":
-                return (f"{scenario.name} is timed by the simulator (--method marker): the probe, the handler's "
-                        "own read of the timer, is not built yet")
+            if method.name not in ("marker", "probe"):
+                return f"{scenario.name} is timed by the simulator (marker) or by the handler's read of its timer (probe)"
+            if method.name == "probe" and target.resolve_unit(unit) != target.unit:
+                return (f"the probe reads {target.latency_timer.device}, which under {target.simulator} counts "
+                        f"{target.unit}: use --unit {target.unit}, or --method marker for {unit or target.default_unit}")
         return method.unavailable(target, self.language, target.resolve_unit(unit))
 
 
@@ -138,6 +140,9 @@ class LatencyTimer:
     vector: int | None = None  # simavr: the interrupt vector raised by ...
     simavr_timer: str | None = None  # ... the compare unit A of this timer of simavr's ("1")
     least_counts: int = 1  # the shortest delay the board's code can arm it for: the sweep's first
+    read_offset: int = 0  # the probe: units (the simulator's) from the handler's first instruction to its read
+    counts_down: bool = False
+    bits: int = 16
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,9 @@
 """The interrupt-latency sweep as the simulator saw it: each assertion of the
 board's latency timer ("assert@<address>" in the watch log) paired with the
 next entry into its handler ("enter"), and placed in the workload's loop by
-the last pass of the loop's top ("loop") before it."""
+the last pass of the loop's top ("loop") before it. The loop's period is the
+most common time between two passes of its top in which the timer was
+neither armed ("arm") nor asserted: the workload alone."""
 
 from __future__ import annotations
 
@@ -35,11 +37,13 @@ class Sweep:
 
 def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Sweep:
     """The sweep's samples, in the order taken. `steps_are_instructions`:
-    count the phase in instructions (QEMU counting cycles logs both)."""
+    count the phase in instructions (QEMU counting cycles logs both; counting
+    instructions its count is the instructions)."""
     if events is None or not len(events):
         raise FirmwareFailed(f"{what}: the simulator logged no interrupt assertions")
     times = events.time.tolist()
-    steps = events.instructions.tolist() if steps_are_instructions else times
+    counted_both = steps_are_instructions and bool((events.instructions >= 0).all())  # cycles on QEMU
+    steps = events.instructions.tolist() if counted_both else times
     least = events.least.tolist() if events.bounded else None
     most = events.most.tolist() if events.bounded else None
     names = [events.names[i] for i in events.name_index.tolist()]
@@ -52,6 +56,8 @@ def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Swe
             loop_at, disturbed = steps[i], False
         elif name.startswith(ASSERT):
             asserted, disturbed = i, True
+        elif name == "arm":
+            disturbed = True
         elif name == "enter" and asserted is not None:
             found.latency.append(times[i] - times[asserted])
             if least is not None:

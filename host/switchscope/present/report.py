@@ -110,11 +110,20 @@ def _latency_lines(results: list[Result]) -> list[str]:
         if not r.worst:
             continue
         worst, phases = r.worst, r.phases
-        held = (f", held from {worst['held_from']} to {worst['held_to']}" if worst["held_from"] != worst["held_to"]
-                else "")
-        lines.append(f"  {row_label(r)}: worst {cell(worst[r.unit])} {r.unit} (sample {worst['sample']}), asserted "
-                     f"at {worst['address']} in {worst['function']}{held}; phases covered {phases['covered']} of "
-                     f"the loop's {phases['period']} {phases['steps']}")
+        where = ""
+        if "address" in worst:
+            held = (f", held from {worst['held_from']} to {worst['held_to']}"
+                    if worst["held_from"] != worst["held_to"] else "")
+            where = f", asserted at {worst['address']} in {worst['function']}{held}"
+        covered = (f"; phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
+                   if phases else "")
+        lines.append(f"  {row_label(r)}: worst {cell(worst[r.unit])} {r.unit} (sample {worst['sample']}){where}"
+                     f"{covered}")
+        agreement = r.details.get("agreement")
+        if agreement:
+            lines.append(f"  {row_label(r)}: the probe and the simulator's own view agree on {agreement['equal']} "
+                         f"of {agreement['samples']} samples (differences {cell(agreement['least_difference'])} to "
+                         f"{cell(agreement['largest_difference'])} {agreement['unit']})")
     return lines
 
 
@@ -161,7 +170,9 @@ def counted_by(result: Result) -> str:
     return ""
 
 
-LATENCY_NOTE = "timed by the simulator from the interrupt's assertion to its handler's first instruction"
+LATENCY_NOTES = {"marker": "timed by the simulator from the interrupt's assertion to its handler's first instruction",
+                 "probe": "the handler's read of the timer less the counts it expired at, less the instructions "
+                          "before that read"}
 
 
 def heading(result: Result, methods: "list[Result] | None" = None) -> str:
@@ -174,7 +185,7 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     named = ", ".join(r.method for r in methods)
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
              f"method{'s' if len(methods) > 1 else ''} {named}", f"unit: {result.unit}{model}"]
-    detail = [LATENCY_NOTE if r.worst else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit,
+    detail = [LATENCY_NOTES[r.method] if r.worst else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit,
                                                                                        (r.scope or {}).get("pin"))
               for r in methods]
     if tick:  # the kernel's rate is a whole number of Hz: its period, what a user set, is said first
