@@ -94,7 +94,7 @@ def command_run(args) -> int:
         scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
     kernels = catalog.select_kernels(args.kernel)
     found = plan(kernels, catalog.select_targets(args.target), scenarios,
-                 catalog.select_methods(args.method or "probe"), [configs.parse(args.config)], [args.tasks],
+                 catalog.select_methods(args.method or "probe"), matrix.config_variants(args.config), [args.tasks],
                  unit=args.unit, method_chosen=args.method is not None)
     require_jobs(found)
     jobs = found.jobs

@@ -105,7 +105,7 @@ def parser() -> argparse.ArgumentParser:
                           "the Cortex-M boards), or instructions (what QEMU itself counts)")
     run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
-                          "trace=on, ... (switchscope list shows them all)")
+                          "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value")
     run.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
     run.add_argument("--floor", action="store_true",
                      help="also measure the floor kernel (the least a switch can cost) on the same targets, and "

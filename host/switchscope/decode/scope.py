@@ -116,8 +116,12 @@ def paired(edges: Sequence[tuple[float, int]]) -> tuple[list[Measurement], list[
             i += 1
     last = len(kept_pulses) - 1
     # a lone first pulse is a window whose bare pulse came before the capture; a lone last one a bare pulse whose
-    # window came after it, but only when a gap between patterns parts it from the pulse before
-    cut_off = {index for index in lone if index == 0 or (index == last and gaps[last - 1] > inner)}
+    # window came after it, but only when a gap between patterns parts it from the pulse before: one as wide as
+    # half the typical such gap at least (a pin that dropped inside the last window leaves a narrower one)
+    between = sorted(gap for gap in gaps if gap > inner)
+    typical_between = between[len(between) // 2] if between else 0
+    cut_off = {index for index in lone if index == 0 or (index == last and gaps[last - 1] > inner
+                                                          and gaps[last - 1] >= typical_between / 2)}
     troubled = (set(lone) - cut_off) | suspect_after
     kept = []
     for first, pattern in patterns:

@@ -31,10 +31,12 @@ def floor_for(result: Result, floors: list[Result]) -> Result | None:
 
 
 def attach(results: list[Result]) -> None:
-    """Sets `x_floor` and `floor` on every non-floor result that has a floor figure among `results`."""
+    """Sets `x_floor` and `floor` on every non-floor result that has a floor figure among `results`. Not on
+    an interrupt's latency (irq-latency): the floor is the least a switch costs, and a kernel that masks
+    less than the floor does waits less."""
     floors = [r for r in results if r.kernel == FLOOR and r.kind == "scenario"]
     for result in results:
-        if result.kernel == FLOOR or result.kind != "scenario" or not result.samples:
+        if result.kernel == FLOOR or result.kind != "scenario" or not result.samples or result.worst:
             continue
         found = floor_for(result, floors)
         if found is None or found.stats.median <= 0:

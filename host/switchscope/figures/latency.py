@@ -72,7 +72,8 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
         latencies = probe_latencies(job, output.stream)
         worst = int(np.argmax(latencies))
         return (Reading(latencies, [0] * samples, 0, []),
-                {"worst": {job.counted_in: latencies[worst], "sample": worst}})
+                {"worst": {job.counted_in: latencies[worst], "sample": worst,
+                           "samples": latencies.count(latencies[worst])}})
     found: Sweep = sweep(output.events, target.simulator == "qemu", str(job))
     if len(found.latency) != samples:
         raise FirmwareFailed(f"{job}: the simulator saw {len(found.latency)} interrupts reach their handler for "
@@ -92,6 +93,7 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
     facts = {
         "worst": {job.counted_in: latencies[worst], "address": f"0x{address:x}",
                   "function": function_at(firmware_elf, address), "sample": worst,
+                  "samples": latencies.count(latencies[worst]),
                   "held_from": f"0x{first:x}", "held_to": f"0x{last:x}"},
         "phases": {"covered": found.covered, "period": found.period, "steps": step},
         "sample_phases": found.phases,

@@ -55,8 +55,8 @@ def config_variants(pairs: list[str]) -> list[dict[str, str]]:
     axes = []
     for pair in configs.split_pairs(pairs):
         name, sep, values = pair.partition("=")
-        if not sep or not values:
-            raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{pair}'")
+        if not sep or not values or not name.strip() or "" in values.split(","):
+            raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{pair}'", "see: switchscope list")
         axes.append([(name, value) for value in values.split(",")])
     return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
 

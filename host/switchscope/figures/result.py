@@ -86,8 +86,9 @@ class Result:
     # a run under load (--config load=...): the positions in `samples` of the kept windows the load's
     # interrupt fell into (flagged "interfered", not excluded: what the load does is the measurement)
     interfered: list | None = None
-    # irq-latency: the worst sample ({UNIT: value, "address", "function", "sample", and "held_from", "held_to":
-    # the run of addresses around it where the interrupt waited longer than its least}), how many distinct steps of
+    # irq-latency: the worst sample ({UNIT: value, "sample": the first at it, "samples": how many are, and where a
+    # simulator saw it, "address", "function", "held_from", "held_to": the run of addresses around it where the
+    # interrupt waited longer than its least}), how many distinct steps of
     # the workload's loop the sweep asserted at ({"covered", "period", "steps"}), and each sample's step from the
     # loop's top and the address it was asserted at
     worst: dict | None = None

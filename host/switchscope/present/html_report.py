@@ -25,7 +25,7 @@ from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures import floor
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
-from switchscope.present import report, svg
+from switchscope.present import latency_view, report, svg
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
@@ -283,7 +283,8 @@ class Page:
             us = r.stats_ns.scaled(1 / 1000)
             rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
         method = METHODS.get(r.method, PRINT_IN_WINDOW)
-        note = method.note(r.overhead, r.unit, (r.scope or {}).get("pin"))
+        note = (latency_view.NOTES[r.method] if r.worst
+                else method.note(r.overhead, r.unit, (r.scope or {}).get("pin")))
         facts = [("method", f"{r.method}: {method.summary}; {note}"),
                  ("unit", r.unit + report.counted_by(r)
                   + (f"; clock {r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "")),
@@ -318,8 +319,9 @@ class Page:
                                        if not isinstance(v, (list, dict))) or None)]
         listed = "".join(f"<dt>{escape(name)}</dt><dd>{escape(str(value))}</dd>" for name, value in facts if value)
         listed += f'<dt>JSON</dt><dd><a href="{escape(entry.link)}">{escape(str(entry.file))}</a></dd>'
-        figure = svg.histogram(r.samples, r.unit, stats.as_dict(), f"distribution of {entry.label}, {r.unit}") \
-            if r.samples else "<p>No sample was kept.</p>"
+        what = "interrupt latency" if r.worst else "switch time"
+        figure = svg.histogram(r.samples, r.unit, stats.as_dict(), f"distribution of {entry.label}, {r.unit}",
+                               what=what) + latency_view.html(r) if r.samples else "<p>No sample was kept.</p>"
         opened = " open" if len(self.entries) <= OPENED_AT_MOST else ""
         return (f'<details class="result" id="{entry.anchor}"{opened}><summary>#{entry.index} {escape(entry.label)}: '
                 f"median {with_us(r)}</summary>{figure}{html_table(header, rows)}"

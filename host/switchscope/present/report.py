@@ -12,7 +12,7 @@ from switchscope.catalog import configs
 from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import Result, Stats
-from switchscope.present import display
+from switchscope.present import display, latency_view
 
 PERCENTILES = (99.0,)  # the percentiles a table shows unless --percentiles says others (nearest rank)
 X_FLOOR_COLUMN = "x floor"  # the median as a multiple of the floor kernel's
@@ -100,31 +100,7 @@ def _statistics(label: str, results: list[Result], with_method: bool = False, pe
             *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
               + ([x_floor(r)] if floored else []) for r in results)]
     return aligned(rows) + _range_lines(results) + _floor_lines(results) + _load_lines(results) \
-        + _latency_lines(results)
-
-
-def _latency_lines(results: list[Result]) -> list[str]:
-    """Under a table of irq-latency runs: each one's worst case, the code it fell in, and the loop's coverage."""
-    lines = []
-    for r in results:
-        if not r.worst:
-            continue
-        worst, phases = r.worst, r.phases
-        where = ""
-        if "address" in worst:
-            held = (f", held from {worst['held_from']} to {worst['held_to']}"
-                    if worst["held_from"] != worst["held_to"] else "")
-            where = f", asserted at {worst['address']} in {worst['function']}{held}"
-        covered = (f"; phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
-                   if phases else "")
-        lines.append(f"  {row_label(r)}: worst {cell(worst[r.unit])} {r.unit} (sample {worst['sample']}){where}"
-                     f"{covered}")
-        agreement = r.details.get("agreement")
-        if agreement:
-            lines.append(f"  {row_label(r)}: the probe and the simulator's own view agree on {agreement['equal']} "
-                         f"of {agreement['samples']} samples (differences {cell(agreement['least_difference'])} to "
-                         f"{cell(agreement['largest_difference'])} {agreement['unit']})")
-    return lines
+        + latency_view.text_lines([(row_label(r), r) for r in results])
 
 
 def _load_lines(results: list[Result]) -> list[str]:
@@ -170,11 +146,6 @@ def counted_by(result: Result) -> str:
     return ""
 
 
-LATENCY_NOTES = {"marker": "timed by the simulator from the interrupt's assertion to its handler's first instruction",
-                 "probe": "the handler's read of the timer less the counts it expired at, less the instructions "
-                          "before that read"}
-
-
 def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     """What a table's figures are and how they were obtained. `methods`: one result of each method
     when the table holds several, each method's note then said once."""
@@ -185,7 +156,7 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     named = ", ".join(r.method for r in methods)
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
              f"method{'s' if len(methods) > 1 else ''} {named}", f"unit: {result.unit}{model}"]
-    detail = [LATENCY_NOTES[r.method] if r.worst else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit,
+    detail = [latency_view.NOTES[r.method] if r.worst else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit,
                                                                                        (r.scope or {}).get("pin"))
               for r in methods]
     if tick:  # the kernel's rate is a whole number of Hz: its period, what a user set, is said first

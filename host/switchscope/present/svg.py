@@ -139,7 +139,8 @@ def histogram_bins(values) -> tuple[np.ndarray, np.ndarray, bool]:
     return edges, counts, one_per_value
 
 
-def histogram(values, unit: str, stats: dict, description: str, width: int = WIDTH, height: int = 230) -> str:
+def histogram(values, unit: str, stats: dict, description: str, width: int = WIDTH, height: int = 230,
+              what: str = "switch time") -> str:
     """The whole distribution: one bar per value (or per bin), the median and p99 marked.
     A bar with any sample is at least one pixel high, so rare outliers stay visible."""
     edges, counts, one_per_value = histogram_bins(values)
@@ -180,8 +181,33 @@ def histogram(values, unit: str, stats: dict, description: str, width: int = WID
                    f'stroke="{colour}" stroke-dasharray="4 3"/><text x="{key_left + 20:.1f}" y="{LINE / 2 + 7}" '
                    f'fill="{colour}">{said}</text>')
         key_right = key_left - 12
-    canvas.x_label(f"switch time ({unit})")
+    canvas.x_label(f"{what} ({unit})")
     return canvas.svg(description, "plot histogram")
+
+
+def by_phase(phases: list[int], values: list, period: int, unit: str, steps: str, description: str,
+             width: int = WIDTH, height: int = 230) -> str:
+    """A value against the step of a loop it was taken at (irq-latency: the latency at each step of the
+    workload's loop): the most at each step as a line, the least as a lighter one. Steps outside the
+    loop's period (a sample in an iteration a tick stretched) are left out."""
+    most, least = {}, {}
+    for phase, value in zip(phases, values):
+        if 0 <= phase < period:
+            most[phase] = max(value, most.get(phase, value))
+            least[phase] = min(value, least.get(phase, value))
+    top_value = (max(most.values()) if most else 1) * 1.1 or 1
+    canvas = _Canvas(width, height)
+    canvas.y_axis(top_value, unit)
+    x_of = lambda phase: canvas.left + canvas.inner_width * phase / max(period, 1)
+    for values_at, colour, name in ((least, "#9dc3e6", "least"), (most, PALETTE[0], "most")):
+        points = " ".join(f"{x_of(p):.1f},{canvas.y_of(values_at[p], top_value):.1f} "
+                          f"{x_of(p + 1):.1f},{canvas.y_of(values_at[p], top_value):.1f}" for p in sorted(values_at))
+        canvas.add(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="1.5">'
+                   f'<title>the {name} at each step</title></polyline>')
+    for tick in fitted_ticks(0, period, canvas.inner_width):
+        canvas.x_tick_label(x_of(tick), figure_number(tick))
+    canvas.x_label(f"step of the loop at the assertion ({steps} from its top)")
+    return canvas.svg(description, "plot phases")
 
 
 def lines(labels: list[str], series: list[tuple[str, list[dict | None]]], x_label: str, unit: str,

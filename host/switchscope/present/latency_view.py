@@ -1,0 +1,74 @@
+"""What the reports show of an irq-latency result beyond its statistics: the
+worst case and the code it fell in, the latency at every step of the
+workload's loop (a figure on the HTML page), and how far the probe and the
+simulator agree."""
+
+from __future__ import annotations
+
+from html import escape
+
+from switchscope.figures.result import Result
+from switchscope.present import svg
+
+
+NOTES = {"marker": "timed by the simulator from the interrupt's assertion to its handler's first instruction",
+         "probe": "the handler's read of the timer less the counts it expired at, less the instructions before "
+                  "that read"}
+
+
+def _figure(value) -> str:
+    return f"{value:.2f}" if isinstance(value, float) and not value.is_integer() else f"{value:.0f}"
+
+
+def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
+    """Under a terminal table: each irq-latency result's worst case, the code it fell in, the loop's
+    coverage, and the probe's agreement with the simulator. `labelled`: (row label, result) pairs."""
+    lines = []
+    for label, r in labelled:
+        worst, phases = r.worst, r.phases
+        if not worst:
+            continue
+        at = (f"sample {worst['sample']}" if worst.get("samples", 1) == 1
+              else f"{worst['samples']:,} samples, the first: {worst['sample']}")
+        where = ""
+        if "address" in worst:
+            held = (f", held from {worst['held_from']} to {worst['held_to']}"
+                    if worst["held_from"] != worst["held_to"] else "")
+            where = f", asserted at {worst['address']} in {worst['function']}{held}"
+        covered = (f"; phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
+                   if phases else "")
+        lines.append(f"  {label}: worst {_figure(worst[r.unit])} {r.unit} ({at}){where}{covered}")
+        agreement = r.details.get("agreement")
+        if agreement:
+            lines.append(f"  {label}: the probe and the simulator's own view agree on {agreement['equal']} of "
+                         f"{agreement['samples']} samples (differences {_figure(agreement['least_difference'])} "
+                         f"to {_figure(agreement['largest_difference'])} {agreement['unit']})")
+    return lines
+
+
+def html(result: Result) -> str:
+    """The section, or "" for a result that is no interrupt latency."""
+    worst = result.worst
+    if not worst:
+        return ""
+    at = (f"sample {worst['sample']}" if worst.get("samples", 1) == 1
+          else f"{worst['samples']:,} samples; the first is sample {worst['sample']}")
+    said = f"Worst case: {worst[result.unit]} {result.unit} ({at})"
+    if "address" in worst:
+        said += f", asserted at {worst['address']} in {worst['function']}"
+        if worst["held_from"] != worst["held_to"]:
+            said += (f"; around it, from {worst['held_from']} to {worst['held_to']}, the interrupt waited longer "
+                     "than its least: the region that held it (masked, or a longer instruction)")
+    parts = [f'<p class="latency">{escape(said)}.</p>']
+    phases = result.phases
+    if phases and result.sample_phases:
+        parts.append(f'<p class="latency">The sweep asserted the interrupt at {phases["covered"]} of the '
+                     f'{phases["period"]} {escape(phases["steps"])} of the workload\'s loop.</p>')
+        parts.append(svg.by_phase(result.sample_phases, result.samples, phases["period"], result.unit,
+                                  phases["steps"], f"latency at each step of the loop, {result.unit}"))
+    agreement = result.details.get("agreement")
+    if agreement:
+        parts.append(f'<p class="latency">The probe and the simulator\'s own view agree on {agreement["equal"]:,} '
+                     f'of {agreement["samples"]:,} samples (differences {agreement["least_difference"]} to '
+                     f'{agreement["largest_difference"]} {escape(agreement["unit"])}).</p>')
+    return "".join(parts)
