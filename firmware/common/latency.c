@@ -18,6 +18,7 @@ static struct {
     uint32_t seq, samples, first, step_num, step_den, round;
     uint32_t next_counts;  /* the delay the next sample arms, worked out outside the workload's loop */
     uint32_t armed_counts; /* the delay the timer was armed with: the sample's tag */
+    uint8_t quiet;         /* loop iterations let run before the first arms: the host times the loop on them */
     volatile uint8_t armed;
 } sweep;
 
@@ -49,15 +50,26 @@ void latency_begin(void)
     sweep.next_counts = delay_of(0);
 }
 
-void latency_arm_if_idle(void)
+void latency_arm(void)
 {
-    if (sweep.armed)
-        return;
     sweep.armed = 1;
     probe.tick_start = ss_tick_count();
     probe.closed = 0;
     sweep.armed_counts = sweep.next_counts;
     board_latency_timer_arm(sweep.armed_counts);
+}
+
+#define QUIET_ITERATIONS 4
+
+void latency_arm_if_idle(void)
+{
+    if (sweep.armed)
+        return;
+    if (sweep.quiet < QUIET_ITERATIONS) {
+        sweep.quiet++;
+        return;
+    }
+    latency_arm();
 }
 
 void latency_sample_taken(void)

@@ -82,7 +82,7 @@ static void ruler_task(void *arg)
     for (;;) {
         ss_wait_next_tick(); /* the next tick is a tick period away: no kernel code in the sweep */
         ruler_hit = 0;
-        latency_arm_if_idle();
+        latency_arm();
         ruler_masked_loop();
     }
 }

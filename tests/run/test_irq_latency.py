@@ -134,7 +134,8 @@ def test_a_run_of_irq_latency_says_its_worst_case_and_the_code_it_fell_in(capsys
     status, said = run_command(["run", "--scenario", "irq-latency", "--samples", "1500", "--quiet",
                                 "--json", str(tmp_path / "r.json")], capsys)
     assert status == 0, said
-    assert "irq-latency: worst " in said and "cycles (sample" in said and ", asserted at 0x" in said
+    assert "irq-latency: worst " in said and " cycles (" in said and ", asserted at 0x" in said
+    assert "phases covered 0" not in said
     assert "phases covered" in said and "timed by the simulator from the interrupt's assertion" in said
 
 
@@ -148,7 +149,13 @@ def test_the_probe_reads_what_the_simulator_sees_at_every_sample(scenario, kerne
     assert agreement == {"samples": samples, "equal": samples, "least_difference": 0, "largest_difference": 0,
                          "unit": unit}
     assert probed.method == "probe" and probed.unit == unit
-    assert probed.phases["covered"] == probed.phases["period"]
+
+
+def test_on_the_atmega328p_freertos_is_met_at_every_cycle_of_its_loop_and_its_critical_sections_hold_it():
+    result = measure(latency_job("irq-latency", "freertos", target="atmega328p"), samples=10_000)
+    assert result.phases["covered"] == result.phases["period"] > 1000
+    assert min(result.samples) == AVR_RESPONSE + AVR_JMP
+    assert result.worst["cycles"] > 10 * (AVR_RESPONSE + AVR_JMP) and result.worst["function"] not in ("?", "")
 
 
 def test_irq_latency_is_not_applicable_where_no_latency_timer_is_driven_and_says_why(capsys):

@@ -12,7 +12,12 @@
 /* Once, from the task that arms, after the kernel started. */
 void latency_begin(void);
 
-/* Arms the latency timer for the next sample unless it is armed already. */
+/* Arms the latency timer for the next sample. */
+void latency_arm(void);
+
+/* From the top of a workload's loop: arms the latency timer for the next
+ * sample unless it is armed already, and not in the loop's first few
+ * iterations, which the host times the loop on. */
 void latency_arm_if_idle(void);
 
 /* From switchscope_latency_irq(), first: stops the timer, sends the sample,

@@ -2,8 +2,10 @@
 board's latency timer ("assert@<address>" in the watch log) paired with the
 next entry into its handler ("enter"), and placed in the workload's loop by
 the last pass of the loop's top ("loop") before it. The loop's period is the
-most common time between two passes of its top in which the timer was
-neither armed ("arm") nor asserted: the workload alone."""
+most common time between two passes of its top that no sample's interrupt
+fell between: the workload, with the arming of the timer ("arm") where the
+loop arms it at its top (the longer iteration, and the one whose every step
+the sweep meets first)."""
 
 from __future__ import annotations
 
@@ -56,8 +58,6 @@ def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Swe
             loop_at, disturbed = steps[i], False
         elif name.startswith(ASSERT):
             asserted, disturbed = i, True
-        elif name == "arm":
-            disturbed = True
         elif name == "enter" and asserted is not None:
             found.latency.append(times[i] - times[asserted])
             if least is not None:
