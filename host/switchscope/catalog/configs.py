@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from switchscope import catalog
 from switchscope.catalog import Kernel, Option, Scenario, Target
-from switchscope.common.errors import SwitchscopeError
+from switchscope.common.errors import ConfigurationRefused, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 
 # Options of every C build, whatever the kernel; a kernel's own come from its kernel.toml.
@@ -140,7 +140,7 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
 
 def _check(values: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario, tasks: int | None) -> None:
     def refuse(why: str, hint: str | None = None):
-        raise SwitchscopeError(f"invalid configuration for {target.name}/{scenario.name}: {why}", hint)
+        raise ConfigurationRefused(f"invalid configuration for {target.name}/{scenario.name}: {why}", hint)
 
     facts = {**values, "cpu": target.cpu, "target": target.name, "scenario": scenario.name}
     for conflict in kernel.conflicts:

@@ -12,6 +12,7 @@ from switchscope.catalog import configs
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.catalog.job import Job
 from switchscope.decode.methods import METHODS, Method
+from switchscope.common.errors import ConfigurationRefused
 
 
 @dataclass(frozen=True)
@@ -51,9 +52,12 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
     kernel does not have skips that kernel, or is an error with
     `strict_options` (by default: when one kernel was selected). `unit`: what to
     count (None: each target's default unit); a target that cannot count it is an error.
-    Without `method_chosen` a latency scenario (irq-latency) is measured the one way it can be, by the
+    With several `variants` or `targets`, a combination a kernel refuses (its conflicts) is skipped with the
+    reason, as one it cannot measure is. Without `method_chosen` a latency scenario (irq-latency) is measured the one way it can be, by the
     simulator (marker), whatever `methods` says."""
     strict = len(kernels) == 1 if strict_options is None else strict_options
+    # several values of an option, or several targets: a combination the kernel refuses is skipped with its reason
+    several_choices = len(variants) > 1 or len(targets) > 1
     found = Plan()
     reasons: dict[tuple[str, str, str], list[str]] = {}
     for target in targets:
@@ -74,7 +78,14 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
                 entries.append(what)
             continue
         for count in (tasks if scenario.name == "rotate" else [None]):
-            config = configs.resolve(variant, kernel, target, scenario, count)
+            try:
+                config = configs.resolve(variant, kernel, target, scenario, count)
+            except ConfigurationRefused as refused:
+                if not several_choices:  # the one thing asked for cannot be: say so, measure nothing
+                    raise
+                what = f"{scenario.name}/{method.name} " + ",".join(f"{k}={v}" for k, v in variant.items())
+                reasons.setdefault((kernel.name, target.name, refused.message.split(": ", 1)[-1]), []).append(what)
+                continue
             found.jobs.append(Job(kernel, target, scenario, method, config, count, unit))
     found.skipped = [Skipped(kernel, target, why, tuple(what)) for (kernel, target, why), what in reasons.items()]
     return found

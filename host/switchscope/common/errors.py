@@ -26,6 +26,10 @@ class ToolMissing(SwitchscopeError):
     pass
 
 
+class ConfigurationRefused(SwitchscopeError):
+    """A combination of valid option values that a kernel refuses for a target or scenario (its conflicts)."""
+
+
 class UnknownName(SwitchscopeError):
     pass
 
