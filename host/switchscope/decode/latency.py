@@ -3,9 +3,7 @@ board's latency timer ("assert@<address>" in the watch log) paired with the
 next entry into its handler ("enter"), and placed in the workload's loop by
 the last pass of the loop's top ("loop") before it. The loop's period is the
 most common time between two passes of its top that no sample's interrupt
-fell between: the workload, with the arming of the timer ("arm") where the
-loop arms it at its top (the longer iteration, and the one whose every step
-the sweep meets first)."""
+fell between."""
 
 from __future__ import annotations
 
@@ -50,7 +48,7 @@ def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Swe
     most = events.most.tolist() if events.bounded else None
     names = [events.names[i] for i in events.name_index.tolist()]
     found = Sweep([], [] if least else None, [] if most else None, [], [], 0)
-    loop_at, asserted, disturbed, loop_gaps = None, None, False, Counter()
+    loop_at, asserted, phase, disturbed, loop_gaps = None, None, -1, False, Counter()
     for i, name in enumerate(names):
         if name == "loop":
             if loop_at is not None and not disturbed:  # an iteration no sample's interrupt fell into
@@ -58,13 +56,14 @@ def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Swe
             loop_at, disturbed = steps[i], False
         elif name.startswith(ASSERT):
             asserted, disturbed = i, True
+            phase = steps[i] - loop_at if loop_at is not None else -1  # where it came, not where it was taken
         elif name == "enter" and asserted is not None:
             found.latency.append(times[i] - times[asserted])
             if least is not None:
                 found.least.append(least[i] - least[asserted])
                 found.most.append(most[i] - most[asserted])
             found.addresses.append(int(names[asserted][len(ASSERT):], 16))
-            found.phases.append(steps[asserted] - loop_at if loop_at is not None else -1)
+            found.phases.append(phase)
             asserted = None
     if asserted is not None and len(found.latency) == 0:
         raise FirmwareFailed(f"{what}: the interrupt was asserted but its handler never entered")
@@ -83,7 +82,8 @@ def masked_region(addresses: list[int], latency: list[int], at: int) -> tuple[in
     index = longer.index(at)
     first = last = index
     span = np.diff(np.array(longer)) if len(longer) > 1 else np.array([])
-    gap = 4  # the longest instruction: a run ends where the addresses part by more
+    gap = 4  # the longest instruction's bytes (Thumb-2's 32-bit ones, the AVR's two-word ones): a run ends where
+    # the addresses part by more
     while first > 0 and span[first - 1] <= gap:
         first -= 1
     while last < len(longer) - 1 and span[last] <= gap:

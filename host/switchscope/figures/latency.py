@@ -21,8 +21,7 @@ from switchscope.decode.recording import RunOutput
 
 
 def watches(firmware_elf: Path, job: Job) -> list[tuple[int, str]]:
-    """The handler's first instruction ("enter"), the loop's top ("loop") and the board's arming of the
-    timer ("arm") for the simulator to log."""
+    """The handler's first instruction ("enter") and the loop's top ("loop") for the simulator to log."""
     handler = job.target.latency_timer.handler
     found = elf.symbols(firmware_elf)
     if handler not in found:
@@ -30,8 +29,7 @@ def watches(firmware_elf: Path, job: Job) -> list[tuple[int, str]]:
     loops = elf.section_words(firmware_elf, ".debug_switchscope_loop")
     if not loops:
         raise FirmwareFailed(f"{job}: the firmware marks no loop top (SS_MARK(\"loop\"))")
-    return [(found[handler] & ~1, "enter"), (found["board_latency_timer_arm"] & ~1, "arm"),
-            *((address, "loop") for address in loops)]
+    return [(found[handler] & ~1, "enter"), *((address, "loop") for address in loops)]
 
 
 def function_at(firmware_elf: Path, address: int) -> str:
