@@ -2,13 +2,19 @@
 its assertion to its handler's first instruction. The ruler's loop has one masked region of known length;
 its expected latencies are worked out here from the Cortex-M3 Technical Reference Manual (r2p1)."""
 
+import subprocess
+
 import pytest
 
 from conftest import run_command
 from switchscope import catalog
+from switchscope.build import native
+from switchscope.build.firmware import build
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.figures.measure import measure
+from switchscope.figures.measure import latency_parameters, measure, run_parameters
+from switchscope.run import runner
+from test_serial_boards import PtyBoard, _read_over_port
 
 pytestmark = pytest.mark.firmware
 
@@ -165,3 +171,25 @@ def test_irq_latency_is_not_applicable_where_no_latency_timer_is_driven_and_says
     status, said = run_command(["run", "--scenario", "irq-latency", "--method", "probe", "--samples", "10"], capsys)
     assert status == 2 and "the probe reads CMSDK TIMER1, which under qemu counts instructions" in said
     assert "--unit instructions" in said
+
+
+def test_the_arduino_reads_its_own_interrupt_latency_over_its_port_as_the_simulator_does(capsys, tmp_path):
+    """The Uno's image, run on simavr behind a serial device and read with --port: the probe's samples are
+    the simulated run's, sample for sample (the image carries the sweep's parameters)."""
+    job = latency_job("irq-latency", "freertos", target="atmega328p", method="probe")
+    samples = 2000
+    simulated = measure(job, samples)
+    elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
+    parameters = run_parameters(samples, None, job.resolved_config()) + latency_parameters(job)
+    command = runner.simavr_command(native.built("simavr"), job.target, elf, parameters, samples,
+                                    runner.INTERRUPT_ENTRY_CYCLES)
+    board = PtyBoard(lambda master: subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=master,
+                                                     stderr=subprocess.DEVNULL, start_new_session=True))
+    try:
+        result = _read_over_port(capsys, tmp_path, "arduino-uno", "irq-latency", board.device,
+                                 "--samples", str(samples))
+    finally:
+        board.close()
+    assert result["method"] == "probe" and result["unit"] == "cycles"
+    assert result["samples"] == simulated.samples
+    assert result["worst"]["cycles"] == simulated.worst["cycles"] and "address" not in result["worst"]

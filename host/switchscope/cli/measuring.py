@@ -95,7 +95,7 @@ def command_run(args) -> int:
     kernels = catalog.select_kernels(args.kernel)
     found = plan(kernels, catalog.select_targets(args.target), scenarios,
                  catalog.select_methods(args.method or "probe"), matrix.config_variants(args.config), [args.tasks],
-                 unit=args.unit, method_chosen=args.method is not None)
+                 unit=args.unit, method_chosen=args.method is not None or args.port is not None)
     require_jobs(found)
     jobs = found.jobs
     if args.floor:

@@ -82,8 +82,8 @@ def _add_selection(command, kernel: str, target: str, scenario: str | None = Non
     if scenario:
         command.add_argument("--scenario", default=scenario, help=f"scenario name{either} (default: {scenario})")
     if method:  # None when not given: the irq-latency scenarios then take the simulator's view (marker)
-        command.add_argument("--method", help=f"measurement method{either} (default: {method}; marker for the "
-                                              "irq-latency scenarios, which the simulator times)")
+        command.add_argument("--method", help=f"measurement method{either} (default: {method}; on a simulator "
+                                              "marker for the irq-latency scenarios, which the simulator times)")
 
 
 def parser() -> argparse.ArgumentParser:

@@ -42,7 +42,9 @@ LATENCY_ROUND_STEPS = 4096
 def latency_parameters(job: Job) -> list[str]:
     """The irq-latency sweep's step, as a fraction of latency-timer counts (half an
     instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the
-    least the board's code can arm) and its round."""
+    least the board's code can arm) and its round; nothing for other scenarios."""
+    if not job.scenario.latency:
+        return []
     step = job.target.latency_counts_per_step()
     first = max(job.target.latency_timer.least_counts, -(-step.numerator // step.denominator))
     return [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
@@ -184,9 +186,8 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
-    parameters = run_parameters(samples, job.tasks, config)
+    parameters = run_parameters(samples, job.tasks, config) + latency_parameters(job)
     if job.scenario.latency:
-        parameters += latency_parameters(job)
         watches = latency.watches(firmware.elf, job)
     else:
         watches = job.method.watches(job.target, firmware.elf, str(job), job.counted_in)
@@ -235,7 +236,8 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None
     if flash_first:  # the image carries the run's parameters: a chip has no simulator to pass them
-        image = flash.with_parameters(firmware.elf, run_parameters(samples, job.tasks, config))
+        parameters = run_parameters(samples, job.tasks, config) + latency_parameters(job)
+        image = flash.with_parameters(firmware.elf, parameters)
         if job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
             if on_stage:
                 on_stage("flashing")
