@@ -12,7 +12,8 @@ from switchscope.build import native
 from switchscope.build.firmware import build
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.figures.measure import latency_parameters, measure, run_parameters
+from switchscope.figures.latency import function_at, parameters as latency_parameters
+from switchscope.figures.measure import measure, run_parameters
 from switchscope.run import runner
 from test_serial_boards import PtyBoard, _read_over_port
 
@@ -124,6 +125,18 @@ def test_above_the_kernels_ceiling_freertos_adds_nothing_to_the_chips_latency(fr
     assert high.phases["covered"] == high.phases["period"] > 100
 
 
+def test_the_tick_round_sweeps_the_ticks_own_code(freertos):
+    """The last samples aim at the tick: their assertions fall in FreeRTOS's tick handler and the tick's
+    increment, which the loop's round meets only where a tick happens to fall."""
+    low = freertos["low"]
+    job = latency_job("irq-latency", "freertos", irq_priority="low")
+    firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
+    tick = low.phases["tick"]
+    assert tick["samples"] > 500 and tick["from"] < 0 < tick["to"]
+    functions = {function_at(firmware, int(a, 16)) for a in low.sample_addresses[-tick["samples"]:]}
+    assert {"SysTick_Handler", "xTaskIncrementTick", "PendSV_Handler"} <= functions, functions
+
+
 def test_below_the_ceiling_freertos_critical_sections_hold_the_interrupt(freertos):
     low = freertos["low"]
     assert min(low.samples) <= ENTRY < max(low.samples)
@@ -180,7 +193,7 @@ def test_the_arduino_reads_its_own_interrupt_latency_over_its_port_as_the_simula
     samples = 2000
     simulated = measure(job, samples)
     elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
-    parameters = run_parameters(samples, None, job.resolved_config()) + latency_parameters(job)
+    parameters = run_parameters(samples, None, job.resolved_config()) + latency_parameters(job, samples)
     command = runner.simavr_command(native.built("simavr"), job.target, elf, parameters, samples,
                                     runner.INTERRUPT_ENTRY_CYCLES)
     board = PtyBoard(lambda master: subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=master,

@@ -53,6 +53,9 @@ void switchscope_latency_irq(void);
  * a fixed number of instructions in ([latency_timer] read_offset). */
 extern uint32_t board_latency_expiry;
 extern volatile uint32_t board_latency_read;
+/* Latency-timer counts until the kernel's tick next asserts its interrupt,
+ * for the sweep's tick round; 0 where the board cannot tell. */
+uint32_t board_latency_counts_to_tick(void);
 
 /* Called by the kernel's idle task: may sleep until the next interrupt, so
  * that a simulator can skip ahead. */

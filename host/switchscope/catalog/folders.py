@@ -128,7 +128,8 @@ def _latency_timer(table) -> LatencyTimer:
                          clock_hz=table.get("clock_hz", int, required=True), irq=table.get("irq", int),
                          vector=table.get("vector", int), simavr_timer=table.get("simavr_timer", str),
                          least_counts=table.get("least_counts", int, 1), read_offset=table.get("read_offset", int, 0),
-                         counts_down=table.get("counts_down", bool, False), bits=table.get("bits", int, 16))
+                         counts_down=table.get("counts_down", bool, False), bits=table.get("bits", int, 16),
+                         tick_handler=table.get("tick_handler", str))
     return timer
 
 

@@ -143,6 +143,7 @@ class LatencyTimer:
     read_offset: int = 0  # the probe: units (the simulator's) from the handler's first instruction to its read
     counts_down: bool = False
     bits: int = 16
+    tick_handler: str | None = None  # the kernel tick's handler, where the board can aim at the tick; else None
 
 
 @dataclass(frozen=True)

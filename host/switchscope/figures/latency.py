@@ -20,6 +20,35 @@ from switchscope.decode.methods import Reading
 from switchscope.decode.recording import RunOutput
 
 
+# The steps an irq-latency sweep takes before it starts again: more than any kernel's loop here (FreeRTOS's
+# signal loop: 1,780 cycles on the ATmega328P, 627 instructions, 1,254 steps, under QEMU); a result whose
+# loop is longer covers less of it, and says so.
+LATENCY_ROUND_STEPS = 4096
+# The tick round, where the board can aim at the tick: from this many steps before the tick's interrupt to
+# TICK_ROUND_STEPS after it (under QEMU 32 and 512 instructions: FreeRTOS's tick handler and the switch it
+# pends take about 300), one sample a tick; at most half the samples.
+TICK_ROUND_BEFORE_STEPS = 64
+TICK_ROUND_STEPS = 1088
+
+
+def parameters(job: Job, samples: int | None = None) -> list[str]:
+    """The irq-latency sweep's step, as a fraction of latency-timer counts (half an
+    instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the
+    least the board's code can arm), its round, and its tick round where the board
+    can aim at the tick; nothing for other scenarios."""
+    if not job.scenario.latency:
+        return []
+    step = job.target.latency_counts_per_step()
+    timer = job.target.latency_timer
+    first = max(timer.least_counts, -(-step.numerator // step.denominator))
+    found = [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
+             f"round={LATENCY_ROUND_STEPS}"]
+    if timer.tick_handler and job.scenario.name == "irq-latency" and samples:
+        before = -(-TICK_ROUND_BEFORE_STEPS * step.numerator // step.denominator)
+        found += [f"tick_samples={min(TICK_ROUND_STEPS, samples // 2)}", f"tick_before={before}"]
+    return found
+
+
 def watches(firmware_elf: Path, job: Job) -> list[tuple[int, str]]:
     """The handler's first instruction ("enter") and the loop's top ("loop") for the simulator to log."""
     handler = job.target.latency_timer.handler
@@ -61,6 +90,28 @@ def probe_latencies(job: Job, stream) -> list[int]:
             for d, k in zip(samples.column("tag").tolist(), counts.tolist())]
 
 
+def tick_round_facts(job: Job, stream, latencies: list) -> dict | None:
+    """The tick round (the last samples, each aimed at the tick: sample j of it asserted j steps after a
+    point the sweep's tick_before counts ahead of the tick's interrupt, both timers counting the same
+    clock): how many samples, the span they swept around the tick's interrupt, in the unit of a step's
+    whole (instructions under QEMU, cycles on simavr), and the worst among them with its place."""
+    count = int(stream.meta.get("latency_tick_samples", "0") or 0)
+    if not count:
+        return None
+    first = len(latencies) - count
+    per_step = job.target.latency_counts_per_step() / job.target.counts_per_unit(job.target.latency_timer.clock_hz)
+    before = TICK_ROUND_BEFORE_STEPS
+
+    def place(j: int):
+        value = (j - before) * per_step
+        return int(value) if value.denominator == 1 else float(value)
+
+    worst = max(range(count), key=lambda j: latencies[first + j])
+    return {"samples": count, "handler": job.target.latency_timer.tick_handler, "from": place(0),
+            "to": place(count - 1), "unit": job.target.unit, "worst": latencies[first + worst],
+            "worst_at": place(worst)}
+
+
 def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tuple[Reading, dict]:
     """The run's latencies as a Reading (nothing to subtract: the probe's offset is taken off each), and
     the Result's latency fields. A board read over its port logs no simulator's view: its probe's worst
@@ -97,6 +148,9 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
         "sample_phases": found.phases,
         "sample_addresses": [f"0x{a:x}" for a in found.addresses],
     }
+    tick_round = tick_round_facts(job, output.stream, latencies)
+    if tick_round:
+        facts["phases"]["tick"] = tick_round
     if agreement:  # the probe against the simulator's own view of the same interrupts
         facts["details"] = {"agreement": agreement}
     return Reading(latencies, [0] * samples, 0, [], bounds=bounds), facts

@@ -33,24 +33,6 @@ def run_parameters(samples: int | None, tasks: int | None, config: Config) -> li
             *configs.run_parameters(config)]
 
 
-# The steps an irq-latency sweep takes before it starts again: more than any kernel's loop here (FreeRTOS's
-# signal loop: 1,654 cycles on the ATmega328P, 627 instructions, 1,254 steps, under QEMU); a result whose
-# loop is longer covers less of it, and says so.
-LATENCY_ROUND_STEPS = 4096
-
-
-def latency_parameters(job: Job) -> list[str]:
-    """The irq-latency sweep's step, as a fraction of latency-timer counts (half an
-    instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the
-    least the board's code can arm) and its round; nothing for other scenarios."""
-    if not job.scenario.latency:
-        return []
-    step = job.target.latency_counts_per_step()
-    first = max(job.target.latency_timer.least_counts, -(-step.numerator // step.denominator))
-    return [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
-            f"round={LATENCY_ROUND_STEPS}"]
-
-
 def default_time_limit(samples: int) -> float:
     return BASE_TIME_LIMIT_S + samples * TIME_LIMIT_PER_SAMPLE_S
 
@@ -186,7 +168,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
-    parameters = run_parameters(samples, job.tasks, config) + latency_parameters(job)
+    parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job, samples)
     if job.scenario.latency:
         watches = latency.watches(firmware.elf, job)
     else:
@@ -236,7 +218,7 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None
     if flash_first:  # the image carries the run's parameters: a chip has no simulator to pass them
-        parameters = run_parameters(samples, job.tasks, config) + latency_parameters(job)
+        parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job, samples)
         image = flash.with_parameters(firmware.elf, parameters)
         if job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
             if on_stage:

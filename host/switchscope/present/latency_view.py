@@ -38,12 +38,20 @@ def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
         covered = (f"; phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
                    if phases else "")
         lines.append(f"  {label}: worst {_figure(worst[r.unit])} {r.unit} ({at}){where}{covered}")
+        if phases and phases.get("tick"):
+            lines.append(f"  {label}: {tick_round_text(phases['tick'], r.unit)}")
         agreement = r.details.get("agreement")
         if agreement:
             lines.append(f"  {label}: the probe and the simulator's own view agree on {agreement['equal']} of "
                          f"{agreement['samples']} samples (differences {_figure(agreement['least_difference'])} "
                          f"to {_figure(agreement['largest_difference'])} {agreement['unit']})")
     return lines
+
+
+def tick_round_text(tick: dict, unit: str) -> str:
+    return (f"the tick round: {tick['samples']:,} samples, a step apart, from {_figure(tick['from'])} to "
+            f"{_figure(tick['to'])} {tick['unit']} after the tick's interrupt ({tick['handler']}): worst "
+            f"{_figure(tick['worst'])} {unit}, at {_figure(tick['worst_at'])}")
 
 
 def html(result: Result) -> str:
@@ -66,6 +74,9 @@ def html(result: Result) -> str:
                      f'{phases["period"]} {escape(phases["steps"])} of the workload\'s loop.</p>')
         parts.append(svg.by_phase(result.sample_phases, result.samples, phases["period"], result.unit,
                                   phases["steps"], f"latency at each step of the loop, {result.unit}"))
+        if phases.get("tick"):
+            parts.append(f'<p class="latency">{escape(tick_round_text(phases["tick"], result.unit)[0].upper())}'
+                         f'{escape(tick_round_text(phases["tick"], result.unit)[1:])}.</p>')
     agreement = result.details.get("agreement")
     if agreement:
         parts.append(f'<p class="latency">The probe and the simulator\'s own view agree on {agreement["equal"]:,} '
