@@ -52,6 +52,7 @@ CASES = [
     (["run", "--config", "preemption"], 2, "--config takes NAME=VALUE"),
     (["run", "--config", "=off"], 2, "--config takes NAME=VALUE"),
     (["run", "--scenario", "rotate", "--config", "load=voip,software"], 2, "'software' is not a value of load"),
+    (["breakdown", "--scenario", "irq-latency"], 2, "irq-latency times interrupts, and has none"),
     (["run", "--scenario", "yield", "--tasks", "3"], 2, "--tasks applies to the rotate scenario only"),
     (["run", "--scenario", "rotate", "--tasks", "99"], 2, "rotate takes 2 to"),
     (["run", "--timeout", "nan"], 2, "seconds: nan is outside"),

@@ -18,7 +18,7 @@ from switchscope.figures.measure import measure
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
 FREERTOS_TARGETS = catalog.KERNELS["freertos"].targets
 # one VCD time step per sigrok sample: one cycle (625 x 100 ps at 16 MHz, 400 x 100 ps at 25 MHz)
 SIGROK_DOWNSAMPLE = {name: catalog.TARGETS[name].vcd_scale(catalog.TARGETS[name].resolve_unit(None))[1]

@@ -15,7 +15,7 @@ from switchscope.run.runner import run
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
 TARGETS = list(catalog.KERNELS["freertos"].targets)
 
 

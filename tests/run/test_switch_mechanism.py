@@ -15,7 +15,7 @@ from switchscope.figures.measure import measure
 pytestmark = pytest.mark.firmware
 
 FREERTOS = catalog.KERNELS["freertos"]
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
 CORTEX_M = [name for name in FREERTOS.targets if catalog.TARGETS[name].cpu.startswith("cortex-m")]
 MODELLED = ["mps2-an385", "mps2-an386"]  # one board of each core the timing model knows
 

@@ -298,6 +298,9 @@ def command_breakdown(args) -> int:
             raise SwitchscopeError(f"breakdown --{option} all: it traces one window", f"name one {option}")
     if args.tasks is not None and args.scenario != "rotate":
         raise SwitchscopeError("--tasks applies to the rotate scenario only")
+    if args.scenario in catalog.SCENARIOS and catalog.SCENARIOS[args.scenario].latency:
+        raise SwitchscopeError(f"breakdown traces a switch's window; {args.scenario} times interrupts, and has none",
+                               "switchscope run --scenario irq-latency names its worst case's code")
     check_samples(args.sample + 1)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
                  catalog.select_scenarios(args.scenario), [METHODS["marker"]], [configs.parse(args.config)],
