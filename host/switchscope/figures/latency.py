@@ -29,6 +29,9 @@ LATENCY_ROUND_STEPS = 4096
 # pends take about 300), one sample a tick; at most half the samples.
 TICK_ROUND_BEFORE_STEPS = 64
 TICK_ROUND_STEPS = 1088
+# watch events a tick round's sample may log: it waits up to a tick period, 39,062 instructions under QEMU
+# (10 ms at 256 ns each), with a pass of the loop's top logged at each of its iterations (about 100 at least)
+TICK_ROUND_EVENTS_PER_SAMPLE = 512
 
 
 def parameters(job: Job, samples: int | None = None) -> list[str]:
@@ -43,10 +46,17 @@ def parameters(job: Job, samples: int | None = None) -> list[str]:
     first = max(timer.least_counts, -(-step.numerator // step.denominator))
     found = [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
              f"round={LATENCY_ROUND_STEPS}"]
-    if timer.tick_handler and job.scenario.name == "irq-latency" and samples:
+    if tick_round_samples(job, samples):
         before = -(-TICK_ROUND_BEFORE_STEPS * step.numerator // step.denominator)
-        found += [f"tick_samples={min(TICK_ROUND_STEPS, samples // 2)}", f"tick_before={before}"]
+        found += [f"tick_samples={tick_round_samples(job, samples)}", f"tick_before={before}"]
     return found
+
+
+def tick_round_samples(job: Job, samples: int | None) -> int:
+    """How many of the samples the tick round takes: where the board can aim at the tick, in irq-latency."""
+    if not (job.target.latency_timer and job.target.latency_timer.tick_handler) or job.scenario.name != "irq-latency":
+        return 0
+    return min(TICK_ROUND_STEPS, (samples or 0) // 2)
 
 
 def watches(firmware_elf: Path, job: Job) -> list[tuple[int, str]]:

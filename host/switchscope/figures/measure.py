@@ -176,7 +176,8 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
                             watch_scope_pin=job.method.watches_scope_pin, watches=watches,
                             unit=job.counted_in, stamps=job.method.stamps_in_cycles,
-                            latency=job.scenario.latency)
+                            latency=job.scenario.latency, more_events=latency.TICK_ROUND_EVENTS_PER_SAMPLE
+                            * latency.tick_round_samples(job, samples))
     check_completed(output, str(job))
     result = analyse(output.stream, firmware, job, output, samples)
     if vcd is not None and output.edges is not None:

@@ -133,7 +133,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         progress: Progress | None = None, watch_scope_pin: bool = False,
         watches: list[tuple[int, str]] = (), stop_after: int | None = None,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None,
-        stamps: bool = False, trace_window: int | None = None, latency: bool = False) -> RunOutput:
+        stamps: bool = False, trace_window: int | None = None, latency: bool = False,
+        more_events: int = 0) -> RunOutput:
     """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
     `watches`: (code address, name) pairs; every time execution reaches one the
@@ -148,10 +149,13 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     instruction of that interval (0: the first opened), with its count.
     `latency` (the irq-latency scenarios): also log each assertion of the
     board's latency timer as "assert@<address>" (board.toml, [latency_timer]).
+    `more_events`: watch events the run may log beyond its samples' allowance
+    (the irq-latency tick round's samples each wait a tick period).
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
-    event_limit = EVENTS_LIMIT_BASE + (LATENCY_EVENTS_PER_SAMPLE if latency else EVENTS_PER_SAMPLE_LIMIT) * samples
+    event_limit = (EVENTS_LIMIT_BASE + (LATENCY_EVENTS_PER_SAMPLE if latency else EVENTS_PER_SAMPLE_LIMIT) * samples
+                   + more_events)
     with tempfile.TemporaryDirectory(prefix="switchscope-") as scratch:
         pin_log = Path(scratch) / "pins.txt"
         event_log = Path(scratch) / "events.txt"
