@@ -107,7 +107,8 @@ void __attribute__((weak)) switchscope_soft_irq(void)
  * first and the compare set from it; the flag is cleared once the compare is
  * written (its two halves are written one after the other, and the value
  * between them may match), and only then is the interrupt enabled, 27 cycles
- * after the read: the delay is at least BOARD_LATENCY_LEAST_COUNTS.
+ * after the read with avr-gcc 5.4: the delay is at least
+ * BOARD_LATENCY_LEAST_COUNTS, with room for another compiler's code.
  */
 uint32_t board_latency_expiry;
 volatile uint32_t board_latency_read;

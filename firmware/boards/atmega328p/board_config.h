@@ -49,7 +49,7 @@
 /* The latency timer (irq-latency): Timer1's compare unit A, vector 11, at
  * the CPU clock. It cannot expire sooner than this many counts after the
  * read of TCNT1 that arms it (board_latency_timer_arm). */
-#define BOARD_LATENCY_LEAST_COUNTS 32u
+#define BOARD_LATENCY_LEAST_COUNTS 48u
 
 /* The scope pin: PB5, the Arduino's "L" LED. One instruction (2 cycles) each. */
 #define BOARD_SCOPE_PIN "B5"
