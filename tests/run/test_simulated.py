@@ -27,10 +27,14 @@ def test_the_ruler_reads_exactly_n_for_n_known_operations(make_job, target, unit
     result = measure(dataclasses.replace(make_job("ruler", target=target), unit=unit), samples=70)
     assert result.unit == unit
     assert result.overhead > 0
-    assert result.excluded == 0
+    # the windows are paced away from the tick; on the AVR a window the 16-bit stamp timer wrapped in (every
+    # 65,536 cycles: a 1,000-cycle block is one in 65) cannot be measured, and is left out, saying so
+    assert all(item["reason"] == "stamp_wrapped" for item in result.excluded_samples)
+    assert result.excluded <= (2 if target == "atmega328p" else 0)
+    kept = [item for item in range(70) if item not in {e["seq"] for e in result.excluded_samples}]
     tags = result.sample_tags
     blocks = [0, 1, 2, 3, 10, 100, 1000]
-    assert tags == [blocks[seq % 7] for seq in range(70)]
+    assert tags == [blocks[seq % 7] for seq in kept]
     assert result.samples == tags
 
 
