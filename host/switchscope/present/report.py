@@ -156,9 +156,12 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     named = ", ".join(r.method for r in methods)
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
              f"method{'s' if len(methods) > 1 else ''} {named}", f"unit: {result.unit}{model}"]
-    detail = [latency_view.NOTES[r.method] if r.worst else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit,
-                                                                                       (r.scope or {}).get("pin"))
+    detail = [latency_view.NOTES[r.method] if r.worst
+              else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit, (r.scope or {}).get("pin"))
               for r in methods]
+    chosen = chosen_options(result)
+    if chosen:  # what tells this table from the same kernel's others: the options not at their defaults
+        detail.append("options " + ", ".join(f"{name}={value}" for name, value in chosen.items()))
     if tick:  # the kernel's rate is a whole number of Hz: its period, what a user set, is said first
         detail.append(f"preemption={config.get('configUSE_PREEMPTION')}, priorities={config.get('priorities')}, "
                       f"tick every {1000 / float(tick):.3g} ms (configTICK_RATE_HZ {tick}), "
@@ -169,6 +172,16 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     detail.append(f"on {result.simulator['name']}")
     detail.append(measured_when(result))
     return ", ".join(parts) + "\n  " + "; ".join(d for d in detail if d)
+
+
+def chosen_options(result: Result) -> dict:
+    """The result's options that are not its kernel's defaults on its target (none where either is unknown)."""
+    kernel, target = catalog.KERNELS.get(result.kernel or ""), catalog.TARGETS.get(result.target or "")
+    if not (kernel and target and result.options):
+        return {}
+    defaults = configs.defaults(kernel, target)
+    return {name: value for name, value in sorted(result.options.items())
+            if name in defaults and defaults[name] != value}
 
 
 def measured_when(result: Result) -> str:
