@@ -37,6 +37,8 @@ def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
             where = f", asserted at {worst['address']} in {worst['function']}{held}"
         covered = (f"; phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
                    if phases else "")
+        if phases and phases["covered"] < phases["period"]:
+            covered += " (more samples, --samples, sweep more of it)"
         lines.append(f"  {label}: worst {_figure(worst[r.unit])} {r.unit} ({at}){where}{covered}")
         if phases and phases.get("tick"):
             lines.append(f"  {label}: {tick_round_text(phases['tick'], r.unit)}")
