@@ -1,7 +1,8 @@
 /*
  * ATmega328P under switchscope's simavr runner: USART0 for the record stream,
- * Timer1 for stamps and, by its compare unit A, the latency timer, PB0's pin-change interrupt as the software interrupt (the
- * pin is an output, so toggling it pends the interrupt, as on the real chip), parameters in a
+ * Timer1 for stamps and, by its compare unit A, the latency timer, PB0's
+ * pin-change interrupt as the software interrupt (the pin is an output, so
+ * toggling it pends the interrupt, as on the real chip), parameters in a
  * .noinit buffer the runner fills before reset, and the exit code in GPIOR0
  * followed by sleep with interrupts off, which ends the simulation.
  */
