@@ -13,6 +13,8 @@
 
 typedef struct ss_task ss_task;      /* a task (thread) of the kernel */
 typedef struct ss_signal ss_signal;  /* a binary signal one task can wait on */
+typedef struct ss_mutex ss_mutex;    /* a lock with an owner (sem-shuffle's mutex, deadlock-break) */
+typedef struct ss_queue ss_queue;    /* a queue of one message (msg) */
 typedef void (*ss_task_fn)(void *arg);
 
 /* Create a task ready to run once the kernel starts (or at once if it runs). */
@@ -41,6 +43,24 @@ ss_signal *ss_signal_create(void);
 void ss_signal_wait(ss_signal *signal);          /* block until given */
 void ss_signal_give(ss_signal *signal);          /* from a task */
 void ss_signal_give_from_isr(ss_signal *signal); /* from an interrupt handler */
+
+/* A mutex whose holder inherits the priority of the most urgent task
+ * waiting for it, where the kernel has priority inheritance (a kernel that
+ * has none says deadlock-break does not apply, in its kernel.toml). Locking
+ * a held mutex blocks; unlocking hands it to the most urgent waiter and
+ * switches at once if that task is more urgent than the unlocking one is
+ * once its inherited priority is dropped. */
+ss_mutex *ss_mutex_create(void);
+void ss_mutex_lock(ss_mutex *mutex);
+void ss_mutex_unlock(ss_mutex *mutex);
+
+/* A queue that holds one message of `bytes` bytes (1 to 64), copied in and
+ * out. Sending to a task blocked on receiving hands it the message and
+ * switches at once if it is more urgent; sending to a full queue blocks, as
+ * receiving from an empty one does. */
+ss_queue *ss_queue_create(unsigned bytes);
+void ss_queue_send(ss_queue *queue, const void *message);
+void ss_queue_receive(ss_queue *queue, void *message);
 
 /* Ticks since the kernel started, and a block until the next tick begins. */
 uint32_t ss_tick_count(void);

@@ -18,11 +18,15 @@
  * through SVC, whose return restores it.
  */
 #include <stdint.h>
+#include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/harness.h"
 #include "switchscope/kernel.h"
 
 #define FLOOR_MAX_SIGNALS 4
+#define FLOOR_MAX_MUTEXES 1
+#define FLOOR_MAX_QUEUES 1
+#define FLOOR_MAX_MESSAGE 64
 #if defined(__AVR__)
 #define FLOOR_MAX_TASKS 4 /* rotate's most on the ATmega328P's 2 KB (its board.toml's max_tasks) */
 #define STACK_BYTES 192
@@ -45,11 +49,34 @@ struct ss_signal {
     ss_task *waiter;
 };
 
+/* One waiter at most: the scenarios' need. The owner runs at the waiter's
+ * priority while it is the more urgent (inheritance), at its own (base) after. */
+struct ss_mutex {
+    ss_task *owner;
+    ss_task *waiter;
+    uint8_t base;
+};
+
+/* One message: handed straight to a waiting receiver, else kept; copied by the C library's memcpy, as
+ * FreeRTOS copies it. */
+struct ss_queue {
+    uint8_t bytes;
+    uint8_t full;
+    ss_task *receiver;
+    uint8_t *receiver_buffer;
+    ss_task *sender;
+    uint8_t message[FLOOR_MAX_MESSAGE];
+};
+
 static ss_task tasks[FLOOR_MAX_TASKS];
 static uint8_t stacks[FLOOR_MAX_TASKS][STACK_BYTES] __attribute__((aligned(8)));
 static uint8_t task_count;
 static ss_signal signals[FLOOR_MAX_SIGNALS];
 static uint8_t signal_count;
+static ss_mutex mutexes[FLOOR_MAX_MUTEXES];
+static uint8_t mutex_count;
+static ss_queue queues[FLOOR_MAX_QUEUES];
+static uint8_t queue_count;
 static volatile uint32_t ticks;
 ss_task *volatile floor_current; /* read by the Cortex-M exception handlers */
 ss_task *volatile floor_pending; /* the task an interrupt handler made ready to run */
@@ -411,6 +438,102 @@ void ss_signal_give(ss_signal *signal)
 
 void ss_signal_give_from_isr(ss_signal *signal) { give(signal, 1); }
 
+ss_mutex *ss_mutex_create(void)
+{
+    if (mutex_count == FLOOR_MAX_MUTEXES)
+        harness_fail(SS_TEXT("floor: more mutexes than FLOOR_MAX_MUTEXES"));
+    return &mutexes[mutex_count++];
+}
+
+static void take_mutex(ss_mutex *mutex, ss_task *task)
+{
+    mutex->owner = task;
+    mutex->base = task->priority;
+}
+
+void ss_mutex_lock(ss_mutex *mutex)
+{
+    uint8_t was = interrupts_mask();
+    if (!mutex->owner) {
+        take_mutex(mutex, floor_current);
+    } else {
+        if (mutex->waiter)
+            harness_fail(SS_TEXT("floor: a second task waits for a mutex"));
+        mutex->waiter = floor_current;
+        floor_current->ready = 0;
+        if (floor_current->priority > mutex->owner->priority)
+            mutex->owner->priority = floor_current->priority; /* inherited */
+        switch_to(most_urgent(floor_current)); /* back here owning it */
+    }
+    interrupts_restore(was);
+}
+
+void ss_mutex_unlock(ss_mutex *mutex)
+{
+    uint8_t was = interrupts_mask();
+    ss_task *waiter = mutex->waiter;
+    floor_current->priority = mutex->base; /* what it inherited, given back */
+    mutex->owner = 0;
+    if (waiter) {
+        mutex->waiter = 0;
+        take_mutex(mutex, waiter);
+        waiter->ready = 1;
+        switch_to(most_urgent(floor_current));
+    }
+    interrupts_restore(was);
+}
+
+ss_queue *ss_queue_create(unsigned bytes)
+{
+    if (queue_count == FLOOR_MAX_QUEUES || bytes < 1 || bytes > FLOOR_MAX_MESSAGE)
+        harness_fail(SS_TEXT("floor: one queue, of 1 to FLOOR_MAX_MESSAGE bytes"));
+    ss_queue *queue = &queues[queue_count++];
+    queue->bytes = (uint8_t)bytes;
+    return queue;
+}
+
+void ss_queue_send(ss_queue *queue, const void *message)
+{
+    uint8_t was = interrupts_mask();
+    if (queue->full) { /* one sender at a time: it waits for the receiver to empty the queue */
+        queue->sender = floor_current;
+        floor_current->ready = 0;
+        switch_to(most_urgent(floor_current));
+    }
+    ss_task *receiver = queue->receiver;
+    if (receiver) {
+        memcpy(queue->receiver_buffer, message, queue->bytes);
+        queue->receiver = 0;
+        receiver->ready = 1;
+        preempt_if_more_urgent(receiver, 0);
+    } else {
+        memcpy(queue->message, message, queue->bytes);
+        queue->full = 1;
+    }
+    interrupts_restore(was);
+}
+
+void ss_queue_receive(ss_queue *queue, void *message)
+{
+    uint8_t was = interrupts_mask();
+    if (queue->full) {
+        memcpy(message, queue->message, queue->bytes);
+        queue->full = 0;
+        ss_task *sender = queue->sender;
+        if (sender) {
+            queue->sender = 0;
+            sender->ready = 1;
+            preempt_if_more_urgent(sender, 0);
+        }
+    } else {
+        queue->receiver = floor_current;
+        queue->receiver_buffer = message;
+        floor_current->ready = 0;
+        switch_to(most_urgent(floor_current)); /* back here with the message */
+    }
+    interrupts_restore(was);
+}
+
 uint32_t ss_tick_count(void)
 {
     uint8_t was = interrupts_mask();
@@ -441,4 +564,5 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("kernel_version"), SS_TEXT("1"));
     emit(SS_TEXT("config.switch"), SS_TEXT("call: the ABI's callee-saved registers"));
     emit(SS_TEXT("config.priorities"), SS_TEXT("on"));
+    emit(SS_TEXT("config.mutex"), SS_TEXT("priority inheritance, one waiter"));
 }

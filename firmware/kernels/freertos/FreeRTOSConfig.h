@@ -82,7 +82,16 @@ void ss_freertos_assert_failed(const char *file, int line);
 #define configUSE_IDLE_HOOK 1 /* calls board_idle() */
 #define configUSE_TICK_HOOK 0
 #define configUSE_MALLOC_FAILED_HOOK 1
+/* Mutexes only where a scenario locks one (deadlock-break, sem-shuffle with
+ * lock=mutex): they give every task a base priority, which changes
+ * vTaskPrioritySet's path (rotate's). */
+#define LOCK_IS_mutex 1
+#define LOCK_IS_semaphore 0
+#if defined(SWITCHSCOPE_USES_MUTEX) || (defined(SWITCHSCOPE_USES_LOCK) && SWITCHSCOPE_IS(LOCK_IS_, SWITCHSCOPE_LOCK))
+#define configUSE_MUTEXES 1
+#else
 #define configUSE_MUTEXES 0
+#endif
 #define configUSE_COUNTING_SEMAPHORES 0
 #define configUSE_TIMERS 0
 #define configUSE_CO_ROUTINES 0

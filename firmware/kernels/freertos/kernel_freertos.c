@@ -1,5 +1,6 @@
 /* The porting layer on FreeRTOS: a task handle is an ss_task, a binary
- * semaphore is an ss_signal. */
+ * semaphore is an ss_signal, a mutex (priority inheritance) an ss_mutex and a
+ * queue of length one an ss_queue. */
 #include "FreeRTOS.h"
 #include "semphr.h"
 #include "task.h"
@@ -71,6 +72,30 @@ void ss_signal_give_from_isr(ss_signal *signal)
 #endif
 }
 
+#if configUSE_MUTEXES
+ss_mutex *ss_mutex_create(void)
+{
+    SemaphoreHandle_t mutex = xSemaphoreCreateMutex();
+    if (!mutex)
+        harness_fail(SS_TEXT("xSemaphoreCreateMutex failed: kernel heap too small"));
+    return (ss_mutex *)mutex;
+}
+
+void ss_mutex_lock(ss_mutex *mutex) { xSemaphoreTake((SemaphoreHandle_t)mutex, portMAX_DELAY); }
+void ss_mutex_unlock(ss_mutex *mutex) { xSemaphoreGive((SemaphoreHandle_t)mutex); }
+#endif
+
+ss_queue *ss_queue_create(unsigned bytes)
+{
+    QueueHandle_t queue = xQueueCreate(1, bytes);
+    if (!queue)
+        harness_fail(SS_TEXT("xQueueCreate failed: kernel heap too small"));
+    return (ss_queue *)queue;
+}
+
+void ss_queue_send(ss_queue *queue, const void *message) { xQueueSend((QueueHandle_t)queue, message, portMAX_DELAY); }
+void ss_queue_receive(ss_queue *queue, void *message) { xQueueReceive((QueueHandle_t)queue, message, portMAX_DELAY); }
+
 uint32_t ss_tick_count(void) { return (uint32_t)xTaskGetTickCount(); }
 void ss_wait_next_tick(void) { vTaskDelay(1); }
 void ss_kernel_start(void) { vTaskStartScheduler(); }
@@ -88,6 +113,7 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configCHECK_FOR_STACK_OVERFLOW"), SS_TEXT(TEXT(configCHECK_FOR_STACK_OVERFLOW)));
     emit(SS_TEXT("config.configMAX_SYSCALL_INTERRUPT_PRIORITY"), SS_TEXT(TEXT(configMAX_SYSCALL_INTERRUPT_PRIORITY)));
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
+    emit(SS_TEXT("config.configUSE_MUTEXES"), SS_TEXT(TEXT(configUSE_MUTEXES)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));
     emit(SS_TEXT("config.switch"), SWITCHSCOPE_SOFTWARE_SWITCH ? SS_TEXT("software") : SS_TEXT("pendsv"));
     emit(SS_TEXT("config.priorities"), SWITCHSCOPE_SAME_PRIORITY ? SS_TEXT("off") : SS_TEXT("on"));

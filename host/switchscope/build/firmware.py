@@ -100,13 +100,14 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
         raise BuildFailed(f"{target.name} has no C board (firmware/boards/{target.name}/board.c) "
                           f"and names no C compiler: {kernel.title} cannot be built for it")
     # the board's name and CPU come from its board.toml, also where it shares another board's code
-    defines = {**method.defines, **config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
+    defines = {**method.defines, **config.defines(), **dict(scenario.defines),
+               "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
     gcc = require(target.gcc, target.gcc_package)
     firmware = paths.firmware_dir()
     board_dir = target.board_code
     port_dir = kernel.directory
     source = kernel_source.sources(kernel, target)
-    scenario_file = scenario.source or firmware / "scenarios" / f"{scenario.name}.c"
+    scenario_file = scenario.source or firmware / "scenarios" / scenario.file_name
 
     sources = [
         *sorted((firmware / "common").glob("*.c")),

@@ -310,8 +310,24 @@ def select_targets(name: str) -> list[Target]:
         raise UnknownName(error.message, f"{error.hint}; real boards (with --port): {boards}") from None
 
 
+def scenario_groups() -> dict[str, list[Scenario]]:
+    """The scenarios that measure several windows, by name, with a scenario of its own for each window."""
+    groups: dict[str, list[Scenario]] = {}
+    for scenario in SCENARIOS.values():
+        if scenario.group:
+            groups.setdefault(scenario.group, []).append(scenario)
+    return groups
+
+
 def select_scenarios(name: str) -> list[Scenario]:
-    return _select("scenario", SCENARIOS, name)
+    """Scenarios by name; a scenario of several windows (deadlock-break) selects each of them."""
+    if name in scenario_groups():
+        return scenario_groups()[name]
+    try:
+        return _select("scenario", SCENARIOS, name)
+    except UnknownName as error:
+        raise UnknownName(error.message, error.hint.replace("all (see", f"{', '.join(scenario_groups())}, all (see")) \
+            from None
 
 
 def select_methods(name: str) -> list[Method]:

@@ -92,7 +92,7 @@ class Kernel:
         if target.name not in self.targets:
             return f"{self.title} is ported to {', '.join(self.targets) or 'no target'} only"
         for name, why in self.not_applicable:
-            if name == scenario.name:
+            if name in (scenario.name, scenario.group):
                 return why
         if scenario.latency:
             if target.latency_timer is None:
@@ -267,6 +267,14 @@ class Scenario:
     check: bool = False  # a self-test of the ruler, not a switch; left out of "all"
     latency: bool = False  # times an interrupt's assertion to its handler, not a switch (the board's latency timer)
     source: Path | None = None  # default: firmware/scenarios/<name>.c
+    # a window of a scenario that measures several, one per build: the file it shares, named for the scenario
+    # (firmware/scenarios/<group>.c), and the -D that picks its window
+    group: str | None = None
+    defines: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.group or self.name}.c"
 
 
 SCENARIOS = {
@@ -278,6 +286,19 @@ SCENARIOS = {
         Scenario("isr", "an interrupt handler wakes a high-priority task that preempts the low-priority one"),
         Scenario("rotate", "N tasks (--tasks, default 2) rotated by priority changes, one sample per switch "
                            "(the Cortex-M3 study's method)"),
+        Scenario("sem-shuffle", "a low-priority task releases a semaphore a high-priority task asked for and "
+                                "blocked on (Rhealstone's semaphore shuffle; --config lock=mutex: a mutex)",
+                 defines=(("SWITCHSCOPE_USES_LOCK", "1"),)),
+        Scenario("deadlock-raise", "a high-priority task asks for the mutex a low-priority task holds, a medium one "
+                                   "ready: until the holder runs raised (Rhealstone's deadlock break, first window)",
+                 group="deadlock-break",
+                 defines=(("SWITCHSCOPE_DEADLOCK_WINDOW", "raise"), ("SWITCHSCOPE_USES_MUTEX", "1"))),
+        Scenario("deadlock-release", "the raised holder releases the mutex: until the high-priority task holds it "
+                                     "(Rhealstone's deadlock break, second window)",
+                 group="deadlock-break",
+                 defines=(("SWITCHSCOPE_DEADLOCK_WINDOW", "release"), ("SWITCHSCOPE_USES_MUTEX", "1"))),
+        Scenario("msg", "a low-priority task sends a message (--config msg_size, bytes) to a high-priority task "
+                        "blocked receiving it (Rhealstone's intertask message latency)"),
         Scenario("irq-latency", "a peripheral timer's interrupt asserted at every step of signal's loop, timed to "
                                 "its handler's first instruction (worst case, and the code that causes it)",
                  latency=True),
