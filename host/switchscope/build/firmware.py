@@ -12,6 +12,7 @@ import fcntl
 import functools
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import tomllib
@@ -192,7 +193,9 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: Meth
     # the AVR workspace builds the sources of firmware/rust: both trees count
     sources = _tree_digest([paths.firmware_dir() / "rust", paths.firmware_dir() / "rust-avr"])
     features = [scenario.name, *([method.cargo_feature] if method.cargo_feature else [])]
-    key = json.dumps([rustc, target.rust_target, crate, features, sources])
+    # the kernel's options reach the crate in the environment (option_env!), as -D flags reach C
+    defines = config.defines()
+    key = json.dumps([rustc, target.rust_target, crate, features, sorted(defines.items()), sources])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method.name}-{digest}"
     firmware_elf = out_dir / "firmware.elf"
@@ -207,9 +210,11 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: Meth
                        "--target-dir", str(cargo_dir)]
             # cargo reads the workspace's .cargo/config.toml (the linker script) from its
             # working directory, not from --manifest-path, and rustup the pinned toolchain
-            result = subprocess.run(command, capture_output=True, text=True, cwd=workspace)
+            result = subprocess.run(command, capture_output=True, text=True, cwd=workspace,
+                                    env={**os.environ, **defines})
             out_dir.mkdir(parents=True, exist_ok=True)
-            (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
+            environment = "".join(f"{name}={value} " for name, value in sorted(defines.items()))
+            (out_dir / "build.log").write_text(environment + " ".join(command) + "\n\n" + result.stdout + result.stderr)
             if result.returncode != 0:
                 hint = f"the full log is in {out_dir / 'build.log'}"
                 if "target may not be installed" in result.stderr or "can't find crate for `core`" in result.stderr:
@@ -227,4 +232,4 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: Meth
     return Firmware(elf=firmware_elf, kernel=kernel, target=target, scenario=scenario, method=method.name,
                     kernel_source=f"{crate} with {crates} (firmware/{target.rust_workspace}/Cargo.lock)",
                     compiler=rustc, cflags=(), optimisation=_release_profile(workspace),
-                    flash_bytes=flash, ram_bytes=ram, config=config, defines={})
+                    flash_bytes=flash, ram_bytes=ram, config=config, defines=defines)

@@ -7,6 +7,7 @@
 
 pub mod board;
 pub mod harness;
+pub mod message;
 pub mod probe;
 pub mod ruler;
 pub mod wire;

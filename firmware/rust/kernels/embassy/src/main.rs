@@ -8,8 +8,14 @@
 //! - yield: two tasks of the thread executor; `yield_now()` hands over.
 //! - isr: a software-pended interrupt's handler signals the interrupt
 //!   executor's task.
+//! - sem-shuffle: the measuring task holds an embassy-sync `Mutex` the
+//!   interrupt executor's task asks for and waits on; the window is the
+//!   release (the guard dropped) to the waiting task holding it.
+//! - msg: the measuring task sends a message (`message::SIZE` bytes) on an
+//!   embassy-sync `Channel` of one slot the interrupt executor's task awaits.
 //! - resume and rotate have no Embassy idiom: a task cannot be suspended and
-//!   resumed by another, nor have its priority changed (the host says n/a).
+//!   resumed by another, nor have its priority changed; deadlock-break has no
+//!   inheritance to measure (the host says n/a).
 //!
 //! The task that closes a window then signals DONE, and the measuring task
 //! waits for DONE right after its switching call: Embassy's run queue runs the
@@ -32,9 +38,12 @@ use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
 #[cfg(any(target_arch = "arm", feature = "isr"))]
 use switchscope_target::board;
+#[cfg(feature = "msg")]
+use switchscope_target::message;
 use switchscope_target::{harness, probe};
 
-const SCENARIO: &str = switchscope_target::scenario_name!("signal", "yield", "isr", "ruler");
+const SCENARIO: &str =
+    switchscope_target::scenario_name!("signal", "yield", "isr", "ruler", "sem-shuffle", "msg");
 
 #[cfg(target_arch = "arm")]
 const EXECUTORS: &str = "thread mode + interrupt executor (IRQ 31) for the urgent task";
@@ -46,10 +55,23 @@ const KERNEL: &[(&str, &str)] = &[
     ("kernel_version", "embassy-executor 0.10.0"),
     ("config.executors", EXECUTORS),
     ("config.signal", "embassy-sync Signal"),
+    ("config.lock", "embassy-sync Mutex (no priority inheritance)"),
+    ("config.queue", "embassy-sync Channel, one slot"),
 ];
 
 static WAKE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
 static DONE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+/// sem-shuffle: the lock, and the urgent task's word that it has asked for it.
+#[cfg(feature = "sem-shuffle")]
+static LOCK: embassy_sync::mutex::Mutex<CriticalSectionRawMutex, ()> = embassy_sync::mutex::Mutex::new(());
+#[cfg(feature = "sem-shuffle")]
+static REQUESTED: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+/// msg: the queue, and the sum of the bytes the urgent task received.
+#[cfg(feature = "msg")]
+static QUEUE: embassy_sync::channel::Channel<CriticalSectionRawMutex, message::Message, 1> =
+    embassy_sync::channel::Channel::new();
+#[cfg(feature = "msg")]
+static RECEIVED: core::sync::atomic::AtomicU16 = core::sync::atomic::AtomicU16::new(0);
 #[cfg(target_arch = "arm")]
 static HIGH: InterruptExecutor = InterruptExecutor::new();
 #[cfg(target_arch = "arm")]
@@ -80,11 +102,38 @@ async fn until_closed() {
 }
 
 /// The more urgent task, in the interrupt executor: closes the window as soon as it is woken.
+#[cfg(not(any(feature = "sem-shuffle", feature = "msg")))]
 #[embassy_executor::task]
 async fn high_task() {
     loop {
         WAKE.wait().await;
         probe::close();
+        DONE.signal(());
+    }
+}
+
+/// sem-shuffle: woken, asks for the lock the measuring task holds, and closes the window once it has it.
+#[cfg(feature = "sem-shuffle")]
+#[embassy_executor::task]
+async fn high_task() {
+    loop {
+        WAKE.wait().await;
+        REQUESTED.signal(()); // seen once this task waits for the lock: the executor polls it first
+        let guard = LOCK.lock().await;
+        probe::close();
+        drop(guard);
+        DONE.signal(());
+    }
+}
+
+/// msg: closes the window as it receives the message.
+#[cfg(feature = "msg")]
+#[embassy_executor::task]
+async fn high_task() {
+    loop {
+        let received = QUEUE.receive().await;
+        probe::close();
+        RECEIVED.store(message::sum(&received), core::sync::atomic::Ordering::Relaxed);
         DONE.signal(());
     }
 }
@@ -109,6 +158,27 @@ async fn window(_seq: u32) -> u16 {
     probe::open();
     WAKE.signal(());
     until_closed().await;
+    0
+}
+
+#[cfg(feature = "sem-shuffle")]
+async fn window(_seq: u32) -> u16 {
+    let held = LOCK.try_lock().ok(); // free: taken at once
+    WAKE.signal(());
+    REQUESTED.wait().await; // the urgent task now waits for the lock
+    probe::open();
+    drop(held);
+    until_closed().await;
+    0
+}
+
+#[cfg(feature = "msg")]
+async fn window(seq: u32) -> u16 {
+    let sent = message::of(seq);
+    probe::open();
+    QUEUE.try_send(sent).ok(); // the slot is empty: the urgent task took the last message
+    until_closed().await;
+    message::check(seq, RECEIVED.load(core::sync::atomic::Ordering::Relaxed));
     0
 }
 
