@@ -13,7 +13,9 @@
  *           to low running, raised, just after the call that woke high;
  *   release (scenario deadlock-release): from just before low's
  *           ss_mutex_unlock to high returning from ss_mutex_lock, holding it.
- * High then unlocks and waits; medium runs, waits; low runs again.
+ * High then unlocks and waits; medium runs, waits; low runs again. The
+ * holder stops the run if the medium task ran before it: a kernel that did
+ * not raise it gives no figure rather than one of an unbounded inversion.
  */
 #include "switchscope/config_value.h"
 #include "switchscope/harness.h"
@@ -37,6 +39,7 @@
 static ss_mutex *mutex;
 static ss_signal *wake_high;
 static ss_signal *wake_medium;
+static volatile uint32_t medium_runs; /* the holder checks, outside the windows, that it ran first */
 
 static void high_task(void *arg)
 {
@@ -54,18 +57,23 @@ static void high_task(void *arg)
 static void medium_task(void *arg)
 {
     (void)arg;
-    for (;;)
+    for (;;) {
         ss_signal_wait(wake_medium);
+        medium_runs++;
+    }
 }
 
 static uint16_t window(uint32_t seq)
 {
     (void)seq;
     ss_mutex *held = mutex;
+    uint32_t medium_before = medium_runs;
     ss_mutex_lock(held); /* free: taken at once */
     ss_signal_give(wake_high);
     ss_complete_switch(); /* back here once high blocks on the mutex */
     RAISE_CLOSE();
+    if (medium_runs != medium_before) /* the inversion was not broken: nothing bounds this figure */
+        harness_fail(SS_TEXT("deadlock-break: the medium task ran before the holder, which was not raised"));
     RELEASE_OPEN();
     ss_mutex_unlock(held);
     ss_complete_switch(); /* where the configuration does not switch by itself */

@@ -7,12 +7,12 @@ May import: decode, common. Imported by: build, run, figures, present, cli.
 """
 
 from switchscope.catalog.folders import (Catalog, current, real_boards, select_kernels, select_methods,
-                                         select_scenarios, select_targets)
+                                         scenario_groups, select_scenarios, select_targets)
 from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel,
                                        Option, Port, RealBoard, Scenario, Target)
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW, Method
 
-__all__ = ["Catalog", "current", "real_boards", "select_kernels", "select_methods", "select_scenarios",
+__all__ = ["Catalog", "current", "real_boards", "select_kernels", "select_methods", "scenario_groups", "select_scenarios",
            "select_targets", "SCENARIOS", "SIMULATORS", "TIMING_MODELS", "UNITS", "Conflict", "CrateSource", "Kernel",
            "Option", "Port", "RealBoard", "Scenario", "Target", "METHODS", "PRINT_IN_WINDOW", "Method"]
 

@@ -31,6 +31,19 @@ def _reports(target: catalog.Target) -> str:
                                         f"{', '.join(others)}" if others else "")
 
 
+def _scenario_notes(scenario: catalog.Scenario) -> list[str]:
+    """A window of a scenario of several, and the kernels that cannot run it, each with its reason."""
+    notes = []
+    if scenario.group:
+        windows = [s.name for s in catalog.scenario_groups()[scenario.group]]
+        notes.append(f"a window of {scenario.group} ({', '.join(windows)}; --scenario {scenario.group} runs each)")
+    for kernel in catalog.KERNELS.values():
+        why = next((why for name, why in kernel.not_applicable if name in (scenario.name, scenario.group)), None)
+        if why:
+            notes.append(f"n/a on {kernel.name}: {why}")
+    return notes
+
+
 def command_list(args) -> int:
     shown = args.section or "all"
     if shown not in (*LIST_SECTIONS, "all"):
@@ -53,6 +66,9 @@ def command_list(args) -> int:
                 print(f"  {''.ljust(width)}    targets: {', '.join(item.targets) or 'none'}")
                 for scenario, why in item.not_applicable:
                     print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
+            if isinstance(item, catalog.Scenario):
+                for line in _scenario_notes(item):
+                    print(f"  {''.ljust(width)}    {line}")
     if shown not in ("options", "all"):
         return 0
     print("configuration options (--config NAME=VALUE):")

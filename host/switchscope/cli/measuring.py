@@ -16,7 +16,8 @@ from switchscope.decode.methods import METHODS
 from switchscope.figures import breakdown, floor, intrusion, matrix, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
-from switchscope.present import breakdown_text, display, exports, mechanism, report, suite_page
+from switchscope.figures.message_cost import message_costs
+from switchscope.present import breakdown_text, display, exports, mechanism, message_cost, report, suite_page
 from switchscope.run import serial_port
 
 def _check_exports(args) -> tuple:
@@ -218,6 +219,8 @@ def command_sweep(args) -> int:
         print(report.sweep_table(results, args.percentiles))
         if comparison := mechanism.terminal_tables(results):
             print("\n" + comparison)
+        if per_byte := message_cost.terminal_table(message_costs(results)):
+            print("\n" + per_byte)
     if json_path:
         report.write_json(json_path, results,
                           [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])

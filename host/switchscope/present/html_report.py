@@ -23,6 +23,7 @@ from switchscope import __version__
 from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures import floor
+from switchscope.figures.message_cost import message_costs
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
 from switchscope.present import latency_view, report, svg
@@ -170,6 +171,18 @@ class Page:
                                               "{:,}".format, name))
         if parts:
             self.sections.append(("rotate", "Rotate: tasks and switches", "".join(parts)))
+
+    def message_curves(self) -> None:
+        """msg against the message's size, with what each byte adds (a sweep of msg_size)."""
+        entries = {id(e.result): e for e in self._scenario_entries()}
+        parts = [self._curves(f"{cost.kernel} on {cost.target}: msg against the message's size",
+                              {cost.method: {size: entries[id(r)] for size, r in cost.by_size.items()}},
+                              "message size (bytes)", cost.unit, "bytes", str)
+                 + f'<p class="note">{cost.per_byte:,.2f} {escape(cost.unit)} per byte, {cost.fixed:,.1f} at 0 '
+                   "bytes: the least-squares line through the medians.</p>"
+                 for cost in message_costs([e.result for e in entries.values()])]
+        if parts:
+            self.sections.append(("msg", "msg: the cost per byte", "".join(parts)))
 
     def _curves(self, title: str, curves: dict[str, dict[int, Entry]], x_label: str, unit: str, axis: str,
                 label, configuration: str = "") -> str:
@@ -335,6 +348,7 @@ class Page:
         self.side_by_side("target")
         self.configurations()
         self.rotate_curves()
+        self.message_curves()
         self.intrusion()
         self.every_result()
         self.distributions()
