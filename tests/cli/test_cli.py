@@ -11,7 +11,8 @@ from switchscope.cli import main
 @pytest.mark.parametrize("option,value,valid", [
     ("--kernel", "zephyr", "floor, freertos, embassy, lilos, rtic, all"),
     ("--target", "stm32f4", "atmega328p, lm3s6965evb, mps2-an385, mps2-an386, netduinoplus2, stm32vldiscovery, all"),
-    ("--scenario", "pingpong", "resume, signal, yield, isr, rotate, irq-latency, ruler, irq-ruler, all"),
+    ("--scenario", "pingpong", "resume, signal, yield, isr, rotate, sem-shuffle, deadlock-raise, deadlock-release, msg, "
+                               "irq-latency, ruler, irq-ruler, deadlock-break, all"),
     ("--method", "oscilloscope", "probe, scope, marker, all"),
 ])
 def test_an_unknown_name_lists_the_valid_ones(capsys, option, value, valid):

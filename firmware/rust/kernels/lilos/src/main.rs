@@ -46,6 +46,12 @@ const KERNEL: &[(&str, &str)] = &[
 #[cfg(any(feature = "signal", feature = "isr", feature = "sem-shuffle"))]
 static WAKE: Notify = Notify::new();
 
+#[cfg(feature = "isr")]
+#[no_mangle]
+unsafe extern "C" fn switchscope_soft_irq() {
+    WAKE.notify();
+}
+
 /// sem-shuffle's lock and msg's queue's sending end, set by main before the tasks run and used by the
 /// measuring task alone (the closing task gets its end as an argument), so that the measuring loop is
 /// the same code in every scenario.
