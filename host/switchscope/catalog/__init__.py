@@ -12,9 +12,9 @@ from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNI
                                        Option, Port, RealBoard, Scenario, Target)
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW, Method
 
-__all__ = ["Catalog", "current", "real_boards", "select_kernels", "select_methods", "scenario_groups", "select_scenarios",
-           "select_targets", "SCENARIOS", "SIMULATORS", "TIMING_MODELS", "UNITS", "Conflict", "CrateSource", "Kernel",
-           "Option", "Port", "RealBoard", "Scenario", "Target", "METHODS", "PRINT_IN_WINDOW", "Method"]
+__all__ = ["Catalog", "current", "real_boards", "select_kernels", "select_methods", "scenario_groups",
+           "select_scenarios", "select_targets", "SCENARIOS", "SIMULATORS", "TIMING_MODELS", "UNITS", "Conflict",
+           "CrateSource", "Kernel", "Option", "Port", "RealBoard", "Scenario", "Target", "METHODS", "PRINT_IN_WINDOW", "Method"]
 
 
 def __getattr__(name: str):

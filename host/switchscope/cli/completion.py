@@ -11,7 +11,7 @@ from switchscope import catalog
 
 SHELLS = ("bash", "zsh", "fish")
 _NAMED = {"kernel": lambda: catalog.KERNELS, "target": lambda: {**catalog.TARGETS, **catalog.real_boards()},
-          "scenario": lambda: catalog.SCENARIOS, "method": lambda: catalog.METHODS}
+          "scenario": lambda: {**catalog.SCENARIOS, **catalog.scenario_groups()}, "method": lambda: catalog.METHODS}
 _PATH_METAVARS = {"PATH", "DIR", "DEVICE", "URL", "FILE"}
 
 

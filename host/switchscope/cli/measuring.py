@@ -17,7 +17,8 @@ from switchscope.figures import breakdown, floor, intrusion, matrix, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.figures.message_cost import message_costs
-from switchscope.present import breakdown_text, display, exports, mechanism, message_cost, report, suite_page
+from switchscope.present import (breakdown_text, display, exports, mechanism, message_cost, report,
+                                 suite_page)
 from switchscope.run import serial_port
 
 def _check_exports(args) -> tuple:

@@ -2,7 +2,9 @@
 and target, written to a results directory.
 
 - every kernel side by side on each target, in its default configuration,
-  the floor kernel among them, and each figure as a multiple of the floor's;
+  the floor kernel among them, and each figure as a multiple of the floor's:
+  the BeRTOS scenarios and Rhealstone's (semaphore shuffle, deadlock break,
+  message latency);
 - BeRTOS layout: each scenario under {cooperative, preemptive} x {priorities
   off (NOPRI), on (PRI)}, once per switch mechanism where a kernel offers two;
 - the Cortex-M3 study's curves: switch time against the number of rotating
@@ -33,6 +35,7 @@ from switchscope.figures.matrix import Point
 from switchscope.figures.result import Result
 
 BERTOS_SCENARIOS = ("resume", "signal", "yield", "isr")
+RHEALSTONE_SCENARIOS = ("sem-shuffle", "deadlock-raise", "deadlock-release", "msg")
 BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
                   ("Cooperative PRI", {"preemption": "off", "priorities": "on"}),
                   ("Preemptive NOPRI", {"preemption": "on", "priorities": "off"}),
@@ -49,8 +52,9 @@ def points(kernels: list[catalog.Kernel], targets: list[catalog.Target], samples
     bertos = [catalog.SCENARIOS[name] for name in BERTOS_SCENARIOS]
     rotate = [catalog.SCENARIOS["rotate"]]
     found = []
+    side_by_side = bertos + [catalog.SCENARIOS[name] for name in RHEALSTONE_SCENARIOS]
     for target in targets:  # every kernel side by side, in its default configuration
-        found += [Point(job, samples, "kernels") for job in plan(kernels, [target], bertos, probe).jobs]
+        found += [Point(job, samples, "kernels") for job in plan(kernels, [target], side_by_side, probe).jobs]
     for kernel in kernels:
         for target in targets:
             # a kernel without the BeRTOS options has no such table: plan() leaves it out; one with both switch

@@ -12,7 +12,8 @@ from switchscope.common import outputs
 from switchscope.figures.matrix import Point
 from switchscope.figures.result import Result
 from switchscope.figures.results_files import ResultsFile
-from switchscope.figures.suite import BERTOS_COLUMNS, BERTOS_SCENARIOS, SWITCH_COUNTS, result_path, run_name
+from switchscope.figures.suite import (BERTOS_COLUMNS, BERTOS_SCENARIOS, RHEALSTONE_SCENARIOS, SWITCH_COUNTS,
+                                       result_path, run_name)
 from switchscope.present import html_report, mechanism, svg
 from switchscope.present.report import aligned, cell
 
@@ -148,7 +149,7 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
                   f"{here[0][1].unit}; x: the median over the floor kernel's)", "",
                   *_markdown_table(["scenario", *kernels_here],
                                    [[name, *(cells.get((k, name), "n/a") for k in kernels_here)]
-                                    for name in BERTOS_SCENARIOS]), ""]
+                                    for name in BERTOS_SCENARIOS + RHEALSTONE_SCENARIOS]), ""]
 
     pairs = dict.fromkeys((p.job.kernel, p.job.target.name) for p, _ in outcomes if p.group != "kernels")
     for kernel_entry, target in pairs:
