@@ -273,7 +273,7 @@ class Page:
             + html_table(header, rows, "sortable results", "every-result",
                          text_columns=tuple(i for i, name in enumerate(header)
                                             if name in ("kernel", "target", "scenario", "method", "unit")),
-                         wrapped_columns=(header.index("configuration"), header.index("file")))))
+                         wrapped_columns=tuple(header.index(name) for name in ("scenario", "configuration", "file")))))
 
     def distributions(self) -> None:
         if not self.entries:
