@@ -14,7 +14,8 @@ from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW, Method
 
 __all__ = ["Catalog", "current", "real_boards", "select_kernels", "select_methods", "scenario_groups",
            "select_scenarios", "select_targets", "SCENARIOS", "SIMULATORS", "TIMING_MODELS", "UNITS", "Conflict",
-           "CrateSource", "Kernel", "Option", "Port", "RealBoard", "Scenario", "Target", "METHODS", "PRINT_IN_WINDOW", "Method"]
+           "CrateSource", "Kernel", "Option", "Port", "RealBoard", "Scenario", "Target", "METHODS", "PRINT_IN_WINDOW",
+           "Method"]
 
 
 def __getattr__(name: str):
