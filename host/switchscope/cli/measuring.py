@@ -52,7 +52,8 @@ def require_jobs(found: Plan) -> None:
     reasons = sorted({f"{s.kernel} on {s.target}: {s.reason}" for s in found.skipped})
     shown = "; ".join(reasons[:4]) + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
     raise SwitchscopeError(f"nothing to measure: {shown}" if reasons else "nothing to measure",
-                           "choose a --target the kernel is ported to, or another --kernel (see: switchscope list)")
+                           "choose a --target the kernel is ported to, another --kernel, or a --scenario it has "
+                           "(see: switchscope list)")
 
 
 def _check_board_options(args) -> None:
