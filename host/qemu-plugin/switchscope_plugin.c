@@ -38,6 +38,25 @@
  * exception entry and the address the entry stacked (the instruction it
  * interrupted). A watch at the handler then times its first instruction.
  *
+ * With switch_word=ADDRESS (a kernel's current-task variable, FreeRTOS's
+ * pxCurrentTCB) and unit=cycles the plugin logs the exception flow task
+ * switches are made of, each with the variable's value (hex) then:
+ *   "<count> entry@<handler>:<word>:<pc>:<lr>"  an exception taken from
+ *                                          thread mode, the count before its
+ *                                          entry, pc the instruction it
+ *                                          interrupted and lr its link register
+ *                                          (both stacked);
+ *   "<count> nest@<handler>:<word>"        an exception taken in a handler;
+ *   "<count> chain@<handler>:<word>"       a tail-chain into a handler, the
+ *                                          count before it;
+ *   "<count> resume@<address>:<word>[:<name>]"  the return to thread mode, the
+ *                                          count before the first instruction
+ *                                          there; with switch_name=OFFSET:BYTES
+ *                                          the task's name, read at word+OFFSET
+ *                                          (hex bytes up to its NUL).
+ * stop=COUNT then ends QEMU after COUNT resumes whose word is not the one the
+ * entry saw (COUNT switches).
+ *
  * The counters are inline adds before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
  * instruction, it does so without those adds, so nothing is counted twice.
@@ -124,6 +143,11 @@ static struct counters before_flow; /* the counters before the last exception en
 static struct watch assert_watch = {0, "assert"};
 static struct qemu_plugin_register *psp_register;
 
+/* switch_word=: the current-task variable, the name's place in a task, the word the entry saw */
+static uint64_t switch_word;
+static uint32_t switch_name_offset, switch_name_bytes;
+static uint32_t entry_word;
+
 static void finish(const char *word, uint64_t count)
 {
     fprintf(events, "%" PRIu64 " %s\n", count, word);
@@ -179,6 +203,22 @@ static void on_watched(unsigned int vcpu_index, void *userdata)
 static uint32_t read_register(unsigned number);
 static uint32_t read_word(uint32_t address);
 
+/* In a handler's first instruction: where the exception entry stacked its frame, on the process stack
+ * or the main one as EXC_RETURN says. */
+static uint32_t stacked_frame(void)
+{
+    uint32_t exc_return = read_register(14), frame = read_register(13);
+    if ((exc_return & 4u) && psp_register) { /* the frame went onto the process stack */
+        g_byte_array_set_size(register_buffer, 0);
+        if (qemu_plugin_read_register(psp_register, register_buffer) >= 4)
+            memcpy(&frame, register_buffer->data, 4);
+    }
+    return frame;
+}
+
+/* The address the entry stacked: the instruction it interrupted. */
+static uint32_t stacked_pc(void) { return read_word(stacked_frame() + 24u); }
+
 /* latency_irq=: before every instruction, until the interrupt's assertion is logged (registered first). */
 static void on_latency_poll(unsigned int vcpu_index, void *userdata)
 {
@@ -186,14 +226,8 @@ static void on_latency_poll(unsigned int vcpu_index, void *userdata)
     char suffix[24];
     if (address == latency_handler) {
         if (!latency_seen) { /* taken at once: asserted where the entry began, at the address it stacked */
-            uint32_t exc_return = read_register(14), frame = read_register(13);
-            if ((exc_return & 4u) && psp_register) { /* the frame went onto the process stack */
-                g_byte_array_set_size(register_buffer, 0);
-                if (qemu_plugin_read_register(psp_register, register_buffer) >= 4)
-                    memcpy(&frame, register_buffer->data, 4);
-            }
             struct counters at = count_cycles ? before_flow : counters_now(vcpu_index);
-            snprintf(suffix, sizeof suffix, "@%" PRIx32, read_word(frame + 24u));
+            snprintf(suffix, sizeof suffix, "@%" PRIx32, stacked_pc());
             log_event(assert_watch.name, suffix, &at);
         }
         latency_seen = 0;
@@ -350,6 +384,34 @@ static void settle_branch(unsigned int vcpu_index, const struct block *block, ui
                TIMING_REFILL_MOST - TIMING_REFILL_IMMEDIATE);
 }
 
+/* switch_word=: a flow event, with the current-task variable's value. */
+static void log_switch_flow(const char *what, uint64_t address, const char *more, const struct counters *at)
+{
+    char suffix[96];
+    snprintf(suffix, sizeof suffix, "@%" PRIx64 ":%" PRIx32 "%s", address, read_word((uint32_t)switch_word), more);
+    log_event(what, suffix, at);
+}
+
+/* switch_word=: the return to thread mode, with the name of the task it returns to. */
+static void log_resume(unsigned int vcpu_index, uint64_t address)
+{
+    uint32_t word = read_word((uint32_t)switch_word);
+    char more[2 + 2 * 32] = "";
+    if (switch_name_bytes) {
+        g_byte_array_set_size(register_buffer, 0);
+        if (qemu_plugin_read_memory_vaddr(word + switch_name_offset, register_buffer, switch_name_bytes)) {
+            char *at = more;
+            at += sprintf(at, ":");
+            for (unsigned i = 0; i < register_buffer->len && register_buffer->data[i]; i++)
+                at += sprintf(at, "%02x", register_buffer->data[i]);
+        }
+    }
+    struct counters now = counters_now(vcpu_index);
+    log_switch_flow("resume", address, more, &now);
+    if (stop_count && word != entry_word && ++stop_seen == stop_count)
+        finish("end", count_cycles ? now.cycles : now.instructions);
+}
+
 /* Every block start: exception entry, return, tail-chaining, and taken conditional branches. */
 static void on_block(unsigned int vcpu_index, void *userdata)
 {
@@ -360,15 +422,28 @@ static void on_block(unsigned int vcpu_index, void *userdata)
         exception_returning = 0;
         if (is_handler(block->start)) { /* a pending exception taken at the return */
             charge_flow(vcpu_index, "tail-chain", TIMING_TAIL_CHAIN);
+            if (switch_word)
+                log_switch_flow("chain", block->start, "", &before_flow);
             return;
         }
         charge_flow(vcpu_index, "exception-return", TIMING_EXCEPTION_EXIT);
         if (nesting > 0)
             settle_branch(vcpu_index, interrupted[--nesting], block->start);
+        if (switch_word && nesting == 0)
+            log_resume(vcpu_index, block->start);
         return;
     }
     if (is_handler(block->start) && !flows_to(previous, block->start)) {
         charge_flow(vcpu_index, "exception-entry", TIMING_EXCEPTION_ENTRY);
+        if (switch_word && nesting == 0) {
+            char more[24];
+            uint32_t frame = stacked_frame();
+            snprintf(more, sizeof more, ":%" PRIx32 ":%" PRIx32, read_word(frame + 24u), read_word(frame + 20u));
+            entry_word = read_word((uint32_t)switch_word);
+            log_switch_flow("entry", block->start, more, &before_flow);
+        } else if (switch_word) {
+            log_switch_flow("nest", block->start, "", &before_flow);
+        }
         if (nesting < MAX_NESTING)
             interrupted[nesting++] = previous; /* its branch is settled where execution resumes */
         return;
@@ -498,7 +573,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
     if (count_cycles) {
         block->start = qemu_plugin_tb_vaddr(tb);
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, block);
+        /* switch_word= reads the stacked frame at an entry: the registers must be readable there */
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, switch_word ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
+                                             block);
     }
 }
 
@@ -574,6 +651,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             latency_irq = (int)strtol(arg + 12, NULL, 0);
         } else if (!strncmp(arg, "latency_handler=", 16)) {
             latency_handler = strtoull(arg + 16, NULL, 0) & ~1ull;
+        } else if (!strncmp(arg, "switch_word=", 12)) {
+            switch_word = strtoull(arg + 12, NULL, 0);
+        } else if (!strncmp(arg, "switch_name=", 12)) {
+            char *colon = NULL;
+            switch_name_offset = (uint32_t)strtoul(arg + 12, &colon, 0);
+            switch_name_bytes = colon && *colon == ':' ? (uint32_t)strtoul(colon + 1, NULL, 0) : 0;
+            if (!switch_name_bytes || switch_name_bytes > 32) {
+                fprintf(stderr, "switchscope plugin: switch_name=OFFSET:BYTES expected (1 to 32 bytes), got %s\n", arg);
+                return -1;
+            }
         } else if (!strncmp(arg, "handler=", 8) && handler_count < MAX_HANDLERS) {
             handlers[handler_count++] = strtoull(arg + 8, NULL, 0) & ~1ull;
         } else if (!strncmp(arg, "watch=", 6) && watch_count < MAX_WATCHES) {
@@ -602,6 +689,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     logged = count_cycles ? cycles : instructions;
     if (latency_irq >= 0 && (latency_irq > 479 || !latency_handler)) {
         fprintf(stderr, "switchscope plugin: latency_irq= takes 0 to 479, with latency_handler=ADDRESS\n");
+        return -1;
+    }
+    if (switch_word && !count_cycles) {
+        fprintf(stderr, "switchscope plugin: switch_word= follows the exception flow the timing model tracks: "
+                        "add unit=cycles\n");
         return -1;
     }
     if (count_cycles || latency_irq >= 0)

@@ -7,6 +7,7 @@
  *       [--pin B5 ...] [--pin-log FILE] [--exit-register ADDR]
  *       [--interrupt-entry-cycles N] [--watch ADDR:NAME ... --watch-log FILE [--stop COUNT] [--limit COUNT]]
  *       [--latency-vector N --latency-timer T]
+ *       [--switch-word ADDR [--switch-name OFFSET:BYTES] --switch-path ADDR ...]
  *
  * UART0 output goes to stdout, byte for byte. Every change of a watched pin is
  * appended to the pin log as "<cycle> <pin> <level>". Each time the program
@@ -20,7 +21,22 @@
  * simavr's name for it, e.g. 1) the watch log also gets
  * "<cycle> assert@<address>" each time that interrupt is raised while
  * enabled: the cycle at which the timer set its flag, and the byte address of
- * the instruction executing then. The last line on stderr
+ * the instruction executing then. With --switch-word (a kernel's current-task
+ * variable, a data address: FreeRTOS's pxCurrentTCB) the watch log gets the
+ * flow task switches are made of, as the QEMU plugin writes it, each with the
+ * variable's value (hex):
+ *   "<cycle> entry@<address>:<word>:<return>"  an interrupt taken, or a
+ *       --switch-path function called, while no such flow is open: the
+ *       vector's address (the cycle before the entry) or the function's, and
+ *       the address it will return to;
+ *   "<cycle> nest@<vector>:<word>"      an interrupt taken inside the flow;
+ *   "<cycle> chain@<function>:<word>"   a --switch-path function entered in it;
+ *   "<cycle> resume@<address>:<word>[:<name>]"  the flow's end: the first
+ *       instruction after a RET or RETI that leaves interrupts enabled (a
+ *       task runs with them enabled; a handler, and a kernel switching,
+ *       without), with the task's name read at word+OFFSET (hex bytes up to
+ *       its NUL) given --switch-name.
+ * --stop then counts resumes whose word is not the one the entry saw. The last line on stderr
  * says how the run ended:
  *   "switchscope-simavr: done code=C cycles=N"     firmware slept with interrupts off
  *   "switchscope-simavr: budget cycles=N"          the cycle budget ran out
@@ -43,6 +59,9 @@
 
 #define MAX_PINS 8
 #define MAX_WATCHES 64
+#define MAX_SWITCH_PATH 8
+#define OPCODE_RET 0x9508
+#define OPCODE_RETI 0x9518
 
 struct mcu_facts;
 
@@ -69,6 +88,12 @@ struct run {
     uint64_t boundary_assertion; /* its flag came at the end of the step now running */
     int boundary_pending;
     const struct mcu_facts *mcu; /* 0 when the mcu is not in known_mcus */
+    /* --switch-word: the current-task variable, where a task's name lies in what it points to, the
+     * functions the kernel switches in, and the flow now open (and the word its entry saw) */
+    uint32_t switch_word, name_offset, name_bytes;
+    uint32_t switch_path[MAX_SWITCH_PATH];
+    int switch_path_count, flow_open;
+    uint16_t entry_word;
 };
 
 static void usage(const char *why)
@@ -163,6 +188,81 @@ static void log_boundary_assertion(struct run *run)
     run->boundary_pending = 0;
 }
 
+/* --switch-word: the 16-bit variable (little-endian, as avr-gcc stores it). */
+static uint16_t switch_word_now(const struct run *run)
+{
+    return (uint16_t)(run->avr->data[run->switch_word] | run->avr->data[run->switch_word + 1] << 8);
+}
+
+/* The byte address a call or an interrupt entry left on the stack: high byte at SP+1. */
+static unsigned pushed_return(const avr_t *avr)
+{
+    uint16_t sp = (uint16_t)(avr->data[0x5D] | avr->data[0x5E] << 8);
+    return 2u * (unsigned)(avr->data[sp + 1] << 8 | avr->data[sp + 2]);
+}
+
+/* One line of the flow, at `cycle`: 1 when the event limit is reached. */
+static int log_flow(struct run *run, uint64_t cycle, const char *what, unsigned address, const char *more)
+{
+    fprintf(run->watch_log, "%" PRIu64 " %s@%x:%x%s\n", cycle, what, address, switch_word_now(run), more);
+    if (run->event_limit && ++run->events_written == run->event_limit) {
+        fprintf(run->watch_log, "%" PRIu64 " limit\n", cycle);
+        return 1;
+    }
+    return 0;
+}
+
+/* An interrupt taken (its vector's address), before the entry's cycles are added. */
+static void flow_interrupt(struct run *run, unsigned vector_address)
+{
+    char more[8];
+    if (run->flow_open) {
+        log_flow(run, run->avr->cycle, "nest", vector_address, "");
+        return;
+    }
+    snprintf(more, sizeof more, ":%x", pushed_return(run->avr));
+    run->entry_word = switch_word_now(run);
+    run->flow_open = 1;
+    log_flow(run, run->avr->cycle, "entry", vector_address, more);
+}
+
+/* After each step: a --switch-path function entered, or the flow's end. 1 when the run must stop. */
+static int follow_switches(struct run *run, avr_flashaddr_t pc_before)
+{
+    avr_t *avr = run->avr;
+    for (int i = 0; i < run->switch_path_count; i++) {
+        if (avr->pc != run->switch_path[i])
+            continue;
+        if (run->flow_open)
+            return log_flow(run, avr->cycle, "chain", avr->pc, "");
+        char more[8];
+        snprintf(more, sizeof more, ":%x", pushed_return(avr));
+        run->entry_word = switch_word_now(run);
+        run->flow_open = 1;
+        return log_flow(run, avr->cycle, "entry", avr->pc, more);
+    }
+    if (!run->flow_open || !avr->sreg[S_I]) /* simavr keeps the flags in sreg[], data[SREG] only when read */
+        return 0;
+    uint16_t opcode = (uint16_t)(avr->flash[pc_before] | avr->flash[pc_before + 1] << 8);
+    if (opcode != OPCODE_RET && opcode != OPCODE_RETI)
+        return 0;
+    char more[2 + 2 * 32] = "";
+    uint16_t word = switch_word_now(run);
+    if (run->name_bytes) {
+        char *at = more + sprintf(more, ":");
+        for (uint32_t i = 0; i < run->name_bytes && word + run->name_offset + i <= avr->ramend; i++) {
+            uint8_t byte = avr->data[word + run->name_offset + i];
+            if (!byte)
+                break;
+            at += sprintf(at, "%02x", byte);
+        }
+    }
+    run->flow_open = 0;
+    if (log_flow(run, avr->cycle, "resume", avr->pc, more))
+        return 1;
+    return run->stop_count && word != run->entry_word && ++run->stop_seen == run->stop_count;
+}
+
 /*
  * simavr 1.6 enters an interrupt in zero cycles; the ATmega328P datasheet
  * (section 6.7, "Interrupt Response Time") gives four: two to push the return
@@ -192,6 +292,8 @@ static void on_vector_pending(struct avr_irq_t *irq, uint32_t value, void *param
         log_latency_assertion(run); /* a disabled interrupt's flag asserts nothing */
     if (value || avr->pc != watch->vector * avr->vector_size)
         return; /* raised, or cleared by the firmware: not an entry */
+    if (run->switch_word)
+        flow_interrupt(run, avr->pc);
     avr->cycle += run->interrupt_entry_cycles;
     if (run->mcu && (int)watch->vector == run->mcu->watchdog_vector)
         avr_cycle_timer_register(avr, 1, restore_watchdog_interrupt, (void *)run->mcu);
@@ -271,6 +373,18 @@ int main(int argc, char **argv)
             if (!colon || *colon != ':' || !colon[1])
                 usage("--watch takes ADDRESS:NAME");
             run.watch_name[run.watch_count++] = colon + 1;
+        } else if (!strcmp(option, "--switch-word")) {
+            run.switch_word = (uint32_t)strtoul(value, NULL, 0);
+        } else if (!strcmp(option, "--switch-name")) {
+            char *colon = NULL;
+            run.name_offset = (uint32_t)strtoul(value, &colon, 0);
+            run.name_bytes = colon && *colon == ':' ? (uint32_t)strtoul(colon + 1, NULL, 0) : 0;
+            if (!run.name_bytes || run.name_bytes > 32)
+                usage("--switch-name takes OFFSET:BYTES, 1 to 32 bytes");
+        } else if (!strcmp(option, "--switch-path")) {
+            if (run.switch_path_count == MAX_SWITCH_PATH)
+                usage("at most 8 --switch-path functions");
+            run.switch_path[run.switch_path_count++] = (uint32_t)strtoul(value, NULL, 0);
         } else if (!strcmp(option, "--stop")) {
             run.stop_count = strtoul(value, NULL, 0);
         } else if (!strcmp(option, "--limit")) {
@@ -350,8 +464,10 @@ int main(int argc, char **argv)
         if (!strcmp(known_mcus[i].name, mcu))
             run.mcu = &known_mcus[i];
 
-    if (run.watch_count && !run.watch_log)
-        usage("--watch needs --watch-log");
+    if ((run.watch_count || run.switch_word) && !run.watch_log)
+        usage("--watch and --switch-word need --watch-log");
+    if (run.switch_word && (!run.switch_path_count || run.switch_word + 1 > avr->ramend))
+        usage("--switch-word needs a data address and at least one --switch-path");
     if (run.latency_vector) {
         for (avr_io_t *port = avr->io_port; port; port = port->next)
             if (!strcmp(port->kind, "timer") && ((avr_timer_t *)port)->name == latency_timer_name)
@@ -374,8 +490,11 @@ int main(int argc, char **argv)
             log_boundary_assertion(&run);
         /* avr->pc is now the next instruction to start, at avr->cycle (any
          * interrupt entry already taken); a CPU asleep starts none. */
-        if (run.watch_count && !(was_sleeping && avr->pc == pc_before && avr->state == cpu_Sleeping))
+        int stepped = !(was_sleeping && avr->pc == pc_before && avr->state == cpu_Sleeping);
+        if (run.watch_count && stepped)
             stopped = check_watches(&run);
+        if (run.switch_word && stepped && !stopped)
+            stopped = follow_switches(&run, pc_before);
     }
 
     fflush(run.uart_out);

@@ -30,6 +30,10 @@ from switchscope.decode import elf
 from switchscope.decode.methods import METHODS, Method
 
 
+# DWARF, which measure --switches reads a task's name by, on every target: avr-gcc 5.4's -g writes stabs
+DEBUG_INFO = "-gdwarf-4"
+
+
 @dataclass(frozen=True)
 class Firmware:
     elf: Path
@@ -118,7 +122,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
         *source.sources,
     ]
     includes = [firmware / "include", board_dir, port_dir, *source.include_dirs]
-    cflags = (*target.cflags, config["opt"], "-g", "-ffunction-sections", "-fdata-sections", "-Wall",
+    cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
     ldflags = (*(flag.replace("{board}", str(board_dir)) for flag in target.ldflags), "-Wl,--gc-sections")
 
@@ -139,6 +143,42 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
     return Firmware(elf=firmware_elf, kernel=kernel, target=target, scenario=scenario, method=method.name,
                     kernel_source=source.version, compiler=compiler, cflags=cflags, optimisation=config["opt"],
                     flash_bytes=flash, ram_bytes=ram, config=config, defines=defines)
+
+
+EXAMPLE = "freertos-app"  # examples/<EXAMPLE>/main.c: an application for measure --switches, not a scenario
+
+
+def build_example(kernel: Kernel, target: Target) -> Path:
+    """The example application (examples/freertos-app/) for the target: its main.c, the board's support
+    (startup, UART, the spare timer) and the kernel as switchscope builds it, in its default configuration;
+    no harness and no probe. Returns the ELF."""
+    if target.gcc is None or not target.has_c_board:
+        raise BuildFailed(f"the example application needs C board code: {target.name} has none")
+    config = configs.resolve({}, kernel, target, Scenario(EXAMPLE, "the example application"))
+    gcc = require(target.gcc, target.gcc_package)
+    firmware, board_dir = paths.firmware_dir(), target.board_code
+    example = paths.checkout() / "examples" / EXAMPLE
+    source = kernel_source.sources(kernel, target)
+    sources = [*sorted(board_dir.glob("*.c")), *(firmware / "common" / name for name in ("cortex_m.c",)
+                                                  if target.cpu.startswith("cortex-m")),
+               example / "main.c", *source.sources]
+    includes = [firmware / "include", board_dir, kernel.directory, *source.include_dirs]
+    defines = {**config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
+    cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
+              *(f"-D{key}={value}" for key, value in sorted(defines.items())))
+    ldflags = (*(flag.replace("{board}", str(board_dir)) for flag in target.ldflags), "-Wl,--gc-sections")
+    key = json.dumps([version_line(gcc), cflags, ldflags, source.version,
+                      _tree_digest([firmware / "include", firmware / "common", board_dir, kernel.directory, example])])
+    digest = hashlib.sha256(key.encode()).hexdigest()[:12]
+    out_dir = paths.build_dir() / "examples" / f"{EXAMPLE}-{target.name}-{digest}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    output = out_dir / f"{EXAMPLE}.elf"
+    with (out_dir / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not output.is_file():
+            _compile(gcc, cflags, includes, sources, ldflags, out_dir, output, kernel, target,
+                     Scenario(EXAMPLE, "the example application"))
+    return output
 
 
 # The crates whose code runs in a Rust kernel's windows: their versions go with every result.

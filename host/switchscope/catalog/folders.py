@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel,
-                                       LatencyTimer, Option, Port, RealBoard, Scenario, Target)
+                                       LatencyTimer, Option, Port, RealBoard, Scenario, SwitchMarks, Target)
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError, UnknownName
 from switchscope.common.suggest import did_you_mean
@@ -250,10 +250,22 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
     for target in runs_on:
         if target not in targets:
             raise top._error("targets", f"names '{target}', which is no board (firmware/boards/*/board.toml)")
+    marks, unavailable = _switch_marks(top.table("switches")) if "switches" in top.data else (None, None)
     return Kernel(name=name, title=top.get("title", str, name), summary=top.get("summary", str, required=True),
                   language=language, directory=path.parent, targets=runs_on,
                   not_applicable=tuple((s, not_applicable.get(s, str)) for s in not_applicable.data),
-                  options=options, ports=tuple(ports), conflicts=tuple(conflicts), source=source)
+                  options=options, ports=tuple(ports), conflicts=tuple(conflicts), source=source,
+                  switches=marks, switches_unavailable=unavailable)
+
+
+def _switch_marks(table: "_Table") -> tuple[SwitchMarks | None, str | None]:
+    """[switches]: what marks a switch in a firmware built on the kernel, or why nothing does."""
+    if "unavailable" in table.data:
+        return None, table.get("unavailable", str)
+    return SwitchMarks(table.get("current", str, required=True), table.get("task_struct", str, required=True),
+                       table.get("name_field", str, required=True), table.get("name_bytes", int, 16),
+                       table.strings("switch_path", required=True), table.strings("tick"),
+                       table.strings("helpers")), None
 
 
 @dataclass(frozen=True)

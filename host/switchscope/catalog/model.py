@@ -70,6 +70,20 @@ class CrateSource:
 
 
 @dataclass(frozen=True)
+class SwitchMarks:
+    """How a firmware built on a kernel shows its task switches (kernel.toml, [switches]), for
+    `switchscope measure --switches`: a switch is a change of the current-task variable, made in the
+    kernel's switching path, and the task's name is a member of what the variable points to."""
+    current: str  # the current-task variable: FreeRTOS's pxCurrentTCB
+    task_struct: str  # the type it points to (its name in the ELF's debug information)
+    name_field: str  # the member of that type that holds the task's name
+    name_bytes: int  # the most bytes of a name read
+    switch_path: tuple[str, ...]  # the handler (Cortex-M) a switch is made in, by any of these symbol names
+    tick: tuple[str, ...]  # the kernel tick's handler, by any of these names: a switch it causes is "tick"
+    helpers: tuple[str, ...] = ()  # port functions a pended switch is taken in: the call is their caller's
+
+
+@dataclass(frozen=True)
 class Kernel:
     name: str
     title: str
@@ -82,6 +96,8 @@ class Kernel:
     ports: tuple[Port, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
     source: CrateSource | None = None  # None: its sources are the C files of its folder
+    switches: SwitchMarks | None = None  # how its switches show in a firmware: measure --switches
+    switches_unavailable: str | None = None  # why measure --switches cannot find them, where it cannot
 
     def port(self, target: "Target") -> Port | None:
         return next((port for port in self.ports if port.cpu == target.cpu), None)

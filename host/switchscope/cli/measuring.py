@@ -13,12 +13,14 @@ from switchscope.catalog.plan import Plan, plan
 from switchscope.common import outputs, paths
 from switchscope.common.errors import FirmwareFailed, Interrupted, SwitchscopeError
 from switchscope.decode.methods import METHODS
+from switchscope.build.firmware import build_example
 from switchscope.figures import breakdown, floor, intrusion, matrix, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.figures.message_cost import message_costs
+from switchscope.figures.switches import measure_switches
 from switchscope.present import (breakdown_text, display, exports, mechanism, message_cost, report,
-                                 suite_page)
+                                 suite_page, switches_view)
 from switchscope.run import serial_port
 
 def _check_exports(args) -> tuple:
@@ -253,18 +255,51 @@ def command_suite(args) -> int:
     return 1 if failed else 0
 
 
+def _check_measure_choice(args) -> None:
+    """Two points, or --switches with its kernel: one of the two, whole."""
+    if args.switches:
+        if args.start or args.stop:
+            raise SwitchscopeError("--switches finds the switches itself: it takes no --from or --to")
+        if not args.kernel:
+            raise SwitchscopeError("--switches needs the --kernel the firmware is built with",
+                                   "e.g. --kernel freertos (see: switchscope list kernels)")
+        if args.unit == "instructions":
+            raise SwitchscopeError("--switches counts cycles: the switching path's exception entries and returns "
+                                   "are cycles no instruction count sees", "leave out --unit")
+    elif not (args.start and args.stop):
+        raise SwitchscopeError("measure needs --from and --to (the two points of an interval), or --switches")
+    elif args.kernel:
+        raise SwitchscopeError("--kernel goes with --switches")
+
+
 def command_measure(args) -> int:
     if args.count < 1:
         raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
+    _check_measure_choice(args)
     (target,) = catalog.select_targets(args.target)
-    json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.elf),)) if args.json else None
+    kernels = catalog.select_kernels(args.kernel) if args.switches else [None]
+    if len(kernels) != 1:
+        raise SwitchscopeError("--switches takes the one --kernel the firmware is built with, not all")
+    kernel = kernels[0]
+    if args.build_example == bool(args.elf):
+        raise SwitchscopeError("measure takes a firmware (an ELF) or --build-example, one of the two")
+    json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.elf),) if args.elf else ()) \
+        if args.json else None
     paths.build_dir()
+    if args.build_example:
+        args.elf = str(build_example(catalog.KERNELS["freertos"], target))
+        print(f"the example application for {target.name}: {args.elf}")
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
-    result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
-    print(report.marker_table(result))
+    if args.switches:
+        result = measure_switches(Path(args.elf), target, kernel, args.count, limit)
+        print(switches_view.text(result))
+    else:
+        result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
+        print(report.marker_table(result))
+    what = "switches" if args.switches else "intervals"
     if result.count < args.count:
-        why = result.details["stopped"] or "the firmware ended"
-        print(f"warning: {result.count} of {args.count} intervals: {why}", file=sys.stderr)
+        why = result.details.get("switches", result.details).get("stopped") or "the firmware ended"
+        print(f"warning: {result.count} of {args.count} {what}: {why}", file=sys.stderr)
     if json_path:
         report.write_json(json_path, [result], [])
     return 0

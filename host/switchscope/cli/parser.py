@@ -164,16 +164,26 @@ def parser() -> argparse.ArgumentParser:
     whole.set_defaults(handler=command_suite)
 
     elf = commands.add_parser(
-        "measure", help="count between two points of your own firmware (marker method)",
+        "measure", help="count between two points of your own firmware, or time its every task switch",
         description="Run a firmware you built on a simulated target and count, each time it passes, the "
                     "cycles (simavr; the timing model on Cortex-M) or instructions (--unit instructions) from "
                     "reaching --from to reaching --to: the "
-                    "instruction at --from counts, the one at --to does not; interrupts taken between count.")
-    elf.add_argument("elf", help="the firmware, an ELF built for the target")
+                    "instruction at --from counts, the one at --to does not; interrupts taken between count. "
+                    "Or, with --switches and the --kernel it was built with, find every task switch it makes, "
+                    "with nothing added to it: each timed from the entry of the kernel's switching handler to "
+                    "the first instruction of the task it switches to, with the two tasks and what caused it "
+                    "(a task's call, the tick, an interrupt), by task pair and by cause.")
+    elf.add_argument("elf", nargs="?", help="the firmware, an ELF built for the target")
+    elf.add_argument("--build-example", action="store_true",
+                     help="build the example application (examples/freertos-app: a producer, a consumer, a timer "
+                          "interrupt, a background task, on FreeRTOS) for --target, say where, and measure it")
     elf.add_argument("--target", required=True, help="the target it was built for (see: switchscope list)")
-    elf.add_argument("--from", dest="start", required=True, metavar="SYMBOL_OR_ADDR", help="where an interval starts")
-    elf.add_argument("--to", dest="stop", required=True, metavar="SYMBOL_OR_ADDR", help="where it ends")
-    elf.add_argument("--count", type=int, default=1000, help="intervals to measure (default: 1000)")
+    elf.add_argument("--from", dest="start", metavar="SYMBOL_OR_ADDR", help="where an interval starts")
+    elf.add_argument("--to", dest="stop", metavar="SYMBOL_OR_ADDR", help="where it ends")
+    elf.add_argument("--switches", action="store_true",
+                     help="time every task switch instead (Cortex-M targets, in cycles; needs --kernel)")
+    elf.add_argument("--kernel", help="--switches: the kernel the firmware is built with (freertos)")
+    elf.add_argument("--count", type=int, default=1000, help="intervals, or switches, to measure (default: 1000)")
     elf.add_argument("--unit", choices=catalog.UNITS,
                      help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
                           "(what QEMU itself counts)")

@@ -187,6 +187,29 @@ def exception_handlers(path: Path) -> list[int]:
         elf.stream.close()
 
 
+AVR_JMP = 0x940C  # JMP k: 1001 010k kkkk 110k, then the low 16 bits of k (a word address)
+AVR_VECTORS_MOST = 64
+
+
+def avr_vectors(path: Path) -> dict[int, int]:
+    """An AVR firmware's interrupt vectors: each slot's byte address and the byte address its JMP goes to
+    (the table at the start of flash, a JMP per vector, as avr-libc lays it out)."""
+    elf = _open(path)
+    try:
+        text = _section_at(_loaded_sections(elf), 0)
+        code = text.data() if text is not None and text["sh_addr"] == 0 else b""
+        found = {}
+        for slot in range(0, min(len(code), AVR_VECTORS_MOST * 4) - 3, 4):
+            first, second = (int.from_bytes(code[slot + i:slot + i + 2], "little") for i in (0, 2))
+            if first & 0xFE0E != AVR_JMP:
+                break
+            high = ((first >> 4) & 0x1F) << 1 | (first & 1)
+            found[slot] = 2 * (high << 16 | second)
+        return found
+    finally:
+        elf.stream.close()
+
+
 def functions(path: Path) -> list[tuple[int, int, str]]:
     """(start, end, name) of every function symbol with a size, by start (Thumb bit cleared)."""
     elf = _open(path)
@@ -229,3 +252,28 @@ def with_bytes_at(path: Path, symbol: str, data: bytes, out: Path) -> Path:
     with outputs.replacing(out, "wb") as file:
         file.write(bytes(image))
     return out
+
+
+def member_offset(path: Path, struct: str, member: str) -> int | None:
+    """Where `member` lies in the structure named `struct` (or a typedef's of that name), in bytes, from the
+    ELF's DWARF debug information; None when the ELF has none for it (built without -g, or stripped)."""
+    elf = _open(path)
+    try:
+        if not elf.has_dwarf_info():
+            return None
+        for unit in elf.get_dwarf_info().iter_CUs():
+            for die in unit.iter_DIEs():
+                if die.tag != "DW_TAG_structure_type" or not die.attributes.get("DW_AT_name") \
+                        or die.attributes["DW_AT_name"].value.decode(errors="replace") != struct:
+                    continue
+                for child in die.iter_children():
+                    name = child.attributes.get("DW_AT_name")
+                    location = child.attributes.get("DW_AT_data_member_location")
+                    if child.tag == "DW_TAG_member" and name and location is not None \
+                            and name.value.decode(errors="replace") == member and isinstance(location.value, int):
+                        return location.value
+        return None
+    except Exception:  # a DWARF section pyelftools cannot read is the same as none: names are then left out
+        return None
+    finally:
+        elf.stream.close()

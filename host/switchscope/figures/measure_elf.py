@@ -30,8 +30,8 @@ def resolve(point: str, found: dict[str, int], path: Path) -> int:
                            + "give a symbol the ELF defines (see: nm) or an address such as 0x1a2c")
 
 
-def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count: int,
-                time_limit: float, unit: str | None = None) -> Result:
+def check_built_for(firmware_elf: Path, target: Target) -> None:
+    """The firmware is an ELF for the target's architecture, or a clear error."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
     wanted = "EM_AVR" if target.simulator == "simavr" else "EM_ARM"
@@ -40,6 +40,11 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "
                                f"{target.name} is {elf.MACHINES[wanted]}",
                                "give the --target the ELF was built for (see: switchscope list targets)")
+
+
+def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count: int,
+                time_limit: float, unit: str | None = None) -> Result:
+    check_built_for(firmware_elf, target)
     found = elf.symbols(firmware_elf)
     start_address, stop_address = resolve(start, found, firmware_elf), resolve(stop, found, firmware_elf)
     if start_address == stop_address:

@@ -26,7 +26,7 @@ from switchscope.figures import floor
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
-from switchscope.present import latency_view, report, svg
+from switchscope.present import latency_view, report, svg, switches_view
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
@@ -171,6 +171,11 @@ class Page:
                                               "{:,}".format, name))
         if parts:
             self.sections.append(("rotate", "Rotate: tasks and switches", "".join(parts)))
+
+    def application_switches(self) -> None:
+        parts = [switches_view.html(e.result, e.anchor) for e in self.entries if e.result.kind == "switches"]
+        if parts:
+            self.sections.append(("switches", "Task switches of an application", "".join(parts)))
 
     def message_curves(self) -> None:
         """msg against the message's size, with what each byte adds (a sweep of msg_size)."""
@@ -349,6 +354,7 @@ class Page:
         self.configurations()
         self.rotate_curves()
         self.message_curves()
+        self.application_switches()
         self.intrusion()
         self.every_result()
         self.distributions()

@@ -90,7 +90,8 @@ def _row(result: Result, with_method: bool = False, percentiles=PERCENTILES) -> 
             f"{stats.stddev:.2f}", *(cell(result.percentile(p)) for p in percentiles), cell(result.first)]
 
 
-def _statistics(label: str, results: list[Result], with_method: bool = False, percentiles=PERCENTILES) -> list[str]:
+def statistics_lines(label: str, results: list[Result], with_method: bool = False,
+                     percentiles=PERCENTILES) -> list[str]:
     """The table of statistics, one line per result; with the TRM range column and its meaning under the
     table only when a result has a range, so results without one are shown as they always were."""
     ranged = any(r.bounds for r in results)
@@ -199,11 +200,11 @@ def aligned(rows: list[list[str]]) -> list[str]:
     return display.table(rows)
 
 
-def _us_header(label: str, percentiles=PERCENTILES) -> list[str]:
+def us_header(label: str, percentiles=PERCENTILES) -> list[str]:
     return [label, "min", "median", "mode", "mean", "max", "stddev", *map(percentile_label, percentiles)]
 
 
-def _row_us(result: Result, with_method: bool = False, percentiles=PERCENTILES) -> list[str]:
+def row_us(result: Result, with_method: bool = False, percentiles=PERCENTILES) -> list[str]:
     us, scale = result.stats_ns.scaled(1 / 1000), result.ns_per_unit / 1000
     return [row_label(result, with_method),
             *(f"{value:.3f}" for value in (us.min, us.median, us.mode, us.mean, us.max, us.stddev)),
@@ -221,10 +222,10 @@ def table(results: list[Result], percentiles=PERCENTILES) -> str:
     for group in groups.values():
         methods = list({r.method: r for r in group}.values())
         several = len(methods) > 1
-        lines = [heading(group[0], methods), *_statistics("scenario", group, several, percentiles)]
+        lines = [heading(group[0], methods), *statistics_lines("scenario", group, several, percentiles)]
         if group[0].ns_per_unit is not None:
             lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
-            lines += aligned([_us_header("scenario", percentiles), *(_row_us(r, several, percentiles) for r in group)])
+            lines += aligned([us_header("scenario", percentiles), *(row_us(r, several, percentiles) for r in group)])
         lines += _firmware_lines(group, several)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -251,7 +252,7 @@ def capture_table(result: Result) -> str:
     clock = f", clock {details['clock_hz'] / 1e6:g} MHz" if details.get("clock_hz") else ""
     lines = [f"{result.source}: {details['capture']}, channel {details['channel']}{clock}, unit: {result.unit}",
              f"  tCS = tCD - tAB per pattern; bare pulse tAB = {cell(result.overhead)} {result.unit} (mode)",
-             *_statistics("channel", [result])]
+             *statistics_lines("channel", [result])]
     if result.excluded_samples:  # a capture's left-out pulses and patterns, by reason, with the first's time
         reasons = Counter(str(item.get("reason")) for item in result.excluded_samples)
         first = {}
@@ -262,7 +263,7 @@ def capture_table(result: Result) -> str:
                                                  else "") for reason, count in reasons.items()]
     if result.ns_per_unit is not None:
         lines.append("  in microseconds:")
-        lines += aligned([_us_header("channel"), _row_us(result)])
+        lines += aligned([us_header("channel"), row_us(result)])
     return "\n".join(lines)
 
 
@@ -273,10 +274,10 @@ def marker_table(result: Result) -> str:
     lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}{model}",
              f"  from {start['point']} (0x{start['address']:x}) "
              f"to {stop['point']} (0x{stop['address']:x}); on {result.simulator['name']}",
-             *_statistics("interval", [result])]
+             *statistics_lines("interval", [result])]
     if result.ns_per_unit is not None:
         lines.append(f"  in microseconds at {result.f_cpu_hz / 1e6:g} MHz:")
-        lines += aligned([_us_header("interval"), _row_us(result)])
+        lines += aligned([us_header("interval"), row_us(result)])
     return "\n".join(lines)
 
 

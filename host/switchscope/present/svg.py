@@ -289,3 +289,33 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
             canvas.x_tick_label(x, category)
     canvas.legend(series_names, canvas.top + canvas.inner_height + 30 + label_room)
     return canvas.svg(description, "plot bars")
+
+
+def timeline(lanes: list[str], runs: list[tuple[int, float, float]], switches: list[tuple[float, float, str]],
+             unit: str, description: str, width: int = WIDTH) -> str:
+    """Which task ran when: a lane per task with a bar for each stretch it ran ((lane, from, to) in `runs`),
+    and below them a lane of the switches' windows ((from, to, what) in `switches`), on one time axis."""
+    lane_height = LINE + 4
+    names = [*lanes, "switch"]
+    canvas = _Canvas(width, lane_height * len(names) + AXIS_ROOM + 8,
+                     left=int(CHARACTER_WIDTH * max(map(len, names)) + 10), top=4)
+    low = min([start for _, start, _ in runs] + [start for start, _, _ in switches])
+    high = max([end for _, _, end in runs] + [end for _, end, _ in switches])
+    x_of = lambda value: canvas.left + canvas.inner_width * (value - low) / ((high - low) or 1)
+    for index, name in enumerate(names):
+        y = canvas.top + index * lane_height
+        canvas.add(f'<text x="{canvas.left - 4}" y="{y + FONT_SIZE:.1f}" text-anchor="end">{escape(name)}</text>')
+    for lane, start, end in runs:
+        y = canvas.top + lane * lane_height + 2
+        canvas.add(f'<rect x="{x_of(start):.2f}" y="{y:.1f}" width="{max(x_of(end) - x_of(start), 0.6):.2f}" '
+                   f'height="{LINE - 4}" fill="{PALETTE[lane % len(PALETTE)]}"><title>{escape(lanes[lane])}: '
+                   f'{figure_number(start)} to {figure_number(end)} {escape(unit)}</title></rect>')
+    y = canvas.top + len(lanes) * lane_height + 2
+    for start, end, what in switches:
+        canvas.add(f'<rect x="{x_of(start):.2f}" y="{y:.1f}" width="{max(x_of(end) - x_of(start), 0.8):.2f}" '
+                   f'height="{LINE - 4}" fill="#444"><title>{escape(what)}: {figure_number(end - start)} '
+                   f'{escape(unit)}</title></rect>')
+    for tick in fitted_ticks(low, high, canvas.inner_width):
+        canvas.x_tick_label(x_of(tick), figure_number(tick))
+    canvas.x_label(f"time ({unit} since the run began)")
+    return canvas.svg(description, "plot timeline")

@@ -134,7 +134,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         watches: list[tuple[int, str]] = (), stop_after: int | None = None,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None,
         stamps: bool = False, trace_window: int | None = None, latency: bool = False,
-        more_events: int = 0) -> RunOutput:
+        more_events: int = 0, switch_word: tuple[int, int, int] | None = None,
+        switch_path: tuple[int, ...] = ()) -> RunOutput:
     """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
     `watches`: (code address, name) pairs; every time execution reaches one the
@@ -151,6 +152,13 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     board's latency timer as "assert@<address>" (board.toml, [latency_timer]).
     `more_events`: watch events the run may log beyond its samples' allowance
     (the irq-latency tick round's samples each wait a tick period).
+    `switch_word` (cycles): (address of a kernel's current-task variable,
+    offset of a task's name in what it points to, the name's bytes, 0 for
+    none): also log the flow task switches are made of, each with the
+    variable's value: on QEMU the exception entries, tail-chains and returns
+    to thread mode; on simavr the interrupts, the calls of the `switch_path`
+    functions and the returns to a task (entry@, nest@, chain@ and resume@
+    events); `stop_after` then counts switches.
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
@@ -164,7 +172,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             qemu = require(QEMU, QEMU)
             command = qemu_command(qemu, target, firmware_elf, parameters)
             cycles = (unit or target.unit) == "cycles"
-            if watches or (cycles and stamps):
+            if watches or (cycles and stamps) or switch_word:
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
                 if latency:
                     handler = elf.symbols(firmware_elf)[target.latency_timer.handler]
@@ -177,6 +185,11 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                     arguments += "".join(f",handler={hex(a)}" for a in elf.exception_handlers(firmware_elf))
                     if stamps:
                         arguments += f",stamp={hex(target.stamp_address)}"
+                    if switch_word:
+                        address, name_offset, name_bytes = switch_word
+                        arguments += f",switch_word={hex(address)}"
+                        if name_bytes:
+                            arguments += f",switch_name={name_offset}:{name_bytes}"
                 if trace_window is not None:
                     arguments += f",trace={trace_log},trace_window={trace_window}"
                 command += ["-plugin", f"{native.built('qemu')},out={event_log}{arguments}"]
@@ -188,11 +201,17 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                                      interrupt_entry_cycles)
             if watch_scope_pin:
                 command += ["--pin", target.scope_pin, "--pin-log", str(pin_log)]
-            if watches:
+            if watches or switch_word:
                 command += ["--watch-log", str(event_log)]
                 for address, name in watches:
                     command += ["--watch", f"{hex(address)}:{name}"]
                 command += ["--limit", str(event_limit)]
+                if switch_word:
+                    address, name_offset, name_bytes = switch_word
+                    command += ["--switch-word", hex(address)]
+                    command += [part for function in switch_path for part in ("--switch-path", hex(function))]
+                    if name_bytes:
+                        command += ["--switch-name", f"{name_offset}:{name_bytes}"]
                 if stop_after:
                     command += ["--stop", str(stop_after)]
                 if latency:

@@ -1,0 +1,146 @@
+"""`switchscope measure --switches`: every task switch of a firmware the user
+built, found by the simulator in the kernel's own exception flow (nothing
+added to the firmware), each timed from the entry of the kernel's switching
+handler to the first instruction of the task it switched to, with the task
+it left, the task it entered and what caused it; grouped by task pair and by
+cause beside the whole."""
+
+from __future__ import annotations
+
+import bisect
+from pathlib import Path
+
+import numpy as np
+
+from switchscope.build import native
+from switchscope.catalog import Kernel, Target
+from switchscope.common.errors import FirmwareFailed, SwitchscopeError
+from switchscope.decode import elf
+from switchscope.decode.switches import Switch, switches
+from switchscope.figures.measure_elf import check_built_for
+from switchscope.figures.result import Result, Stats
+from switchscope.run.runner import run
+
+TIMELINE_SWITCHES = 300  # how many of the first switches keep their times
+EVENTS_PER_SWITCH = 4  # an entry, a tail-chain perhaps, a return; and the interrupts between that switch nothing
+
+
+def marks_of(kernel: Kernel, target: Target):
+    """The kernel's marks of a switch, where this target can follow them; else why not."""
+    if kernel.switches is None:
+        why = kernel.switches_unavailable or "its kernel.toml has no [switches] table"
+        raise SwitchscopeError(f"{kernel.title}: no switches to find: {why}",
+                               "measure --switches takes a kernel whose kernel.toml has [switches] "
+                               "(see: switchscope list kernels)")
+    if target.simulator == "qemu" and target.timing_model is None:
+        raise SwitchscopeError(f"measure --switches counts cycles, and no timing model knows {target.name}'s core",
+                               "use a target whose board.toml names a timing model (see: switchscope list)")
+    return kernel.switches
+
+
+def _addresses(found: dict[str, int], names: tuple[str, ...]) -> set[int]:
+    return {found[name] & ~1 for name in names if name in found}
+
+
+class _Names:
+    """What a switch's addresses are called: a task by its name, a code address by its function."""
+
+    def __init__(self, firmware_elf: Path, found: dict[str, int], helpers: tuple[str, ...]):
+        self.helpers = set(helpers)
+        self.functions = elf.functions(firmware_elf)
+        self.starts = [start for start, _, _ in self.functions]
+        self.by_address = {address & ~1: name for name, address in found.items()}
+        self.vectors = elf.avr_vectors(firmware_elf) if elf.machine(firmware_elf) == "EM_AVR" else {}
+        self.tasks: dict[int, str] = {}
+
+    def function(self, address: int) -> str:
+        at = bisect.bisect_right(self.starts, address) - 1
+        if at >= 0 and self.functions[at][0] <= address < self.functions[at][1]:
+            return self.functions[at][2]
+        return f"0x{address:x}"
+
+    def task(self, word: int) -> str:
+        return self.tasks.get(word) or f"task@0x{word:x}"
+
+    def handler(self, address: int) -> str:
+        """An interrupt's handler by name: the function at the address, or the one its vector jumps to (AVR)."""
+        address = self.vectors.get(address, address)
+        return self.by_address.get(address, f"0x{address:x}")
+
+    def cause(self, switch: Switch) -> str:
+        if switch.cause == "call":
+            called = self.function(switch.cause_address)
+            if called in self.helpers and switch.caller is not None:  # taken on the way out of the port's helper
+                called = self.function(switch.caller & ~1)
+            return f"call in {called}"
+        if switch.cause == "tick":
+            return "tick"
+        return f"interrupt {self.handler(switch.cause_address)}"
+
+
+def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: int, time_limit: float) -> Result:
+    check_built_for(firmware_elf, target)
+    marks = marks_of(kernel, target)
+    found = elf.symbols(firmware_elf)
+    if marks.current not in found:
+        raise SwitchscopeError(f"{firmware_elf} has no symbol {marks.current}: {kernel.title} keeps its current task "
+                               f"there, so this is no {kernel.title} firmware, or its symbols were stripped",
+                               f"give the ELF as linked (with its symbol table), built with {kernel.title}, or the "
+                               "--kernel it was built with")
+    switch_path, tick = _addresses(found, marks.switch_path), _addresses(found, marks.tick)
+    if not switch_path:
+        raise SwitchscopeError(f"{firmware_elf} has none of {', '.join(marks.switch_path)}: the handler "
+                               f"{kernel.title} switches in", "give a firmware built with the kernel's own port")
+    name_offset = elf.member_offset(firmware_elf, marks.task_struct, marks.name_field)
+    native.ensure(target.simulator)
+    output = run(target, firmware_elf, [], count, time_limit, unit="cycles", stop_after=count,
+                 switch_word=(found[marks.current], name_offset or 0, marks.name_bytes if name_offset else 0),
+                 switch_path=tuple(sorted(switch_path)), more_events=EVENTS_PER_SWITCH * count)
+    if target.simulator == "simavr":  # an interrupt is logged at its vector: its handler is what the vector jumps to
+        tick |= {slot for slot, handler in elf.avr_vectors(firmware_elf).items() if handler in tick}
+    found_switches, unswitched = switches(output.events or [], switch_path, tick)
+    if not found_switches:
+        said = output.stream.last_output() or ["(nothing)"]
+        if output.events_limited:  # a tight loop of interrupts that never switch: bounded by the log's size
+            why = f"the run was ended after {len(output.events or [])} exception entries and returns, none a switch"
+        else:
+            why = output.stopped or f"the firmware ended (exit {output.exit_code})"
+        raise FirmwareFailed(f"{firmware_elf}: no task switch found ({marks.current} never changed in "
+                             f"{', '.join(marks.switch_path)}); {why}",
+                             "a firmware whose tasks never switch has nothing to measure; last output: "
+                             + "; ".join(said))
+    names = _Names(firmware_elf, found, marks.helpers)
+    for switch in found_switches:  # a task's name is read as it is switched to
+        if switch.incoming_name:
+            names.tasks.setdefault(switch.incoming, switch.incoming_name)
+    return _result(firmware_elf, target, kernel, found_switches, unswitched, names, output, count)
+
+
+def _result(firmware_elf, target, kernel, found: list[Switch], unswitched: int, names: _Names, output,
+            count: int) -> Result:
+    tasks = list(dict.fromkeys(names.task(w) for s in found for w in (s.outgoing, s.incoming)))
+    causes = list(dict.fromkeys(names.cause(s) for s in found))
+    samples = [s.end - s.start for s in found]
+    bounds = None
+    if all(s.least is not None for s in found):
+        bounds = {"min": Stats.of(np.array([s.least[1] - s.least[0] for s in found])).as_dict(),
+                  "max": Stats.of(np.array([s.most[1] - s.most[0] for s in found])).as_dict()}
+    return Result(
+        kind="switches", scenario="switches", method="marker", unit="cycles", timing_model=target.timing_model,
+        bounds=bounds, samples=samples, overhead=0, first=samples[0], kernel=kernel.name,
+        source=str(firmware_elf), target=target.name, cpu=target.cpu, f_cpu_hz=target.f_cpu_hz,
+        simulator={"name": output.simulator, "options": output.options},
+        wall_seconds=round(output.wall_seconds, 3),
+        details={"switches": {
+            "current": kernel.switches.current, "switch_path": list(kernel.switches.switch_path),
+            "tasks": tasks, "causes": causes,
+            # each sample's [outgoing task, incoming task, cause], indices into the lists above
+            "samples": [[tasks.index(names.task(s.outgoing)), tasks.index(names.task(s.incoming)),
+                         causes.index(names.cause(s))] for s in found],
+            # each sample's least and most cycles the core's manual allows, for the groups' ranges
+            "least": [s.least[1] - s.least[0] for s in found] if bounds else None,
+            "most": [s.most[1] - s.most[0] for s in found] if bounds else None,
+            # the first switches' times, for a timeline of which task ran when
+            "starts": [s.start for s in found[:TIMELINE_SWITCHES]], "ends": [s.end for s in found[:TIMELINE_SWITCHES]],
+            "unswitched": unswitched, "asked": count, "stopped": output.stopped}},
+    )
