@@ -66,6 +66,11 @@ def command_list(args) -> int:
                 print(f"  {''.ljust(width)}    targets: {', '.join(item.targets) or 'none'}")
                 for scenario, why in item.not_applicable:
                     print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
+                if item.switches:
+                    print(f"  {''.ljust(width)}    measure --switches: a change of {item.switches.current} in "
+                          f"{' / '.join(item.switches.switch_path)}")
+                elif item.switches_unavailable:
+                    print(f"  {''.ljust(width)}    measure --switches: n/a, {item.switches_unavailable}")
             if isinstance(item, catalog.Scenario):
                 for line in _scenario_notes(item):
                     print(f"  {''.ljust(width)}    {line}")

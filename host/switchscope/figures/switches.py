@@ -113,11 +113,12 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
     for switch in found_switches:  # a task's name is read as it is switched to
         if switch.incoming_name:
             names.tasks.setdefault(switch.incoming, switch.incoming_name)
-    return _result(firmware_elf, target, kernel, found_switches, unswitched, names, output, count)
+    in_firmware = [name for name in marks.switch_path if name in found]  # the switching code this firmware has
+    return _result(firmware_elf, target, kernel, found_switches, unswitched, names, in_firmware, output, count)
 
 
-def _result(firmware_elf, target, kernel, found: list[Switch], unswitched: int, names: _Names, output,
-            count: int) -> Result:
+def _result(firmware_elf, target, kernel, found: list[Switch], unswitched: int, names: _Names,
+            switch_path: list[str], output, count: int) -> Result:
     tasks = list(dict.fromkeys(names.task(w) for s in found for w in (s.outgoing, s.incoming)))
     causes = list(dict.fromkeys(names.cause(s) for s in found))
     samples = [s.end - s.start for s in found]
@@ -132,7 +133,7 @@ def _result(firmware_elf, target, kernel, found: list[Switch], unswitched: int, 
         simulator={"name": output.simulator, "options": output.options},
         wall_seconds=round(output.wall_seconds, 3),
         details={"switches": {
-            "current": kernel.switches.current, "switch_path": list(kernel.switches.switch_path),
+            "current": kernel.switches.current, "switch_path": switch_path,
             "tasks": tasks, "causes": causes,
             # each sample's [outgoing task, incoming task, cause], indices into the lists above
             "samples": [[tasks.index(names.task(s.outgoing)), tasks.index(names.task(s.incoming)),

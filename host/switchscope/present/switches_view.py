@@ -45,8 +45,9 @@ def text(result: Result) -> str:
     whole = dataclasses.replace(result, scenario="every switch")
     lines = [f"{result.source} on {result.target} ({result.cpu}), {result.kernel} task switches, marker method "
              f"(nothing added to the firmware), unit: {result.unit}{model}",
-             f"  a switch: {facts['current']} changed in {' / '.join(facts['switch_path'])}; its window from that "
-             f"handler's entry to the first instruction of the task switched to; on {result.simulator['name']}",
+             f"  a switch: {facts['current']} changed in {' / '.join(facts['switch_path'])}; its window from the "
+             f"entry of that switching code to the first instruction of the task switched to; on "
+             f"{result.simulator['name']}",
              *report.statistics_lines("", [whole]), "", "  by task pair:",
              *report.statistics_lines("from -> to", pairs), "", "  by cause:",
              *report.statistics_lines("cause", causes)]
@@ -73,7 +74,8 @@ def html(result: Result, anchor: str) -> str:
     header = ["", "count", "min", "median", report.RANGE_COLUMN, "max", "mean", "median µs"]
     title = f"{result.source} on {result.target}: {result.kernel} task switches"
     parts = [f'<h3>{escape(title)}</h3><p class="note">A switch: {escape(facts["current"])} changed in '
-             f'{escape(" / ".join(facts["switch_path"]))}, timed from that handler\'s entry to the first instruction '
+             f'{escape(" / ".join(facts["switch_path"]))}, timed from the entry of that switching code to the first '
+             'instruction '
              f'of the task switched to, in {escape(result.unit)} (<a href="#{anchor}">the whole distribution and '
              "its provenance</a>).</p>",
              html_table(["by task pair", *header[1:]], rows(pairs), text_columns=(0,)),
