@@ -120,6 +120,12 @@ def test_the_example_application_shows_its_pairs_and_causes(target, tmp_path, ca
     # the background task and the idle task share the lowest priority and yield to each other
     assert kinds["backgnd", "IDLE", "call in background"] > 0 and kinds["IDLE", "backgnd", "call in prvIdleTask"] > 0
     assert result["unit"] == "cycles" and result["kind"] == "switches"
+    page = tmp_path / "app.html"
+    status, said = run_command(["report", str(out), "--html", str(page)], capsys)
+    assert status == 0, said
+    html = page.read_text()
+    assert "Task switches of an application" in html and "by task pair" in html and "by cause" in html
+    assert html.count('class="plot timeline"') == 1 and 'class="plot histogram"' in html
     assert bool(result.get("bounds")) == (target == "mps2-an385")  # a model's cycles carry the TRM's range
 
 
