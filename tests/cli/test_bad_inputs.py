@@ -92,6 +92,16 @@ CASES = [
      2, "is the input"),
     (["measure", "notes.txt", "--target", "mps2-an385", "--from", "a", "--to", "b", "--count", "0"],
      2, "--count must be at least 1"),
+    (["measure", "notes.txt", "--target", "all", "--from", "a", "--to", "b"], 2, "the one --target"),
+    (["measure", "notes.txt", "--target", "mps2-an385"], 2, "--from and --to"),
+    (["measure", "notes.txt", "--target", "mps2-an385", "--switches"], 2, "needs the --kernel"),
+    (["measure", "notes.txt", "--target", "mps2-an385", "--switches", "--kernel", "freertos", "--from", "a"],
+     2, "takes no --from"),
+    (["measure", "notes.txt", "--target", "mps2-an385", "--switches", "--kernel", "all"], 2, "not all"),
+    (["measure", "notes.txt", "--target", "mps2-an385", "--switches", "--kernel", "rtic"], 2, "interrupt handlers"),
+    (["measure", "--target", "mps2-an385", "--switches", "--kernel", "freertos"], 2, "--build-example"),
+    (["measure", "--build-example", "--target", "stm32vldiscovery", "--switches", "--kernel", "freertos"],
+     2, "spare timer"),
 ]
 
 

@@ -24,7 +24,7 @@ from switchscope.catalog import configs
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.catalog.configs import Config
 from switchscope.common import paths
-from switchscope.common.errors import BuildFailed
+from switchscope.common.errors import BuildFailed, SwitchscopeError
 from switchscope.common.tools import require, rust_tool, version_line
 from switchscope.decode import elf
 from switchscope.decode.methods import METHODS, Method
@@ -152,8 +152,11 @@ def build_example(kernel: Kernel, target: Target) -> Path:
     """The example application (examples/freertos-app/) for the target: its main.c, the board's support
     (startup, UART, the spare timer) and the kernel as switchscope builds it, in its default configuration;
     no harness and no probe. Returns the ELF."""
-    if target.gcc is None or not target.has_c_board:
-        raise BuildFailed(f"the example application needs C board code: {target.name} has none")
+    if target.gcc is None or not target.has_c_board or target.latency_timer is None:
+        raise SwitchscopeError(f"the example application's interrupt comes from the board's spare timer "
+                               f"([latency_timer] in board.toml), which {target.name}'s C board code does not drive"
+                               + (f": {target.latency_unavailable}" if target.latency_unavailable else ""),
+                               "use mps2-an385, mps2-an386 or atmega328p")
     config = configs.resolve({}, kernel, target, Scenario(EXAMPLE, "the example application"))
     gcc = require(target.gcc, target.gcc_package)
     firmware, board_dir = paths.firmware_dir(), target.board_code

@@ -276,7 +276,11 @@ def command_measure(args) -> int:
     if args.count < 1:
         raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
     _check_measure_choice(args)
-    (target,) = catalog.select_targets(args.target)
+    targets = catalog.select_targets(args.target)
+    if len(targets) != 1:
+        raise SwitchscopeError("measure runs a firmware on the one --target it was built for, not all",
+                               "name the target (see: switchscope list targets)")
+    (target,) = targets
     kernels = catalog.select_kernels(args.kernel) if args.switches else [None]
     if len(kernels) != 1:
         raise SwitchscopeError("--switches takes the one --kernel the firmware is built with, not all")

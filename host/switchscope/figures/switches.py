@@ -79,8 +79,8 @@ class _Names:
 
 
 def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: int, time_limit: float) -> Result:
-    check_built_for(firmware_elf, target)
     marks = marks_of(kernel, target)
+    check_built_for(firmware_elf, target)
     found = elf.symbols(firmware_elf)
     if marks.current not in found:
         raise SwitchscopeError(f"{firmware_elf} has no symbol {marks.current}: {kernel.title} keeps its current task "
