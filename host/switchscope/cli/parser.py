@@ -170,7 +170,7 @@ def parser() -> argparse.ArgumentParser:
                     "reaching --from to reaching --to: the "
                     "instruction at --from counts, the one at --to does not; interrupts taken between count. "
                     "Or, with --switches and the --kernel it was built with, find every task switch it makes, "
-                    "with nothing added to it: each timed from the entry of the kernel's switching handler to "
+                    "with nothing added to it: each timed from the entry of the kernel's switching code to "
                     "the first instruction of the task it switches to, with the two tasks and what caused it "
                     "(a task's call, the tick, an interrupt), by task pair and by cause.")
     elf.add_argument("elf", nargs="?", help="the firmware, an ELF built for the target")
@@ -181,7 +181,8 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--from", dest="start", metavar="SYMBOL_OR_ADDR", help="where an interval starts")
     elf.add_argument("--to", dest="stop", metavar="SYMBOL_OR_ADDR", help="where it ends")
     elf.add_argument("--switches", action="store_true",
-                     help="time every task switch instead (Cortex-M targets, in cycles; needs --kernel)")
+                     help="time every task switch instead (in cycles, on the Cortex-M and AVR simulators; "
+                          "needs --kernel)")
     elf.add_argument("--kernel", help="--switches: the kernel the firmware is built with (freertos)")
     elf.add_argument("--count", type=int, default=1000, help="intervals, or switches, to measure (default: 1000)")
     elf.add_argument("--unit", choices=catalog.UNITS,
