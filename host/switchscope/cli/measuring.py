@@ -14,7 +14,7 @@ from switchscope.common import outputs, paths
 from switchscope.common.errors import FirmwareFailed, Interrupted, SwitchscopeError
 from switchscope.decode.methods import METHODS
 from switchscope.build.firmware import build_example
-from switchscope.figures import breakdown, floor, intrusion, matrix, suite
+from switchscope.figures import breakdown, floor, intrusion, matrix, shards, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.figures.message_cost import message_costs
@@ -191,6 +191,13 @@ def command_sweep(args) -> int:
                  matrix.config_variants(args.config), tasks, method_chosen=args.method is not None)
     require_jobs(found)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
+    share = None
+    if args.subset:  # the whole plan's digest goes with the share, for merge
+        share = {"subset": str(args.subset), "plan": shards.plan_digest(points), "points": len(points)}
+        points = shards.share_of(points, args.subset)
+        if not points:
+            print(f"share {args.subset} holds no points: the plan's {share['points']} points need fewer shares "
+                  "(each firmware's points go to one share)")
     matrix.check_fits_in_memory(points)
     if args.resume and not args.json:
         raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
@@ -205,7 +212,7 @@ def command_sweep(args) -> int:
         """Each result in the JSON as soon as it is measured: a crash or an interruption loses none."""
         if json_path:
             report.write_json(json_path, _results(completed), [],
-                              incomplete=f"{len(completed)} of {len(points)} points measured so far")
+                              incomplete=f"{len(completed)} of {len(points)} points measured so far", subset=share)
 
     try:
         with display.Activity(args.quiet, "measurements") as activity:
@@ -227,7 +234,8 @@ def command_sweep(args) -> int:
             print("\n" + per_byte)
     if json_path:
         report.write_json(json_path, results,
-                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)])
+                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)],
+                          subset=share)
     exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if len(results) < len(outcomes) else 0
 
@@ -245,7 +253,7 @@ def command_suite(args) -> int:
         activity.label = "suite"
         outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
                                             args.samples, out, args.jobs, suite_page.write, activity.batch,
-                                            args.resume)
+                                            args.resume, args.subset)
     failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
     for point, outcome in failed:
         print(f"error: {point.job}: {outcome}", file=sys.stderr)

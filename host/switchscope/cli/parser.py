@@ -11,8 +11,10 @@ from switchscope.cli.completion import SHELLS, command_completion
 from switchscope.cli.listing import LIST_SECTIONS, command_list
 from switchscope.cli.measuring import (command_breakdown, command_intrusion, command_measure, command_run,
                                        command_suite, command_sweep)
-from switchscope.cli.results import command_compare, command_report
+from switchscope.cli.results import command_compare, command_merge, command_report
+from switchscope.common.errors import SwitchscopeError
 from switchscope.common.suggest import did_you_mean
+from switchscope.figures.shards import Subset
 from switchscope.present import compare
 
 MAX_TIMEOUT_S = 7 * 24 * 3600  # a week: a bound, not a wish
@@ -67,6 +69,13 @@ def seconds(text: str) -> float:
 
 def jobs(text: str) -> int:
     return _number(text, int, 1, MAX_JOBS, "jobs")
+
+
+def subset(text: str) -> Subset:
+    try:
+        return Subset.parse(text)
+    except SwitchscopeError as error:
+        raise argparse.ArgumentTypeError(f"{error.message}; {error.hint}") from None
 
 
 def clock_hz(text: str) -> float:
@@ -144,6 +153,8 @@ def parser() -> argparse.ArgumentParser:
     _add_exports(sweep)
     sweep.add_argument("--resume", action="store_true",
                        help="keep the results already in --json (an interrupted sweep's) and measure only the rest")
+    sweep.add_argument("--subset", type=subset, metavar="K/N",
+                       help="one CI job's share of the points, K of N (e.g. 2/8): the same plan on every job, each firmware's points in one share; switchscope merge joins the shares")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
     sweep.set_defaults(handler=command_sweep)
 
@@ -160,6 +171,8 @@ def parser() -> argparse.ArgumentParser:
     whole.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
     whole.add_argument("--resume", action="store_true",
                        help="keep the results already in --out (an interrupted suite's) and measure only the rest")
+    whole.add_argument("--subset", type=subset, metavar="K/N",
+                       help="one CI job's share of the points, K of N (e.g. 2/8): the same plan on every job, each firmware's points in one share; switchscope merge joins the shares")
     whole.add_argument("--quiet", action="store_true", help="no progress bar")
     whole.set_defaults(handler=command_suite)
 
@@ -279,6 +292,18 @@ def parser() -> argparse.ArgumentParser:
     page.add_argument("--html", required=True, metavar="PATH", help="the page to write")
     page.add_argument("--title", default="switchscope report", help="the page's title")
     page.set_defaults(handler=command_report)
+
+    joining = commands.add_parser(
+        "merge", help="join the shares of a suite or sweep (--subset K/N) into one, checking none is missing",
+        description="Join the results directories of one suite's shares (each a CI job's --subset K/N) into one "
+                    "directory with its summary.md and index.html, as one run of the whole suite writes them; or "
+                    "the --json files of one sweep's shares, or of any runs, into one file. Refused: shares of "
+                    "different plans, a share missing, and a measurement two inputs hold with other samples.")
+    joining.add_argument("inputs", nargs="+", metavar="RESULTS",
+                         help="every share's results directory (suite) or --json file (sweep, run)")
+    joining.add_argument("--out", required=True, metavar="PATH",
+                         help="the directory (for directories) or the JSON file (for files) to write")
+    joining.set_defaults(handler=command_merge)
 
     listing = commands.add_parser("list", help="list kernels, targets, real boards, scenarios, methods and options")
     listing.add_argument("section", nargs="?", metavar="SECTION", help=f"one of {', '.join(LIST_SECTIONS)}")

@@ -1,4 +1,4 @@
-"""The commands that read results: compare (for CI) and report (the HTML page)."""
+"""The commands that read results: compare (for CI), report (the HTML page) and merge (shares into one)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures import results_files
-from switchscope.present import compare, display, html_report
+from switchscope.figures import merge, results_files, suite
+from switchscope.present import compare, display, html_report, report, suite_page
 
 def command_compare(args) -> int:
     threshold = compare.Threshold.parse(args.threshold)
@@ -40,4 +40,35 @@ def command_report(args) -> int:
                                results_files.HINT)
     html_report.write(page, found, args.title)
     print(f"{page}: {results} results from {len(found)} file(s)")
+    return 0
+
+
+def command_merge(args) -> int:
+    inputs = [Path(given) for given in args.inputs]
+    for given in inputs:
+        if not given.exists():
+            raise SwitchscopeError(f"no such file or directory: {given}", merge.HINT)
+    if all(given.is_dir() for given in inputs):
+        out = outputs.check_directory(args.out, "--out")
+        if any(out.resolve() == given.resolve() for given in inputs):
+            raise SwitchscopeError(f"--out {out} is one of the inputs", "give a new directory")
+        merged = merge.merge_suites(inputs)
+        for point, outcome in merged.outcomes:
+            if not isinstance(outcome, str):
+                outputs.write_text(suite.result_path(out, point), json.dumps({"results": [outcome.to_json()]},
+                                                                              indent=1) + "\n")
+        suite.write_plan(out, merged.kernels, merged.targets, merged.samples, [p for p, _ in merged.outcomes], None,
+                         merged.wall_seconds, merged.workers)
+        written = suite_page.write(out, suite.every_point(merged.found, merged.outcomes), merged.samples,
+                                   merged.wall_seconds, merged.workers)
+        measured = sum(1 for _, outcome in merged.outcomes if not isinstance(outcome, str))
+        print(f"{measured} of {len(merged.outcomes)} measurements from {len(inputs)} directories; {len(written)} "
+              f"files in {out} (open {out / 'index.html'})")
+        return 0 if measured == len(merged.outcomes) else 1
+    if any(given.is_dir() for given in inputs):
+        raise SwitchscopeError("merge takes directories (suites) or JSON files (sweeps, runs), not both", merge.HINT)
+    out = outputs.check_file(args.out, "--out", tuple(inputs))
+    results, failures = merge.merge_files(inputs)
+    report.write_json(out, results, failures)
+    print(f"{len(results)} results from {len(inputs)} files in {out}")
     return 0

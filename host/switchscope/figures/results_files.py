@@ -60,6 +60,7 @@ class ResultsFile:
     failures: list = field(default_factory=list)  # what the command that wrote it could not measure
     not_applicable: list = field(default_factory=list)
     incomplete: str | None = None  # why the command wrote only part of what it was asked for
+    subset: dict | None = None  # --subset: which share of which plan it holds ("subset", "plan", "points")
 
 
 def files_in(path: Path, side: str) -> list[Path]:
@@ -99,6 +100,7 @@ def read_file(file: Path, side: str = "") -> ResultsFile:
     found.not_applicable = document.get("not_applicable", [])
     incomplete = document.get("incomplete")
     found.incomplete = str(incomplete) if incomplete else None
+    found.subset = document.get("subset") if isinstance(document.get("subset"), dict) else None
     return found
 
 

@@ -32,6 +32,7 @@ from switchscope.common import outputs
 from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.figures import floor, matrix, results_files
 from switchscope.figures.matrix import Point
+from switchscope.figures.shards import Subset, plan_digest, share_of
 from switchscope.figures.result import Result
 
 BERTOS_SCENARIOS = ("resume", "signal", "yield", "isr")
@@ -124,7 +125,7 @@ def _measurement(point: Point) -> tuple[str, str, str]:
     return point.job.kernel.name, point.job.target.name, run_name(point)
 
 
-def _every_point(found: list[Point], outcomes: list[tuple[Point, Result | str]]) -> list[tuple[Point, Result | str]]:
+def every_point(found: list[Point], outcomes: list[tuple[Point, Result | str]]) -> list[tuple[Point, Result | str]]:
     """Each point of the suite with the outcome of the measurement it shares with others."""
     by_measurement = {_measurement(point): outcome for point, outcome in outcomes}
     return [(point, by_measurement[_measurement(point)]) for point in found if _measurement(point) in by_measurement]
@@ -145,7 +146,29 @@ def _written_before(out: Path, point: Point) -> Result | None:
     return result if result.count + result.excluded == point.samples else None
 
 
-def run(kernels, targets, samples: int, out: Path, workers: int | None, write, progress=None, resume: bool = False):
+PLAN_FILE = "plan.json"  # in a suite's directory: what it measured, for merge
+
+
+def write_plan(out: Path, kernels, targets, samples: int, measurements: list[Point], subset: Subset | None,
+               wall: float, workers: int) -> None:
+    """What this suite directory holds: the suite asked for, the plan's digest and its share of it."""
+    subset = subset or Subset(1, 1)
+    plan = {"kernels": [k.name for k in kernels], "targets": [t.name for t in targets], "samples": samples,
+            "subset": {"subset": str(subset), "plan": plan_digest(measurements), "points": len(measurements)},
+            "wall_seconds": round(wall, 3), "workers": workers}
+    outputs.write_text(out / PLAN_FILE, json.dumps(plan, indent=1) + "\n")
+
+
+def measurements(found: list[Point]) -> list[Point]:
+    """Each measurement once, however many tables show it."""
+    distinct: dict[tuple, Point] = {}
+    for point in found:
+        distinct.setdefault(_measurement(point), point)
+    return list(distinct.values())
+
+
+def run(kernels, targets, samples: int, out: Path, workers: int | None, write, progress=None, resume: bool = False,
+        subset: Subset | None = None):
     """Measure the suite into `out`, each result written as soon as it is
     measured, and return (each measurement's outcome, the files written, the
     seconds it took); with `resume`, the points whose results are already there are
@@ -153,12 +176,11 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     wall_seconds, workers, incomplete=None)` writes the summary of every
     point's outcome (one measurement shown in two tables is in both) and
     returns the files it wrote; interrupted, it writes that of what is complete, marked
-    incomplete, and lets the interruption go on."""
+    incomplete, and lets the interruption go on. With `subset`, only that share of the measurements
+    (figures/shards.py); the directory's plan.json says which, for merge."""
     found = points(kernels, targets, samples)
-    distinct: dict[tuple, Point] = {}  # each measurement once, however many tables show it
-    for point in found:
-        distinct.setdefault(_measurement(point), point)
-    distinct = list(distinct.values())
+    every = measurements(found)
+    distinct = share_of(every, subset) if subset else every
     workers = workers or os.cpu_count() or 1
     kept = {index: result for index, point in enumerate(distinct)
             if resume and (result := _written_before(out, point)) is not None}
@@ -169,14 +191,15 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
                                      lambda point, outcome, _: _write_result(out, point, outcome), kept)
     except Interrupted as interruption:
         outcomes = interruption.completed
-        write(out, _every_point(found, outcomes), samples, time.monotonic() - started, workers,
+        write(out, every_point(found, outcomes), samples, time.monotonic() - started, workers,
               incomplete=f"interrupted after {len(outcomes)} of {len(distinct)} measurements")
         interruption.kept = f"{len(outcomes)} of {len(distinct)} measurements kept in {out}"
         raise
     wall = time.monotonic() - started
+    write_plan(out, kernels, targets, samples, every, subset, wall, workers)
     measured = [(point, outcome) for point, outcome in outcomes if isinstance(outcome, Result)]
     floor.attach([outcome for _, outcome in measured])
     for point, outcome in measured:
         if outcome.x_floor:  # written again with its multiple of the floor, known once the floor was measured
             _write_result(out, point, outcome)
-    return outcomes, write(out, _every_point(found, outcomes), samples, wall, workers), wall
+    return outcomes, write(out, every_point(found, outcomes), samples, wall, workers), wall

@@ -1,0 +1,71 @@
+"""switchscope merge: two shares of a suite (--subset 1/2, 2/2) merged are the whole suite's results,
+sample for sample, with its summary; two shares of a sweep merged are the whole sweep's; a missing
+share, a share of another plan and a measurement two shares give different samples are refused."""
+
+import json
+import shutil
+
+import pytest
+
+from conftest import run_command
+
+pytestmark = pytest.mark.firmware
+
+SUITE = ["suite", "--kernel", "floor", "--target", "atmega328p", "--samples", "40", "--quiet"]
+SWEEP = ["sweep", "--kernel", "freertos", "--target", "mps2-an385", "--scenario", "rotate", "--tasks", "2-4",
+         "--config", "preemption=on,off", "--samples", "40", "--quiet"]
+VARYING = {"measured_at", "wall_seconds", "project"}  # when and how fast it ran, not what it measured
+
+
+def figures(path):
+    (result,) = json.loads(path.read_text())["results"]
+    return {key: value for key, value in result.items() if key not in VARYING}
+
+
+def test_two_shares_of_a_suite_merged_are_the_whole_suite(tmp_path, capsys):
+    for share in ("1/2", "2/2"):
+        assert run_command([*SUITE, "--subset", share, "--out", str(tmp_path / share[0])], capsys)[0] == 0
+    assert run_command([*SUITE, "--out", str(tmp_path / "whole")], capsys)[0] == 0
+    status, said = run_command(["merge", str(tmp_path / "1"), str(tmp_path / "2"), "--out",
+                                str(tmp_path / "merged")], capsys)
+    assert status == 0, said
+    whole = sorted(p.relative_to(tmp_path / "whole") for p in (tmp_path / "whole").glob("runs/**/*.json"))
+    merged = sorted(p.relative_to(tmp_path / "merged") for p in (tmp_path / "merged").glob("runs/**/*.json"))
+    shares = [p.relative_to(tmp_path / s) for s in "12" for p in (tmp_path / s).glob("runs/**/*.json")]
+    assert merged == whole and sorted(shares) == whole  # each measurement in exactly one share
+    for relative in whole:  # the floor multiples too: attached again across the shares
+        assert figures(tmp_path / "merged" / relative) == figures(tmp_path / "whole" / relative)
+    summary = lambda d: [line for line in (tmp_path / d / "summary.md").read_text().splitlines() if " s on " not in line]
+    assert summary("merged") == summary("whole") and (tmp_path / "merged" / "index.html").is_file()
+
+    status, said = run_command(["merge", str(tmp_path / "1"), "--out", str(tmp_path / "gap")], capsys)
+    assert status == 2 and "share 2/2 of the plan" in said and "missing" in said
+    altered = tmp_path / "altered"
+    shutil.copytree(tmp_path / "1", altered)
+    victim = next(altered.glob("runs/**/*.json"))
+    document = json.loads(victim.read_text())
+    document["results"][0]["samples"][0] += 1
+    victim.write_text(json.dumps(document))
+    status, said = run_command(["merge", str(tmp_path / "1"), str(altered), str(tmp_path / "2"), "--out",
+                                str(tmp_path / "bad")], capsys)
+    assert status == 2 and "with other samples" in said
+
+
+def test_two_shares_of_a_sweep_merged_are_the_whole_sweep(tmp_path, capsys):
+    for share in ("1/2", "2/2"):
+        status, said = run_command([*SWEEP, "--subset", share, "--json", str(tmp_path / f"{share[0]}.json")], capsys)
+        assert status == 0, said
+    assert run_command([*SWEEP, "--json", str(tmp_path / "whole.json")], capsys)[0] == 0
+    status, said = run_command(["merge", str(tmp_path / "1.json"), str(tmp_path / "2.json"), "--out",
+                                str(tmp_path / "merged.json")], capsys)
+    assert status == 0, said
+    key = lambda r: (r["options"]["preemption"], r["tasks"])
+    strip = lambda path: sorted(({k: v for k, v in r.items() if k not in VARYING}
+                                 for r in json.loads(path.read_text())["results"]), key=key)
+    assert strip(tmp_path / "merged.json") == strip(tmp_path / "whole.json")
+    other = tmp_path / "other.json"
+    status, _ = run_command([*SWEEP[:-1], "--samples", "30", "--subset", "2/2", "--json", str(other), "--quiet"],
+                            capsys)
+    status, said = run_command(["merge", str(tmp_path / "1.json"), str(other), "--out", str(tmp_path / "x.json")],
+                               capsys)
+    assert status == 2 and "different plans" in said
