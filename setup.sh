@@ -166,7 +166,7 @@ done
 
 step "The switchscope Python package in .venv"
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
+.venv/bin/python -m pip install --quiet --disable-pip-version-check -e '.[test,cluster]'
 # Put the command on PATH: /usr/local/bin for root, ~/.local/bin otherwise.
 if [ "$(id -u)" -eq 0 ]; then bin_dir=/usr/local/bin; else bin_dir="$HOME/.local/bin"; fi
 mkdir -p "$bin_dir"

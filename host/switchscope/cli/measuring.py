@@ -217,7 +217,7 @@ def command_sweep(args) -> int:
     try:
         with display.Activity(args.quiet, "measurements") as activity:
             activity.begin("sweep", len(points))
-            outcomes = matrix.run_points(points, args.jobs, activity.batch, keep, kept)
+            outcomes = matrix.run_points(points, args.jobs, activity.batch, keep, kept, args.cluster)
     except Interrupted as interruption:
         if json_path:
             interruption.kept = f"{len(_results(interruption.completed))} of {len(points)} points in {json_path}"
@@ -253,7 +253,7 @@ def command_suite(args) -> int:
         activity.label = "suite"
         outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
                                             args.samples, out, args.jobs, suite_page.write, activity.batch,
-                                            args.resume, args.subset)
+                                            args.resume, args.subset, args.cluster)
     failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
     for point, outcome in failed:
         print(f"error: {point.job}: {outcome}", file=sys.stderr)

@@ -14,6 +14,7 @@ from switchscope.cli.measuring import (command_breakdown, command_intrusion, com
 from switchscope.cli.results import command_compare, command_merge, command_report
 from switchscope.common.errors import SwitchscopeError
 from switchscope.common.suggest import did_you_mean
+from switchscope.figures.cluster import check_address
 from switchscope.figures.shards import Subset
 from switchscope.present import compare
 
@@ -74,6 +75,13 @@ def jobs(text: str) -> int:
 def subset(text: str) -> Subset:
     try:
         return Subset.parse(text)
+    except SwitchscopeError as error:
+        raise argparse.ArgumentTypeError(f"{error.message}; {error.hint}") from None
+
+
+def cluster_address(text: str) -> str:
+    try:
+        return check_address(text)
     except SwitchscopeError as error:
         raise argparse.ArgumentTypeError(f"{error.message}; {error.hint}") from None
 
@@ -153,6 +161,8 @@ def parser() -> argparse.ArgumentParser:
     _add_exports(sweep)
     sweep.add_argument("--resume", action="store_true",
                        help="keep the results already in --json (an interrupted sweep's) and measure only the rest")
+    sweep.add_argument("--cluster", type=cluster_address, metavar="ADDRESS",
+                       help="measure the points on a Dask cluster: local:N (N workers here) or tcp://HOST:PORT (a scheduler whose workers have switchscope set up); the results are the local pool's")
     sweep.add_argument("--subset", type=subset, metavar="K/N",
                        help="one CI job's share of the points, K of N (e.g. 2/8): the same plan on every job, each firmware's points in one share; switchscope merge joins the shares")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -171,6 +181,8 @@ def parser() -> argparse.ArgumentParser:
     whole.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
     whole.add_argument("--resume", action="store_true",
                        help="keep the results already in --out (an interrupted suite's) and measure only the rest")
+    whole.add_argument("--cluster", type=cluster_address, metavar="ADDRESS",
+                       help="measure the points on a Dask cluster: local:N (N workers here) or tcp://HOST:PORT (a scheduler whose workers have switchscope set up); the results are the local pool's")
     whole.add_argument("--subset", type=subset, metavar="K/N",
                        help="one CI job's share of the points, K of N (e.g. 2/8): the same plan on every job, each firmware's points in one share; switchscope merge joins the shares")
     whole.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -139,7 +139,7 @@ def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
 def run_points(points: list[Point], workers: int | None = None,
                progress: Callable[[int, int], None] | None = None,
                on_outcome: Callable[[Point, "Result | str", list], None] | None = None,
-               done: dict[int, Result] | None = None) -> list[tuple[Point, Result | str]]:
+               done: dict[int, Result] | None = None, cluster: str | None = None) -> list[tuple[Point, Result | str]]:
     """Measure every point, `workers` at a time (default: every core); each
     outcome is the result, or the error's message. The order is the points'.
     `done`: the outcomes known before, by index (what a resumed run read
@@ -147,7 +147,8 @@ def run_points(points: list[Point], workers: int | None = None,
     `on_outcome(point, outcome, completed)` sees each new outcome as soon as it
     is known (to write it), with every outcome known so far in the points'
     order. On an interruption every worker and its simulator is ended, and the
-    Interrupted exception carries those (`completed`)."""
+    Interrupted exception carries those (`completed`). `cluster`: on a Dask
+    cluster instead of the local pool (figures/cluster.py)."""
     workers = workers or os.cpu_count() or 1
     outcomes: dict[int, Result | str] = dict(done or {})
     todo = [(index, point) for index, point in enumerate(points) if index not in outcomes]
@@ -157,15 +158,27 @@ def run_points(points: list[Point], workers: int | None = None,
 
     if not todo:
         return completed()
+
+    def take(index: int, outcome: Result | str) -> None:
+        outcomes[index] = outcome
+        if on_outcome:
+            on_outcome(points[index], outcome, completed())
+        if progress:
+            progress(len(outcomes), len(points))
+
+    if cluster:
+        from switchscope.figures import cluster as dask_cluster  # imported only here: dask is an optional extra
+        try:
+            dask_cluster.run(todo, cluster, take)
+        except Interrupted as interruption:
+            interruption.completed = completed()
+            raise
+        return completed()
     pool = multiprocessing.get_context("fork").Pool(min(workers, len(todo)), initializer=_start_worker,
                                                      initargs=(os.getpid(),))
     try:
         for index, outcome in pool.imap_unordered(_measure, todo):
-            outcomes[index] = outcome
-            if on_outcome:
-                on_outcome(points[index], outcome, completed())
-            if progress:
-                progress(len(outcomes), len(points))
+            take(index, outcome)
         pool.close()
     except Interrupted as interruption:
         pool.terminate()

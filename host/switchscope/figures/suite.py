@@ -168,7 +168,7 @@ def measurements(found: list[Point]) -> list[Point]:
 
 
 def run(kernels, targets, samples: int, out: Path, workers: int | None, write, progress=None, resume: bool = False,
-        subset: Subset | None = None):
+        subset: Subset | None = None, cluster: str | None = None):
     """Measure the suite into `out`, each result written as soon as it is
     measured, and return (each measurement's outcome, the files written, the
     seconds it took); with `resume`, the points whose results are already there are
@@ -177,7 +177,8 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     point's outcome (one measurement shown in two tables is in both) and
     returns the files it wrote; interrupted, it writes that of what is complete, marked
     incomplete, and lets the interruption go on. With `subset`, only that share of the measurements
-    (figures/shards.py); the directory's plan.json says which, for merge."""
+    (figures/shards.py); the directory's plan.json says which, for merge. With `cluster`, on a Dask
+    cluster (figures/cluster.py)."""
     found = points(kernels, targets, samples)
     every = measurements(found)
     distinct = share_of(every, subset) if subset else every
@@ -188,7 +189,7 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     started = time.monotonic()
     try:
         outcomes = matrix.run_points(distinct, workers, progress,
-                                     lambda point, outcome, _: _write_result(out, point, outcome), kept)
+                                     lambda point, outcome, _: _write_result(out, point, outcome), kept, cluster)
     except Interrupted as interruption:
         outcomes = interruption.completed
         write(out, every_point(found, outcomes), samples, time.monotonic() - started, workers,

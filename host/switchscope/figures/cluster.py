@@ -1,0 +1,72 @@
+"""--cluster: a sweep's or a suite's points measured on a Dask cluster
+instead of the local pool. `tcp://HOST:PORT` is a running scheduler whose
+workers have switchscope set up by the same setup.sh (the same checkout,
+compilers, simulators and pinned crates); `local:N` starts N worker
+processes on this machine. Each point is one task: the worker that takes it
+builds its firmware (once per configuration in that worker's build
+directory; on one machine the build directory is shared and locked) and runs
+it, and its Result comes back as soon as it is measured. A worker lost
+mid-point has its point run again elsewhere (the scheduler's retries). The
+same firmware on the same simulator gives identical samples wherever it
+runs, so the results are the local pool's."""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from switchscope.common.errors import SwitchscopeError, ToolMissing
+from switchscope.figures.measure import measure
+from switchscope.figures.result import Result
+
+ADDRESS = re.compile(r"^(local:(?P<workers>[1-9][0-9]{0,2})|(tcp|tls)://[^\s:/]+:[0-9]{1,5})$")
+CONNECT_TIMEOUT_S = 30
+RETRIES = 3  # a point whose worker died is run again at most this many times
+
+
+def check_address(text: str) -> str:
+    if not ADDRESS.match(text):
+        raise SwitchscopeError(f"--cluster {text}: local:N (N workers on this machine) or tcp://HOST:PORT "
+                               "(a running Dask scheduler) is expected", "e.g. --cluster local:4")
+    return text
+
+
+def measure_point(index: int, point) -> tuple[int, Result | str]:
+    """What a worker runs: one point of the matrix (matrix.Point), its Result or the error's message, as
+    the local pool's workers give them."""
+    try:
+        return index, measure(point.job, point.samples)
+    except SwitchscopeError as error:
+        return index, str(error)
+
+
+def run(todo: list[tuple[int, object]], address: str, on_outcome: Callable[[int, Result | str], None]) -> None:
+    """Measure the points on the cluster, calling `on_outcome(index, outcome)` as each comes back."""
+    try:
+        from dask.distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise ToolMissing("--cluster needs dask.distributed", "install it: .venv/bin/pip install -e '.[cluster]' "
+                                                              "(./setup.sh does)") from None
+    local = address.startswith("local:")
+    cluster = None
+    try:
+        if local:
+            cluster = LocalCluster(n_workers=int(address[6:]), threads_per_worker=1, processes=True,
+                                   dashboard_address=None, silence_logs=50)
+            client = Client(cluster)
+        else:
+            client = Client(address, timeout=CONNECT_TIMEOUT_S)
+    except OSError as error:
+        raise SwitchscopeError(f"--cluster {address}: no Dask scheduler answered ({error})",
+                               "start one (dask scheduler), with workers started from a set-up switchscope "
+                               "checkout (dask worker tcp://HOST:PORT), or use --cluster local:N") from None
+    try:
+        futures = [client.submit(measure_point, index, point, key=f"switchscope-point-{index}", pure=False,
+                                 retries=RETRIES) for index, point in todo]
+        for future in as_completed(futures):
+            index, outcome = future.result()
+            on_outcome(index, outcome)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
