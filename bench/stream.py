@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""What a sample costs on QEMU against what QEMU costs: a million FreeRTOS `yield` samples on mps2-an385,
+end to end (`switchscope run`, in cycles) and the simulator alone, against a gauge of 200 million plain
+instructions (bench/firmware/gauge.c) run as a run counts them: QEMU with switchscope's plugin timing every
+instruction in cycles; and bare. The yardstick: end to end over the gauge.
+
+    python3 bench/stream.py [--samples 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(CHECKOUT / "host"))
+
+from switchscope import catalog  # noqa: E402
+from switchscope.build.firmware import build  # noqa: E402
+from switchscope.common.tools import require  # noqa: E402
+from switchscope.run.runner import qemu_command  # noqa: E402
+
+
+def timed(command: list[str]) -> tuple[float, int]:
+    started = time.monotonic()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    return time.monotonic() - started, len(done.stdout)
+
+
+def main() -> int:
+    options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    options.add_argument("--samples", type=int, default=1_000_000)
+    args = options.parse_args()
+    kernel, target = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"]
+    qemu = require("qemu-system-arm", "qemu-system-arm")
+    gauge = build(kernel, target, catalog.Scenario("gauge", "200 M instructions", source=CHECKOUT / "bench" /
+                                                   "firmware" / "gauge.c"))
+    bare, _ = timed(qemu_command(qemu, target, gauge.elf, []))
+    switchscope = str(CHECKOUT / ".venv" / "bin" / "switchscope")
+    # as a run counts it: QEMU with the plugin timing every instruction in cycles (switchscope measure)
+    gauge_seconds, _ = timed([switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup",
+                              "--to", "board_exit", "--count", "1"])
+    firmware = build(kernel, target, catalog.SCENARIOS["yield"])
+    alone, stream = timed(qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}"]))
+    end_to_end, _ = timed([switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"])
+    print("| what | seconds | x gauge |")
+    print("|---|--:|--:|")
+    print(f"| gauge: 200 M instructions, QEMU with the plugin in cycles (switchscope measure) | {gauge_seconds:.2f} | 1 |")
+    print(f"| the same, bare QEMU | {bare:.2f} | {bare / gauge_seconds:.2f} |")
+    print(f"| yield, {args.samples:,} samples: QEMU alone ({stream / args.samples:.1f} bytes a sample) | "
+          f"{alone:.1f} | {alone / gauge_seconds:.1f} |")
+    print(f"| yield, {args.samples:,} samples: switchscope run, end to end | {end_to_end:.1f} | "
+          f"{end_to_end / gauge_seconds:.1f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
