@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""A 200-point matrix three ways, with their wall times, and whether they agree sample for sample:
+"""A matrix of 260 points three ways, with their wall times, and whether they agree sample for sample:
 FreeRTOS rotate on mps2-an385 (2 to 11 tasks) and atmega328p (2 to 4 tasks), -O0 to -Os, preemption on
-and off (10 x 5 x 2 + 3 x 5 x 2 = 130 points at 300 and 100 samples each: 260, 200 of them rotate's
-windows counted) measured
+and off, 100 and 300 samples (10 x 5 x 2 x 2 = 200 points on mps2-an385, 3 x 5 x 2 x 2 = 60 on the
+ATmega328P), measured
   - on the local pool (sweep, every core),
   - on a local Dask cluster of two workers (--cluster local:2),
   - as two --subset halves run one after the other, then merged.
