@@ -1,9 +1,10 @@
 """`switchscope measure --switches`: every task switch of a firmware the user
-built, found by the simulator in the kernel's own exception flow (nothing
-added to the firmware), each timed from the entry of the kernel's switching
-handler to the first instruction of the task it switched to, with the task
-it left, the task it entered and what caused it; grouped by task pair and by
-cause beside the whole."""
+built, found by the simulator in the flow of the kernel's switching code
+(exceptions on Cortex-M, calls and interrupts on the AVR; nothing added to
+the firmware), each timed from the entry of that code to the first
+instruction of the task it switched to, with the task it left, the task it
+entered and what caused it; grouped by task pair and by cause beside the
+whole."""
 
 from __future__ import annotations
 
