@@ -1,6 +1,7 @@
-"""What `measure --switches` found, for the terminal: every switch as one
-distribution, then the same by task pair and by cause, each with its range
-where the timing model gave one."""
+"""What `measure --switches` found, for the terminal and the HTML report:
+every switch as one distribution, then the same by task pair and by cause,
+each with its range where the timing model gave one; in the report also
+histograms and a timeline of which task ran when."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def text(result: Result) -> str:
              *report.statistics_lines("from -> to", pairs), "", "  by cause:",
              *report.statistics_lines("cause", causes)]
     if facts.get("unswitched"):
-        lines.append(f"  {facts['unswitched']} entries into the switching handler returned to the task they left "
+        lines.append(f"  {facts['unswitched']} passes through the switching code returned to the task they left "
                      "(no switch, not counted)")
     if result.ns_per_unit is not None:
         lines += [f"  in microseconds at {result.f_cpu_hz / 1e6:g} MHz:",
