@@ -102,6 +102,14 @@ CASES = [
     (["measure", "--target", "mps2-an385", "--switches", "--kernel", "freertos"], 2, "--build-example"),
     (["measure", "--build-example", "--target", "stm32vldiscovery", "--switches", "--kernel", "freertos"],
      2, "spare timer"),
+    (["merge", "missing-dir", "--out", "all"], 2, "no such file or directory: missing-dir"),
+    (["merge", "some-dir", "notes.txt", "--out", "all"], 2, "not both"),
+    (["merge", "some-dir", "--out", "all"], 2, "no suite directory"),
+    (["merge", "capture.vcd", "--out", "all.json"], 2, "capture.vcd"),
+    (["suite", "--subset", "3/2"], 2, "K/N"),
+    (["sweep", "--subset", "two"], 2, "K/N"),
+    (["suite", "--cluster", "somewhere"], 2, "local:N"),
+    (["sweep", "--cluster", "local:0"], 2, "local:N"),
 ]
 
 

@@ -20,7 +20,7 @@ from switchscope.figures.measure import measure
 from switchscope.figures.result import Result
 
 ADDRESS = re.compile(r"^(local:(?P<workers>[1-9][0-9]{0,2})|(tcp|tls)://[^\s:/]+:[0-9]{1,5})$")
-CONNECT_TIMEOUT_S = 30
+CONNECT_TIMEOUT_S = 10
 RETRIES = 3  # a point whose worker died is run again at most this many times
 
 
