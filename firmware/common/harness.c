@@ -252,10 +252,7 @@ void harness_run(uint16_t (*window)(uint32_t seq))
         pace_measure_tick_period();
     for (uint32_t seq = 0; seq < samples_requested; seq++) {
         pace_next_window(seq);
-        if (SWITCHSCOPE_METHOD_SCOPE) {
-            BOARD_SCOPE_HIGH(); /* A */
-            BOARD_SCOPE_LOW();  /* B */
-        }
+        PROBE_SCOPE_BARE_PULSE(); /* A, B */
         harness_record(seq, window(seq));
     }
     harness_end(samples_requested);

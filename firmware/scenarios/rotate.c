@@ -108,10 +108,7 @@ static void rotating_task(void *arg)
     for (;;) {
         switches++;
         ss_task *next = tasks[(self + 1) % task_count];
-        if (SWITCHSCOPE_METHOD_SCOPE) {
-            BOARD_SCOPE_HIGH(); /* A */
-            BOARD_SCOPE_LOW();  /* B */
-        }
+        PROBE_SCOPE_BARE_PULSE(); /* A, B */
         PROBE_OPEN();
         ss_task_set_priority(next, NEXT_LEVEL);
         ss_complete_switch();

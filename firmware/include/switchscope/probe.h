@@ -117,7 +117,6 @@ void harness_print_switch(void);
 #define PROBE_OPEN()                         \
     do {                                     \
         PROBE_LOAD_OPEN();                   \
-        probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
         BOARD_SCOPE_HIGH();                  \
     } while (0)
@@ -131,7 +130,23 @@ void harness_print_switch(void);
     } while (0)
 
 #define PROBE_METHOD "scope"
+#endif
+
+/* The scope's bare pulse (A, B), sent before each window: the tick count is
+ * read before it, not at the opening, because a tick between A and B
+ * lengthens tAB as surely as one between C and D lengthens tCD. */
+#if SWITCHSCOPE_METHOD_SCOPE
+#define PROBE_SCOPE_BARE_PULSE()             \
+    do {                                     \
+        probe.tick_start = ss_tick_count();  \
+        BOARD_SCOPE_HIGH();                  \
+        BOARD_SCOPE_LOW();                   \
+    } while (0)
 #else
+#define PROBE_SCOPE_BARE_PULSE() ((void)0)
+#endif
+
+#if !SWITCHSCOPE_METHOD_MARKER && !SWITCHSCOPE_METHOD_SCOPE /* the probe */
 #define PROBE_OPEN()                         \
     do {                                     \
         PROBE_LOAD_OPEN();                   \

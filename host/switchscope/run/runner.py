@@ -48,11 +48,9 @@ def qemu_command(qemu: str, target: Target, firmware_elf: Path, parameters: list
     # Semihosting carries the parameters in and the exit code out; commas in a
     # QEMU option value are escaped by doubling.
     args = "".join(f",arg={p.replace(',', ',,')}" for p in parameters)
-    # The UART and semihosting's console share one chardev on stdout: a board may send its stream either way.
     return [
-        qemu, "-machine", target.name, "-display", "none", "-monitor", "none",
-        "-chardev", "stdio,id=stream,mux=on", "-serial", "chardev:stream",
-        "-semihosting-config", f"enable=on,target=native,chardev=stream{args}",
+        qemu, "-machine", target.name, "-display", "none", "-monitor", "none", "-serial", "stdio",
+        "-semihosting-config", f"enable=on,target=native{args}",
         # Virtual time advances 2**shift ns per instruction and never with the host clock:
         # the timers then count instructions, and every run is identical.
         "-icount", f"shift={target.icount_shift},sleep=off",
