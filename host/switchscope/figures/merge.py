@@ -63,11 +63,23 @@ def merge_suites(directories: list[Path]) -> MergedSuite:
         except (OSError, ValueError):
             raise SwitchscopeError(f"{directory} is no suite directory: it has no readable {suite.PLAN_FILE}",
                                    HINT) from None
-    asked = {(tuple(p["kernels"]), tuple(p["targets"]), p["samples"]) for _, p in plans}
+    try:
+        asked = {(tuple(p["kernels"]), tuple(p["targets"]), int(p["samples"])) for _, p in plans}
+        for _, p in plans:
+            p["wall_seconds"], p["workers"] = float(p["wall_seconds"]), int(p["workers"])
+            str(p["subset"]["subset"]), str(p["subset"]["plan"])
+    except (KeyError, TypeError, ValueError):
+        raise SwitchscopeError(f"a {suite.PLAN_FILE} among {', '.join(map(str, directories))} is not one switchscope "
+                               "suite wrote", HINT) from None
     if len(asked) != 1:
         raise SwitchscopeError("these directories hold different suites (kernels, targets or samples differ)", HINT)
     _shares_complete([(directory, p["subset"]) for directory, p in plans])
     kernels_named, targets_named, samples = next(iter(asked))
+    unknown = [name for name in kernels_named if name not in catalog.KERNELS] + \
+        [name for name in targets_named if name not in catalog.TARGETS]
+    if unknown:
+        raise SwitchscopeError(f"these shares measured {', '.join(unknown)}, which this switchscope does not know",
+                               "merge with the switchscope that measured them")
     kernels = [catalog.KERNELS[name] for name in kernels_named]
     targets = [catalog.TARGETS[name] for name in targets_named]
     found = suite.points(kernels, targets, samples)
