@@ -132,7 +132,7 @@ void harness_record(uint32_t seq, uint16_t tag)
 {
     static uint32_t next_seq;
     static uint16_t last_tag;
-    uint8_t flags = probe.tick_start != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
+    uint8_t flags = PROBE_TICK_FIRST != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
     if (!probe.closed)
         flags |= SAMPLE_NOT_CLOSED;
     if (probe.wrapped)
