@@ -4,6 +4,7 @@
  * Reset, vectors, the software interrupt and the fault report: common/cortex_m.c.
  */
 #include <stdint.h>
+#include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
 #include "switchscope/harness.h"
@@ -19,21 +20,26 @@
 #define UART_STATE_TX_FULL 0x1u
 #define UART_CTRL_TX_ENABLE 0x1u
 
+static int batching; /* the record stream in batches (board_write, below): set from the run parameters */
+
 void board_init(void)
 {
     UART0_BAUDDIV = 16;
     UART0_CTRL = UART_CTRL_TX_ENABLE;
     cortex_m_soft_irq_enable();
+    batching = strstr(cortex_m_semihosting_cmdline(), "stream=semihosting") != 0;
 }
 
 /*
- * The record stream leaves in batches, by semihosting's SYS_WRITE to QEMU's
+ * Run by switchscope's simulator runner (run parameter stream=semihosting),
+ * the record stream leaves in batches, by semihosting's SYS_WRITE to QEMU's
  * own standard output (opened by name, for appending: a blocking write of
  * the whole batch, where a console chardev shared with the UART would drop
  * what a full pipe did not take): one trap and one host write per batch,
  * where the UART model costs a write to the device and one host write per
  * byte. The bytes are the UART's would be; they leave outside the measured
- * windows, so no figure moves.
+ * windows, so no figure moves. Otherwise (the image read over its UART, as a
+ * board) every byte goes to the UART as it comes.
  */
 #define BATCH_BYTES 512
 #define SEMIHOSTING_SYS_OPEN 0x01
@@ -62,6 +68,12 @@ void board_flush(void)
 void board_write(const uint8_t *data, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
+        if (!batching) {
+            while (UART0_STATE & UART_STATE_TX_FULL)
+                ;
+            UART0_DATA = data[i];
+            continue;
+        }
         batch[batched++] = data[i];
         if (batched == BATCH_BYTES)
             board_flush();
