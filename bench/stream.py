@@ -21,7 +21,7 @@ sys.path.insert(0, str(CHECKOUT / "host"))
 from switchscope import catalog  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.common.tools import require  # noqa: E402
-from switchscope.run.runner import BATCHED_STREAM, qemu_command  # noqa: E402
+from switchscope.run.runner import qemu_command  # noqa: E402
 
 
 def timed(command: list[str]) -> tuple[float, int]:
@@ -44,7 +44,7 @@ def main() -> int:
     gauge_seconds, _ = timed([switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup",
                               "--to", "board_exit", "--count", "1"])
     firmware = build(kernel, target, catalog.SCENARIOS["yield"])
-    alone, stream = timed(qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}", BATCHED_STREAM]))
+    alone, stream = timed(qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}"]))
     end_to_end, _ = timed([switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"])
     print("| what | seconds | x gauge |")
     print("|---|--:|--:|")

@@ -4,7 +4,6 @@
  * Reset, vectors, the software interrupt and the fault report: common/cortex_m.c.
  */
 #include <stdint.h>
-#include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
 #include "switchscope/harness.h"
@@ -20,63 +19,19 @@
 #define UART_STATE_TX_FULL 0x1u
 #define UART_CTRL_TX_ENABLE 0x1u
 
-static int batching; /* the record stream in batches (board_write, below): set from the run parameters */
-
 void board_init(void)
 {
     UART0_BAUDDIV = 16;
     UART0_CTRL = UART_CTRL_TX_ENABLE;
     cortex_m_soft_irq_enable();
-    batching = strstr(cortex_m_semihosting_cmdline(), "stream=semihosting") != 0;
-}
-
-/*
- * Run by switchscope's simulator runner (run parameter stream=semihosting),
- * the record stream leaves in batches, by semihosting's SYS_WRITE to QEMU's
- * own standard output (opened by name, for appending: a blocking write of
- * the whole batch, where a console chardev shared with the UART would drop
- * what a full pipe did not take): one trap and one host write per batch,
- * where the UART model costs a write to the device and one host write per
- * byte. The bytes are the UART's would be; they leave outside the measured
- * windows, so no figure moves. Otherwise (the image read over its UART, as a
- * board) every byte goes to the UART as it comes.
- */
-#define BATCH_BYTES 512
-#define SEMIHOSTING_SYS_OPEN 0x01
-#define SEMIHOSTING_SYS_WRITE 0x05
-#define SEMIHOSTING_MODE_APPEND 8 /* "a" */
-
-static uint8_t batch[BATCH_BYTES];
-static size_t batched;
-static int console = -1;
-
-void board_flush(void)
-{
-    if (!batched)
-        return;
-    if (console < 0) {
-        static const char name[] = "/dev/stdout";
-        struct { const char *name; uint32_t mode; uint32_t length; } open = {name, SEMIHOSTING_MODE_APPEND,
-                                                                            sizeof name - 1};
-        console = cortex_m_semihosting(SEMIHOSTING_SYS_OPEN, &open);
-    }
-    struct { int handle; const uint8_t *data; uint32_t length; } write = {console, batch, (uint32_t)batched};
-    cortex_m_semihosting(SEMIHOSTING_SYS_WRITE, &write);
-    batched = 0;
 }
 
 void board_write(const uint8_t *data, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
-        if (!batching) {
-            while (UART0_STATE & UART_STATE_TX_FULL)
-                ;
-            UART0_DATA = data[i];
-            continue;
-        }
-        batch[batched++] = data[i];
-        if (batched == BATCH_BYTES)
-            board_flush();
+        while (UART0_STATE & UART_STATE_TX_FULL)
+            ;
+        UART0_DATA = data[i];
     }
 }
 
@@ -195,11 +150,7 @@ __asm__(".syntax unified\n"
 /* Idle spins: the instruction counts between windows stay as they were. */
 void board_idle(void) {}
 
-void board_exit(int code)
-{
-    board_flush();
-    cortex_m_semihosting_exit(code);
-}
+void board_exit(int code) { cortex_m_semihosting_exit(code); }
 
 void board_describe(void (*emit)(const char *key, const char *value))
 {

@@ -44,11 +44,6 @@ INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see sw
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 
 
-# Run here, a board that can send its record stream in batches through semihosting does (mps2-an385's board.c);
-# its image read over its UART as a board's sends it there.
-BATCHED_STREAM = "stream=semihosting"
-
-
 def qemu_command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]) -> list[str]:
     # Semihosting carries the parameters in and the exit code out; commas in a
     # QEMU option value are escaped by doubling.
@@ -175,7 +170,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         trace_log = Path(scratch) / "trace.txt"
         if target.simulator == "qemu":
             qemu = require(QEMU, QEMU)
-            command = qemu_command(qemu, target, firmware_elf, [*parameters, BATCHED_STREAM])
+            command = qemu_command(qemu, target, firmware_elf, parameters)
             cycles = (unit or target.unit) == "cycles"
             if watches or (cycles and stamps) or switch_word:
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
