@@ -193,7 +193,7 @@ def command_sweep(args) -> int:
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
     share = None
     if args.subset:  # the whole plan's digest goes with the share, for merge
-        share = {"subset": str(args.subset), "plan": shards.plan_digest(points), "points": len(points)}
+        share = shards.manifest(points, args.subset)
         points = shards.share_of(points, args.subset)
         if not points:
             print(f"share {args.subset} holds no points: the plan's {share['points']} points need fewer shares "

@@ -67,7 +67,8 @@ def merge_suites(directories: list[Path]) -> MergedSuite:
         asked = {(tuple(p["kernels"]), tuple(p["targets"]), int(p["samples"])) for _, p in plans}
         for _, p in plans:
             p["wall_seconds"], p["workers"] = float(p["wall_seconds"]), int(p["workers"])
-            str(p["subset"]["subset"]), str(p["subset"]["plan"])
+            if not isinstance(p["subset"]["subset"], str) or not isinstance(p["subset"]["plan"], str):
+                raise TypeError
     except (KeyError, TypeError, ValueError):
         raise SwitchscopeError(f"a {suite.PLAN_FILE} among {', '.join(map(str, directories))} is not one switchscope "
                                "suite wrote", HINT) from None

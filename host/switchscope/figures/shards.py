@@ -70,3 +70,8 @@ def plan_digest(points: list[Point]) -> str:
     for point in points:
         digest.update(repr(point_key(point)).encode())
     return digest.hexdigest()[:16]
+
+
+def manifest(points: list[Point], subset: Subset) -> dict:
+    """What a share's results say of it, for merge: which share, of which plan, of how many points."""
+    return {"subset": str(subset), "plan": plan_digest(points), "points": len(points)}

@@ -32,7 +32,7 @@ from switchscope.common import outputs
 from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.figures import floor, matrix, results_files
 from switchscope.figures.matrix import Point
-from switchscope.figures.shards import Subset, plan_digest, share_of
+from switchscope.figures.shards import Subset, manifest, share_of
 from switchscope.figures.result import Result
 
 BERTOS_SCENARIOS = ("resume", "signal", "yield", "isr")
@@ -154,7 +154,7 @@ def write_plan(out: Path, kernels, targets, samples: int, measurements: list[Poi
     """What this suite directory holds: the suite asked for, the plan's digest and its share of it."""
     subset = subset or Subset(1, 1)
     plan = {"kernels": [k.name for k in kernels], "targets": [t.name for t in targets], "samples": samples,
-            "subset": {"subset": str(subset), "plan": plan_digest(measurements), "points": len(measurements)},
+            "subset": manifest(measurements, subset),
             "wall_seconds": round(wall, 3), "workers": workers}
     outputs.write_text(out / PLAN_FILE, json.dumps(plan, indent=1) + "\n")
 
