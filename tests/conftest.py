@@ -74,3 +74,15 @@ def refused_cleanly(folder: Path, files, arguments, status: int, fragment: str, 
     assert {path: path.read_bytes() for path in before} == before  # inputs untouched
     assert sorted(path for path in folder.rglob("*") if path.is_file()) == sorted(before)  # nothing written
     return said
+
+
+# When and how fast a result was measured, not what it measured: left out where two runs' results are compared.
+VARYING_FIELDS = {"measured_at", "wall_seconds", "project"}
+
+
+def measured_fields(path: Path) -> dict:
+    """The one result of a run's JSON file, without the fields that vary from run to run."""
+    import json
+
+    (result,) = json.loads(path.read_text())["results"]
+    return {key: value for key, value in result.items() if key not in VARYING_FIELDS}

@@ -1,14 +1,13 @@
 """--cluster: a suite on a local Dask cluster gives the local pool's results, sample for sample; a worker
 killed mid-run has its points measured elsewhere, each point once."""
 
-import json
 import os
 import signal
 
 import psutil
 import pytest
 
-from conftest import run_command
+from conftest import measured_fields, run_command
 from switchscope import catalog
 from switchscope.catalog.plan import plan
 from switchscope.figures import cluster, matrix
@@ -16,12 +15,6 @@ from switchscope.figures import cluster, matrix
 pytestmark = pytest.mark.firmware
 
 SUITE = ["suite", "--kernel", "floor", "--target", "atmega328p", "--samples", "40", "--quiet"]
-VARYING = {"measured_at", "wall_seconds", "project"}
-
-
-def figures(path):
-    (result,) = json.loads(path.read_text())["results"]
-    return {key: value for key, value in result.items() if key not in VARYING}
 
 
 def test_a_suite_on_a_local_cluster_is_the_local_pools(tmp_path, capsys):
@@ -30,7 +23,7 @@ def test_a_suite_on_a_local_cluster_is_the_local_pools(tmp_path, capsys):
     assert status == 0, said
     runs = sorted(p.relative_to(tmp_path / "pool") for p in (tmp_path / "pool").glob("runs/**/*.json"))
     assert runs == sorted(p.relative_to(tmp_path / "dask") for p in (tmp_path / "dask").glob("runs/**/*.json"))
-    assert all(figures(tmp_path / "dask" / run) == figures(tmp_path / "pool" / run) for run in runs)
+    assert all(measured_fields(tmp_path / "dask" / run) == measured_fields(tmp_path / "pool" / run) for run in runs)
 
 
 def test_a_worker_killed_mid_run_loses_no_point():

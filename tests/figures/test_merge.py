@@ -7,19 +7,13 @@ import shutil
 
 import pytest
 
-from conftest import run_command
+from conftest import VARYING_FIELDS, measured_fields, run_command
 
 pytestmark = pytest.mark.firmware
 
 SUITE = ["suite", "--kernel", "floor", "--target", "atmega328p", "--samples", "40", "--quiet"]
 SWEEP = ["sweep", "--kernel", "freertos", "--target", "mps2-an385", "--scenario", "rotate", "--tasks", "2-4",
          "--config", "preemption=on,off", "--samples", "40", "--quiet"]
-VARYING = {"measured_at", "wall_seconds", "project"}  # when and how fast it ran, not what it measured
-
-
-def figures(path):
-    (result,) = json.loads(path.read_text())["results"]
-    return {key: value for key, value in result.items() if key not in VARYING}
 
 
 def test_two_shares_of_a_suite_merged_are_the_whole_suite(tmp_path, capsys):
@@ -34,7 +28,7 @@ def test_two_shares_of_a_suite_merged_are_the_whole_suite(tmp_path, capsys):
     shares = [p.relative_to(tmp_path / s) for s in "12" for p in (tmp_path / s).glob("runs/**/*.json")]
     assert merged == whole and sorted(shares) == whole  # each measurement in exactly one share
     for relative in whole:  # the floor multiples too: attached again across the shares
-        assert figures(tmp_path / "merged" / relative) == figures(tmp_path / "whole" / relative)
+        assert measured_fields(tmp_path / "merged" / relative) == measured_fields(tmp_path / "whole" / relative)
     summary = lambda d: [line for line in (tmp_path / d / "summary.md").read_text().splitlines() if " s on " not in line]
     assert summary("merged") == summary("whole") and (tmp_path / "merged" / "index.html").is_file()
 
@@ -60,7 +54,7 @@ def test_two_shares_of_a_sweep_merged_are_the_whole_sweep(tmp_path, capsys):
                                 str(tmp_path / "merged.json")], capsys)
     assert status == 0, said
     key = lambda r: (r["options"]["preemption"], r["tasks"])
-    strip = lambda path: sorted(({k: v for k, v in r.items() if k not in VARYING}
+    strip = lambda path: sorted(({k: v for k, v in r.items() if k not in VARYING_FIELDS}
                                  for r in json.loads(path.read_text())["results"]), key=key)
     assert strip(tmp_path / "merged.json") == strip(tmp_path / "whole.json")
     other = tmp_path / "other.json"
