@@ -2,14 +2,16 @@
 """What a sample costs on QEMU against what QEMU costs: a million FreeRTOS `yield` samples on mps2-an385,
 end to end (`switchscope run`, in cycles) and the simulator alone, against a gauge of 200 million plain
 instructions (bench/firmware/gauge.c) run as a run counts them: QEMU with switchscope's plugin timing every
-instruction in cycles; and bare. The yardstick: end to end over the gauge.
+instruction in cycles; and bare. The yardstick: end to end over the gauge. Each is timed `--repeat` times
+(default 3) and the median kept: one run on a 2-core machine varies by a tenth.
 
-    python3 bench/stream.py [--samples 1000000]
+    python3 bench/stream.py [--samples 1000000] [--repeat 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import subprocess
 import sys
 import time
@@ -21,34 +23,42 @@ sys.path.insert(0, str(CHECKOUT / "host"))
 from switchscope import catalog  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.common.tools import require  # noqa: E402
-from switchscope.run.runner import qemu_command  # noqa: E402
+from switchscope.run.runner import BATCHED_STREAM, qemu_command  # noqa: E402
 
 
-def timed(command: list[str]) -> tuple[float, int]:
-    started = time.monotonic()
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    return time.monotonic() - started, len(done.stdout)
+def timed(command: list[str], repeat: int) -> tuple[float, int]:
+    """The median wall time of `repeat` runs, and the bytes the last one wrote to stdout."""
+    seconds = []
+    for _ in range(max(1, repeat)):
+        started = time.monotonic()
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+        seconds.append(time.monotonic() - started)
+    return statistics.median(seconds), len(done.stdout)
 
 
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--samples", type=int, default=1_000_000)
+    options.add_argument("--repeat", type=int, default=3)
     args = options.parse_args()
     kernel, target = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"]
     qemu = require("qemu-system-arm", "qemu-system-arm")
     gauge = build(kernel, target, catalog.Scenario("gauge", "200 M instructions", source=CHECKOUT / "bench" /
                                                    "firmware" / "gauge.c"))
-    bare, _ = timed(qemu_command(qemu, target, gauge.elf, []))
+    bare, _ = timed(qemu_command(qemu, target, gauge.elf, []), args.repeat)
     switchscope = str(CHECKOUT / ".venv" / "bin" / "switchscope")
     # as a run counts it: QEMU with the plugin timing every instruction in cycles (switchscope measure)
     gauge_seconds, _ = timed([switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup",
-                              "--to", "board_exit", "--count", "1"])
+                              "--to", "board_exit", "--count", "1"], args.repeat)
     firmware = build(kernel, target, catalog.SCENARIOS["yield"])
-    alone, stream = timed(qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}"]))
-    end_to_end, _ = timed([switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"])
+    alone, stream = timed(qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}", BATCHED_STREAM]),
+                          args.repeat)
+    end_to_end, _ = timed([switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"],
+                          args.repeat)
     print("| what | seconds | x gauge |")
     print("|---|--:|--:|")
-    print(f"| gauge: 200 M instructions, QEMU with the plugin in cycles (switchscope measure) | {gauge_seconds:.2f} | 1 |")
+    print(f"| gauge: 200 M instructions, QEMU with the plugin in cycles (switchscope measure) | {gauge_seconds:.2f} "
+          "| 1 |")
     print(f"| the same, bare QEMU | {bare:.2f} | {bare / gauge_seconds:.2f} |")
     print(f"| yield, {args.samples:,} samples: QEMU alone ({stream / args.samples:.1f} bytes a sample) | "
           f"{alone:.1f} | {alone / gauge_seconds:.1f} |")

@@ -27,13 +27,14 @@ from switchscope.build import native  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.common.tools import require  # noqa: E402
 from switchscope.decode.wire import StreamDecoder  # noqa: E402
-from switchscope.run.runner import INTERRUPT_ENTRY_CYCLES, qemu_command, simavr_command  # noqa: E402
+from switchscope.run.runner import BATCHED_STREAM, INTERRUPT_ENTRY_CYCLES, qemu_command, simavr_command  # noqa: E402
 
 
 def simulator_command(target, firmware_elf: Path, samples: int) -> list[str]:
     parameters = [f"samples={samples}"]
     if target.simulator == "qemu":
-        return qemu_command(require("qemu-system-arm", "qemu-system-arm"), target, firmware_elf, parameters)
+        return qemu_command(require("qemu-system-arm", "qemu-system-arm"), target, firmware_elf,
+                            [*parameters, BATCHED_STREAM])
     return simavr_command(native.ensure("simavr"), target, firmware_elf, parameters, samples, INTERRUPT_ENTRY_CYCLES)
 
 

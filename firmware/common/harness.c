@@ -70,7 +70,11 @@ uint32_t harness_parameter(const char *name, uint32_t fallback)
     return fallback;
 }
 
-void harness_log(const char *text) { send_text(RECORD_LOG, text, 0, 0, 0); }
+void harness_log(const char *text)
+{
+    send_text(RECORD_LOG, text, 0, 0, 0);
+    board_flush(); /* a log is what a run that never ends shows last */
+}
 
 void harness_describe(const char *key, uint32_t value) { emit_meta_number(key, value); }
 
@@ -227,6 +231,7 @@ static void pace_next_window(uint32_t seq)
         if (pace.since_tick < usable && 2 * pace.longest < usable - pace.since_tick)
             return;
     }
+    board_flush(); /* the time waited for the tick is free */
     ss_wait_next_tick();
     pace_after_tick();
     pace.waits++;

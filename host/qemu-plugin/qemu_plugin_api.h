@@ -72,6 +72,18 @@ enum qemu_plugin_op {
     QEMU_PLUGIN_INLINE_STORE_U64,
 };
 
+/* the test a conditional callback makes of a scoreboard entry against an immediate before it is called */
+enum qemu_plugin_cond {
+    QEMU_PLUGIN_COND_NEVER,
+    QEMU_PLUGIN_COND_ALWAYS,
+    QEMU_PLUGIN_COND_EQ,
+    QEMU_PLUGIN_COND_NE,
+    QEMU_PLUGIN_COND_LT,
+    QEMU_PLUGIN_COND_LE,
+    QEMU_PLUGIN_COND_GT,
+    QEMU_PLUGIN_COND_GE,
+};
+
 typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 typedef void (*qemu_plugin_vcpu_simple_cb_t)(qemu_plugin_id_t id, unsigned int vcpu_index);
 typedef void (*qemu_plugin_vcpu_udata_cb_t)(unsigned int vcpu_index, void *userdata);
@@ -83,6 +95,9 @@ void qemu_plugin_register_vcpu_tb_exec_cb(struct qemu_plugin_tb *tb, qemu_plugin
                                           enum qemu_plugin_cb_flags flags, void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
                                             enum qemu_plugin_cb_flags flags, void *userdata);
+void qemu_plugin_register_vcpu_insn_exec_cond_cb(struct qemu_plugin_insn *insn, qemu_plugin_vcpu_udata_cb_t cb,
+                                                 enum qemu_plugin_cb_flags flags, enum qemu_plugin_cond cond,
+                                                 qemu_plugin_u64 entry, uint64_t imm, void *userdata);
 void qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(struct qemu_plugin_insn *insn, enum qemu_plugin_op op,
                                                          qemu_plugin_u64 entry, uint64_t imm);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
@@ -96,6 +111,7 @@ void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t 
 struct qemu_plugin_scoreboard *qemu_plugin_scoreboard_new(size_t element_size);
 uint64_t qemu_plugin_u64_get(qemu_plugin_u64 entry, unsigned int vcpu_index);
 void qemu_plugin_u64_add(qemu_plugin_u64 entry, unsigned int vcpu_index, uint64_t added);
+void qemu_plugin_u64_set(qemu_plugin_u64 entry, unsigned int vcpu_index, uint64_t value);
 
 GArray *qemu_plugin_get_registers(void);
 int qemu_plugin_read_register(struct qemu_plugin_register *handle, GByteArray *buf);

@@ -97,6 +97,8 @@ struct block {
     enum insn_flow last_flow;      /* how its last instruction leaves it */
     uint64_t last_target;
     struct insn_timing first, last; /* for loads pipelining across a block boundary */
+    int first_across;              /* its first instruction has a cost across the boundary (on_first_of_block) */
+    int starts_handler;            /* it starts at an exception handler */
 };
 
 static struct watch watches[MAX_WATCHES];
@@ -118,6 +120,10 @@ static int tracing;
 static struct qemu_plugin_scoreboard *board;
 static qemu_plugin_u64 instructions, cycles, below, above;
 static qemu_plugin_u64 logged; /* the counter the log reports */
+/* `nesting` as the translated code can test it: on_indirect is called only in a handler, since thread
+ * mode returns from no exception, and most indirect branches are a function's return there */
+static struct qemu_plugin_scoreboard *flow_board;
+static qemu_plugin_u64 in_handler;
 /* the ranges' run-time parts (taken branches, returns, operands): plain sums, cheaper than a
  * scoreboard add in every callback; the inline adds at translation go to `below` and `above` */
 static int64_t run_time_below, run_time_above;
@@ -420,20 +426,22 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     previous_block = block;
     if (exception_returning) {
         exception_returning = 0;
-        if (is_handler(block->start)) { /* a pending exception taken at the return */
+        if (block->starts_handler) { /* a pending exception taken at the return */
             charge_flow(vcpu_index, "tail-chain", TIMING_TAIL_CHAIN);
             if (switch_word)
                 log_switch_flow("chain", block->start, "", &before_flow);
             return;
         }
         charge_flow(vcpu_index, "exception-return", TIMING_EXCEPTION_EXIT);
-        if (nesting > 0)
+        if (nesting > 0) {
             settle_branch(vcpu_index, interrupted[--nesting], block->start);
+            qemu_plugin_u64_set(in_handler, vcpu_index, (uint64_t)nesting);
+        }
         if (switch_word && nesting == 0)
             log_resume(vcpu_index, block->start);
         return;
     }
-    if (is_handler(block->start) && !flows_to(previous, block->start)) {
+    if (block->starts_handler && !flows_to(previous, block->start)) {
         charge_flow(vcpu_index, "exception-entry", TIMING_EXCEPTION_ENTRY);
         if (switch_word && nesting == 0) {
             char more[24];
@@ -444,8 +452,10 @@ static void on_block(unsigned int vcpu_index, void *userdata)
         } else if (switch_word) {
             log_switch_flow("nest", block->start, "", &before_flow);
         }
-        if (nesting < MAX_NESTING)
+        if (nesting < MAX_NESTING) {
             interrupted[nesting++] = previous; /* its branch is settled where execution resumes */
+            qemu_plugin_u64_set(in_handler, vcpu_index, (uint64_t)nesting);
+        }
         return;
     }
     settle_branch(vcpu_index, previous, block->start);
@@ -455,7 +465,7 @@ static void on_block(unsigned int vcpu_index, void *userdata)
      * charged by on_first_of_block, after any watch on the load has logged the count
      * before it, as the inline adds of a load within a block are. */
     across = (struct cost){0, 0, 0};
-    if (previous && block->start == previous->end &&
+    if (block->first_across && previous && block->start == previous->end &&
         !(previous->last.condition != CONDITION_ALWAYS && condition_failed))
         across = cortex_m_across(&previous->last, &block->first);
 }
@@ -543,8 +553,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
         timing.condition = cortex_m_it_condition(&it, halfwords[0]);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
-        if (i == 0 && (timing.is_memory || timing.address_mask)) /* after the watches: its own cost */
+        if (i == 0 && (timing.is_memory || timing.address_mask)) { /* after the watches: its own cost */
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_first_of_block, QEMU_PLUGIN_CB_NO_REGS, NULL);
+            block->first_across = 1;
+        }
         if (timing.below)
             qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, below, timing.below);
         if (timing.above)
@@ -561,7 +573,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
             if (timing.operands != OPERANDS_NONE)
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_operands, QEMU_PLUGIN_CB_R_REGS, kept);
             else if (timing.flow == FLOW_INDIRECT)
-                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_indirect, QEMU_PLUGIN_CB_R_REGS, kept);
+                qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_indirect, QEMU_PLUGIN_CB_R_REGS,
+                                                            QEMU_PLUGIN_COND_NE, in_handler, 0, kept);
         }
         previous = timing;
         if (i == 0)
@@ -573,6 +586,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     }
     if (count_cycles) {
         block->start = qemu_plugin_tb_vaddr(tb);
+        block->starts_handler = is_handler(block->start);
         /* switch_word= reads the stacked frame at an entry: the registers must be readable there */
         qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, switch_word ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
                                              block);
@@ -687,6 +701,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     below = (qemu_plugin_u64){board, offsetof(struct counters, below)};
     above = (qemu_plugin_u64){board, offsetof(struct counters, above)};
     logged = count_cycles ? cycles : instructions;
+    flow_board = qemu_plugin_scoreboard_new(sizeof(uint64_t));
+    in_handler = (qemu_plugin_u64){flow_board, 0};
     if (latency_irq >= 0 && (latency_irq > 479 || !latency_handler)) {
         fprintf(stderr, "switchscope plugin: latency_irq= takes 0 to 479, with latency_handler=ADDRESS\n");
         return -1;

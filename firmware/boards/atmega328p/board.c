@@ -48,6 +48,8 @@ void board_init(void)
     PCICR = _BV(PCIE0);
 }
 
+void board_flush(void) {} /* every byte is written as it comes */
+
 void board_write(const uint8_t *data, size_t len)
 {
     for (size_t i = 0; i < len; i++) {

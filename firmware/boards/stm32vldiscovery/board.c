@@ -137,6 +137,8 @@ void board_init(void)
     cortex_m_soft_irq_enable();
 }
 
+void board_flush(void) {} /* every byte is written as it comes */
+
 void board_write(const uint8_t *data, size_t len)
 {
     for (size_t i = 0; i < len; i++) {

@@ -10,8 +10,12 @@
 
 void board_init(void);
 
-/* Write bytes to the host link (UART); blocks until queued. */
+/* Write bytes to the host link (UART); blocks until queued. A board may hold
+ * them back to send them in batches (the QEMU boards do): board_flush() sends
+ * what it holds; the harness calls it where it waits, after a text record,
+ * and before the run ends. */
 void board_write(const uint8_t *data, size_t len);
+void board_flush(void);
 
 /* The run parameters the host passed ("samples=1000 ..."), or "" if none. */
 const char *board_parameters(void);

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import sys
+import time
 
 from rich.console import Console
 from rich.markup import escape
@@ -28,6 +29,7 @@ class Activity:
                                  disable=not self.enabled)
         self.task = None
         self.label = ""
+        self.drawn_at = 0.0
 
     def __enter__(self) -> "Activity":
         self.progress.start()
@@ -50,7 +52,12 @@ class Activity:
     def on_stage(self, stage: str) -> None:
         self.progress.update(self.task, description=f"{self.label}: {stage}")
 
-    def advance_to(self, done: int) -> None:
+    def advance_to(self, done: int, every_time: bool = False) -> None:
+        # called for every chunk of a stream: at most ten updates a second, none when nothing is drawn
+        now = time.monotonic()
+        if not self.enabled or (now - self.drawn_at < 0.1 and not every_time):
+            return
+        self.drawn_at = now
         speed = self.progress.tasks[-1].speed if self.progress.tasks else None
         self.progress.update(self.task, completed=done, rate=f"{speed:,.0f} {self.unit}/s" if speed else "")
 
@@ -58,7 +65,7 @@ class Activity:
         """For a sweep or suite: `done` of `total` measurements."""
         if self.task is None:
             self.begin(self.label or "measurements", total)
-        self.advance_to(done)
+        self.advance_to(done, every_time=True)
 
 
 def table(rows: list[list[str]], markup: bool = False) -> list[str]:

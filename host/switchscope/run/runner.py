@@ -8,6 +8,7 @@ firmware sent, so a failure can be explained by its last words.
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import os
 import re
 import select
@@ -18,14 +19,14 @@ import time
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 
 from switchscope.build import native
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed
 from switchscope.common.tools import require, version_line
 from switchscope.decode import elf
-from switchscope.decode.recording import Edge, Events, RunOutput
+from switchscope.decode.event_log import EventLog
+from switchscope.decode.recording import Edge, RunOutput
 from switchscope.decode.wire import StreamDecoder
 
 Progress = Callable[[int], None]  # called with the number of samples received so far
@@ -42,6 +43,13 @@ LATENCY_EVENTS_PER_SAMPLE = 64
 EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
+PIPE_BYTES = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size
+DECODE_BYTES = 1 << 18
+
+
+# Run here, a board that can send its record stream in batches through semihosting does (mps2-an385's board.c);
+# its image read over its UART as a board's sends it there.
+BATCHED_STREAM = "stream=semihosting"
 
 
 def qemu_command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]) -> list[str]:
@@ -72,16 +80,35 @@ def simavr_command(runner: Path, target: Target, firmware_elf: Path, parameters:
     return command
 
 
-def _collect(command: list[str], time_limit: float, progress: Progress | None):
+def _collect(command: list[str], time_limit: float, progress: Progress | None, event_log: EventLog | None = None):
     """Run `command`, decoding its stdout as a record stream, for at most
-    `time_limit` seconds. Returns (stream, return code or None if stopped, stderr, seconds)."""
+    `time_limit` seconds, and feeding `event_log` what the simulator writes
+    to its file as it grows. Returns (stream, return code or None if stopped,
+    stderr, seconds)."""
     decoder = StreamDecoder()
     started = time.monotonic()
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True, preexec_fn=die_with_parent)
     stderr = bytearray()
     returncode = None
+    unread, decoded_at = bytearray(), started
+    log_file = None
+
+    def decode() -> None:
+        nonlocal decoded_at, log_file
+        decoder.feed(bytes(unread))
+        unread.clear()
+        decoded_at = time.monotonic()
+        if progress:
+            progress(len(decoder.stream.samples))
+        if event_log is not None:
+            if log_file is None and event_log.source.is_file():
+                log_file = open(event_log.source, "rb")
+            if log_file is not None:
+                event_log.feed(log_file.read())
+
     try:
+        _widen_pipe(process.stdout.fileno())
         streams = {process.stdout.fileno(): "out", process.stderr.fileno(): "err"}
         while streams:
             remaining = time_limit - (time.monotonic() - started)
@@ -89,25 +116,37 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None):
                 break
             ready, _, _ = select.select(list(streams), [], [], min(remaining, 0.25))
             for fd in ready:
-                chunk = os.read(fd, 65536)
+                chunk = os.read(fd, PIPE_BYTES)
                 if not chunk:
                     del streams[fd]
                 elif streams[fd] == "out":
-                    decoder.feed(chunk)
-                    if progress:
-                        progress(len(decoder.stream.samples))
+                    unread.extend(chunk)
                 else:
                     stderr += chunk
+            # decoded in pieces of some size: each call has a fixed cost, and the simulator waits for nobody meanwhile
+            if len(unread) >= DECODE_BYTES or time.monotonic() - decoded_at >= 0.2:
+                decode()
         if streams:  # still open at the time limit: the firmware hangs or runs away
             _end(process)
         else:
             returncode = process.wait(timeout=10)
+        decode()  # the rest, the event log's last lines included
     finally:  # also on an interruption: no simulator outlives the command
         if process.poll() is None:
             _end(process)
         process.stdout.close()
         process.stderr.close()
+        if log_file is not None:
+            log_file.close()
     return decoder.finish(), returncode, stderr.decode(errors="replace"), time.monotonic() - started
+
+
+def _widen_pipe(fd: int) -> None:
+    """A larger pipe from the simulator: it blocks less often while the decoder works."""
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+    except (OSError, AttributeError):
+        pass  # over /proc/sys/fs/pipe-max-size, or not Linux: the default pipe serves
 
 
 def die_with_parent(signal_number: int = signal.SIGKILL) -> None:
@@ -170,7 +209,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         trace_log = Path(scratch) / "trace.txt"
         if target.simulator == "qemu":
             qemu = require(QEMU, QEMU)
-            command = qemu_command(qemu, target, firmware_elf, parameters)
+            command = qemu_command(qemu, target, firmware_elf, [*parameters, BATCHED_STREAM])
             cycles = (unit or target.unit) == "cycles"
             if watches or (cycles and stamps) or switch_word:
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
@@ -220,8 +259,9 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             simulator = f"switchscope-simavr on libsimavr {_simavr_version()}"
             options = (f"interrupt entry {interrupt_entry_cycles} cycles, one instruction after sei or reti before "
                        "a pending interrupt, watchdog interrupt mode kept")
-        stream, returncode, stderr, seconds = _collect(command, time_limit, progress)
-        events, events_limited = _read_events(event_log) if event_log.is_file() else (None, False)
+        log = EventLog(event_log)
+        stream, returncode, stderr, seconds = _collect(command, time_limit, progress, log)
+        events, events_limited = log.finish() if event_log.is_file() else (None, False)
         trace = trace_log.read_text().splitlines() if trace_log.is_file() else None
         edges = None
         if watch_scope_pin and target.simulator == "qemu" and events is not None:
@@ -239,32 +279,6 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
                      simulator=simulator, options=options, command=command, edges=edges, events=events,
                      events_limited=events_limited, trace=trace)
-
-
-def _read_events(log: Path) -> tuple[Events, bool]:
-    """"<count> <name>" lines from the QEMU plugin or the simavr runner (with
-    a third field, the instructions before it, and a fourth and fifth, the
-    least and the most cycles the core's manual allows, when QEMU counts cycles), and
-    whether the log ended at its limit ("<count> limit") rather than with the
-    run ("<count> end", or nothing). Read as columns: a run of a million
-    samples logs millions of events."""
-    lines = log.read_bytes().splitlines()
-    limited = False
-    while lines and (len(lines[-1].split(b" ")) < 2 or lines[-1].split(b" ")[1] in (b"end", b"limit")):
-        limited = limited or lines[-1].endswith(b" limit")
-        lines.pop()
-    fields = len(lines[0].split(b" ")) if lines else 2
-    try:
-        table = np.array(b" ".join(lines).split(b" "), dtype=bytes).reshape(-1, fields) if lines \
-            else np.zeros((0, fields), dtype=bytes)
-        time = table[:, 0].astype(np.int64)
-        instructions = table[:, 2].astype(np.int64) if fields > 2 else np.full(len(table), -1, dtype=np.int64)
-        least, most = (table[:, 3].astype(np.int64), table[:, 4].astype(np.int64)) if fields > 4 else (None, None)
-    except ValueError:
-        raise FirmwareFailed(f"the simulator's watch log {log} is malformed", "this is a bug: report it") from None
-    names, name_index = np.unique(table[:, 1], return_inverse=True)
-    return Events(time, name_index.reshape(-1), [name.decode() for name in names.tolist()], instructions,
-                  least, most), limited
 
 
 def _edges(changes: list[tuple]) -> list[Edge]:
