@@ -106,8 +106,13 @@ _busy = False  # in a worker: whether a measurement is under way
 
 
 def _on_signal_in_worker(signal_number, _frame):
-    """A worker that is measuring unwinds (its simulator is ended on the way
-    out); an idle one just exits."""
+    """A worker that is measuring unwinds (its simulator is ended and its
+    scratch directory removed on the way out); an idle one just exits. The
+    first signal is the one obeyed: a command killed outright sends one to
+    each worker for every thread of the command that dies, and a second one
+    would cut the clean-up short."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)
     if _busy:
         raise Interrupted(signal_number)
     os._exit(128 + signal_number)
