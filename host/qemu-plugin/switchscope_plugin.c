@@ -97,7 +97,11 @@ struct block {
     enum insn_flow last_flow;      /* how its last instruction leaves it */
     uint64_t last_target;
     struct insn_timing first, last; /* for loads pipelining across a block boundary */
-    int first_across;              /* its first instruction has a cost across the boundary (on_first_of_block) */
+    enum {                          /* its first instruction may cost across the boundary: charged */
+        ACROSS_NONE,
+        ACROSS_AT_START,            /* by on_block (nothing looks at the counts before that instruction) */
+        ACROSS_AFTER_WATCHES,       /* by on_first_of_block, after a watch has logged the count before it */
+    } first_across;
     int starts_handler;            /* it starts at an exception handler */
 };
 
@@ -468,6 +472,10 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     if (block->first_across && previous && block->start == previous->end &&
         !(previous->last.condition != CONDITION_ALWAYS && condition_failed))
         across = cortex_m_across(&previous->last, &block->first);
+    if (block->first_across == ACROSS_AT_START) { /* no callback for the load itself: a callback costs */
+        charge(vcpu_index, across.cycles, across.below, across.above);
+        across = (struct cost){0, 0, 0};
+    }
 }
 
 /* The first instruction of a block, a load or store: its cost across the block boundary (on_block). */
@@ -538,13 +546,18 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         uint64_t address = qemu_plugin_insn_vaddr(insn);
         uint16_t halfwords[2] = {0, 0};
         qemu_plugin_insn_data(insn, halfwords, qemu_plugin_insn_size(insn) < 4 ? 2 : 4);
+        int watched = latency_irq >= 0 || trace; /* something logs the count before this instruction */
         if (latency_irq >= 0) /* first: the assertion comes before any watch on the same instruction */
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_latency_poll, QEMU_PLUGIN_CB_R_REGS, (void *)(uintptr_t)address);
         for (int w = 0; w < watch_count; w++)
-            if (watches[w].address == address)
+            if (watches[w].address == address) {
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
-        if (stamp_register && loads_stamp_register(address, halfwords[0], halfwords[1], known, &valid))
+                watched = 1;
+            }
+        if (stamp_register && loads_stamp_register(address, halfwords[0], halfwords[1], known, &valid)) {
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &stamp_watch);
+            watched = 1;
+        }
         if (trace)
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_traced, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)address);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, instructions, 1);
@@ -553,9 +566,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
         timing.condition = cortex_m_it_condition(&it, halfwords[0]);
         qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
-        if (i == 0 && (timing.is_memory || timing.address_mask)) { /* after the watches: its own cost */
-            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_first_of_block, QEMU_PLUGIN_CB_NO_REGS, NULL);
-            block->first_across = 1;
+        if (i == 0 && (timing.is_memory || timing.address_mask)) {
+            block->first_across = watched ? ACROSS_AFTER_WATCHES : ACROSS_AT_START;
+            if (watched) /* after the watches: its own cost */
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_first_of_block, QEMU_PLUGIN_CB_NO_REGS, NULL);
         }
         if (timing.below)
             qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, below, timing.below);
