@@ -3,9 +3,9 @@
 end to end (`switchscope run`, in cycles) and the simulator alone, against a gauge of 200 million plain
 instructions (bench/firmware/gauge.c) run as a run counts them: QEMU with switchscope's plugin timing every
 instruction in cycles; and bare. The yardstick: end to end over the gauge. Each is timed `--repeat` times
-(default 3) and the median kept: one run on a 2-core machine varies by a tenth.
+(default 5) and the median kept: one run on a 2-core machine varies by a tenth.
 
-    python3 bench/stream.py [--samples 1000000] [--repeat 3]
+    python3 bench/stream.py [--samples 1000000] [--repeat 5]
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def timed(command: list[str], repeat: int) -> tuple[float, int]:
 def main() -> int:
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--samples", type=int, default=1_000_000)
-    options.add_argument("--repeat", type=int, default=3)
+    options.add_argument("--repeat", type=int, default=5)
     args = options.parse_args()
     kernel, target = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"]
     qemu = require("qemu-system-arm", "qemu-system-arm")
