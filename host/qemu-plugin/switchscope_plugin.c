@@ -466,8 +466,8 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     /* QEMU also ends blocks where the code runs straight on (1 KB pages, I/O): a load
      * there still pipelines behind, or waits for, the instruction before it, as within a
      * block, unless that one was skipped by its IT condition. That is the load's own cost:
-     * charged by on_first_of_block, after any watch on the load has logged the count
-     * before it, as the inline adds of a load within a block are. */
+     * where a watch on the load logs the count before it, charged after that by
+     * on_first_of_block, as the inline adds of a load within a block are; otherwise here. */
     across = (struct cost){0, 0, 0};
     if (block->first_across && previous && block->start == previous->end &&
         !(previous->last.condition != CONDITION_ALWAYS && condition_failed))

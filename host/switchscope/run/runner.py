@@ -19,7 +19,6 @@ import time
 from pathlib import Path
 from typing import Callable
 
-
 from switchscope.build import native
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed
