@@ -13,6 +13,7 @@ runs, so the results are the local pool's."""
 from __future__ import annotations
 
 import re
+import threading
 from typing import Callable
 
 from switchscope.common.errors import SwitchscopeError, ToolMissing
@@ -29,6 +30,38 @@ def check_address(text: str) -> str:
         raise SwitchscopeError(f"--cluster {text}: local:N (N workers on this machine) or tcp://HOST:PORT "
                                "(a running Dask scheduler) is expected", "e.g. --cluster local:4")
     return text
+
+
+NO_SCHEDULER = ("start one (dask scheduler), with workers started from a set-up switchscope checkout "
+                "(dask worker tcp://HOST:PORT), or use --cluster local:N")
+
+
+def _connect(client_class, address: str):
+    """A client of the scheduler at `address`, or an error within CONNECT_TIMEOUT_S however the far end
+    behaves: Client's own timeout covers a port where nothing listens, not one that accepts and then says
+    nothing (a stray socket) or speaks another protocol (a web server, the dashboard's port), which can
+    hang the handshake or fail it deep inside."""
+    outcome = {}
+
+    def connect() -> None:
+        try:
+            outcome["client"] = client_class(address, timeout=CONNECT_TIMEOUT_S)
+        except BaseException as error:  # noqa: BLE001 - whatever the handshake met, the answer is the same
+            outcome["error"] = error
+
+    attempt = threading.Thread(target=connect, name="switchscope-dask-connect", daemon=True)
+    attempt.start()
+    attempt.join(CONNECT_TIMEOUT_S + 2)
+    if "client" in outcome:
+        return outcome["client"]
+    error = outcome.get("error")
+    if error is None:
+        reason = f"something accepted the connection but said nothing within {CONNECT_TIMEOUT_S} s"
+    elif isinstance(error, OSError):
+        reason = str(error)[:160]
+    else:  # e.g. a web server's reply read as a Dask frame
+        reason = f"something answered, but not in Dask's protocol ({type(error).__name__})"
+    raise SwitchscopeError(f"--cluster {address}: no Dask scheduler answered ({reason})", NO_SCHEDULER)
 
 
 def measure_point(index: int, point) -> tuple[int, Result | str]:
@@ -55,11 +88,9 @@ def run(todo: list[tuple[int, object]], address: str, on_outcome: Callable[[int,
                                    dashboard_address=None, silence_logs=50)
             client = Client(cluster)
         else:
-            client = Client(address, timeout=CONNECT_TIMEOUT_S)
+            client = _connect(Client, address)
     except OSError as error:
-        raise SwitchscopeError(f"--cluster {address}: no Dask scheduler answered ({error})",
-                               "start one (dask scheduler), with workers started from a set-up switchscope "
-                               "checkout (dask worker tcp://HOST:PORT), or use --cluster local:N") from None
+        raise SwitchscopeError(f"--cluster {address}: no Dask scheduler answered ({error})", NO_SCHEDULER) from None
     try:
         futures = [client.submit(measure_point, index, point, key=f"switchscope-point-{index}", pure=False,
                                  retries=RETRIES) for index, point in todo]
