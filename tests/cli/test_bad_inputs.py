@@ -29,6 +29,8 @@ FILES = {
     "notes.txt": "not an ELF",
     "some-dir/.keep": "",
     "taken": "a file where a directory is wanted",
+    "old-suite/plan.json": '{"subset": {"subset": "1/2", "plan": "0123456789abcdef", "points": 1}}',
+    "old-suite/runs/floor/atmega328p/yield-default-1000.json": "{}",
 }
 
 # (arguments, expected exit status, a fragment of the message)
@@ -107,6 +109,10 @@ CASES = [
     (["merge", "some-dir", "--out", "all"], 2, "no suite directory"),
     (["merge", "capture.vcd", "--out", "all.json"], 2, "capture.vcd"),
     (["suite", "--subset", "3/2"], 2, "K/N"),
+    (["suite", "--out", "old-suite"], 2, "already holds a suite's results (plan.json, runs)"),
+    (["suite", "--out", "old-suite", "--resume", "--kernel", "floor", "--target", "atmega328p"], 2,
+     "holds share 1/2 of plan 0123456789abcdef"),
+    (["merge", "some-dir", "--out", "old-suite"], 2, "already holds a suite's results"),
     (["sweep", "--subset", "two"], 2, "K/N"),
     (["suite", "--cluster", "somewhere"], 2, "local:N"),
     (["sweep", "--cluster", "local:0"], 2, "local:N"),

@@ -248,6 +248,8 @@ def _results(outcomes: list) -> list:
 def command_suite(args) -> int:
     check_samples(args.samples)
     out = outputs.check_directory(args.out, "--out")
+    if not args.resume:
+        suite.check_out(out, resumable=True)
     paths.build_dir()
     with display.Activity(args.quiet, "measurements") as activity:
         activity.label = "suite"

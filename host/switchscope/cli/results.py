@@ -51,7 +51,8 @@ def command_merge(args) -> int:
     if all(given.is_dir() for given in inputs):
         out = outputs.check_directory(args.out, "--out")
         if any(out.resolve() == given.resolve() for given in inputs):
-            raise SwitchscopeError(f"--out {out} is one of the inputs", "give a new directory")
+            raise SwitchscopeError(f"--out {out}: is one of the inputs, which it would replace", "give a new directory")
+        suite.check_out(out)
         merged = merge.merge_suites(inputs)
         for point, outcome in merged.outcomes:
             if not isinstance(outcome, str):

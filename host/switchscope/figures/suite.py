@@ -147,6 +147,30 @@ def _written_before(out: Path, point: Point) -> Result | None:
 
 
 PLAN_FILE = "plan.json"  # in a suite's directory: what it measured, for merge
+WRITTEN = (PLAN_FILE, "runs", "summary.md", "index.html")  # what a suite or a merge writes into its directory
+
+
+def check_out(out: Path, option: str = "--out", resumable: bool = False) -> None:
+    """Refuse a directory that already holds a suite's results (before any work): the new results would mix
+    with the old, and a later report or merge would read both."""
+    held = [name for name in WRITTEN if (out / name).exists()]
+    if held:
+        resume = ", or --resume to go on with the run that wrote them" if resumable else ""
+        raise SwitchscopeError(f"{option} {out}: already holds a suite's results ({', '.join(held)}), which "
+                               "these would mix with", f"give a new directory{resume}, or remove them first")
+
+
+def _check_resumed_plan(out: Path, measurements: list[Point], subset: Subset | None) -> None:
+    """--resume goes on with the same plan and share only: another one's results are not this one's."""
+    try:
+        written = json.loads((out / PLAN_FILE).read_text())["subset"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return  # no plan written yet (an interrupted first run writes it last): the results say for themselves
+    asked = manifest(measurements, subset or Subset(1, 1))
+    if isinstance(written, dict) and (written.get("plan"), written.get("subset")) != (asked["plan"], asked["subset"]):
+        raise SwitchscopeError(f"--resume: {out} holds share {written.get('subset')} of plan {written.get('plan')}, "
+                               f"this is share {asked['subset']} of plan {asked['plan']}",
+                               "resume with the options of the run that wrote it, or give a new directory")
 
 
 def write_plan(out: Path, kernels, targets, samples: int, measurements: list[Point], subset: Subset | None,
@@ -182,6 +206,8 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     found = points(kernels, targets, samples)
     every = measurements(found)
     distinct = share_of(every, subset) if subset else every
+    if resume:
+        _check_resumed_plan(out, every, subset)
     workers = workers or os.cpu_count() or 1
     kept = {index: result for index, point in enumerate(distinct)
             if resume and (result := _written_before(out, point)) is not None}
