@@ -259,6 +259,9 @@ def command_suite(args) -> int:
     failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
     for point, outcome in failed:
         print(f"error: {point.job}: {outcome}", file=sys.stderr)
+    if args.subset and not outcomes:
+        print(f"share {args.subset} holds no measurements: the suite needs fewer shares (each firmware's "
+              "measurements go to one share)")
     print(f"{len(outcomes) - len(failed)} of {len(outcomes)} measurements in {wall:.1f} s; "
           f"{len(written)} files in {args.out} (open {Path(args.out) / 'index.html'} in a browser, "
           f"or read {Path(args.out) / 'summary.md'})")

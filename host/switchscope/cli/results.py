@@ -61,7 +61,7 @@ def command_merge(args) -> int:
         suite.write_plan(out, merged.kernels, merged.targets, merged.samples, [p for p, _ in merged.outcomes], None,
                          merged.wall_seconds, merged.workers)
         written = suite_page.write(out, suite.every_point(merged.found, merged.outcomes), merged.samples,
-                                   merged.wall_seconds, merged.workers)
+                                   merged.wall_seconds, merged.workers, shares=len(inputs) if len(inputs) > 1 else None)
         measured = sum(1 for _, outcome in merged.outcomes if not isinstance(outcome, str))
         print(f"{measured} of {len(merged.outcomes)} measurements from {len(inputs)} directories; {len(written)} "
               f"files in {out} (open {out / 'index.html'})")
@@ -71,5 +71,5 @@ def command_merge(args) -> int:
     out = outputs.check_file(args.out, "--out", tuple(inputs))
     results, failures = merge.merge_files(inputs)
     report.write_json(out, results, failures)
-    print(f"{len(results)} results from {len(inputs)} files in {out}")
+    print(f"{len(results)} result{'s' if len(results) != 1 else ''} from {len(inputs)} files in {out}")
     return 0

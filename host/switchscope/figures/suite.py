@@ -197,7 +197,7 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     measured, and return (each measurement's outcome, the files written, the
     seconds it took); with `resume`, the points whose results are already there are
     read back instead of measured. Then `write(out, outcomes, samples,
-    wall_seconds, workers, incomplete=None)` writes the summary of every
+    wall_seconds, workers, incomplete=None, share=None)` writes the summary of every
     point's outcome (one measurement shown in two tables is in both) and
     returns the files it wrote; interrupted, it writes that of what is complete, marked
     incomplete, and lets the interruption go on. With `subset`, only that share of the measurements
@@ -219,7 +219,8 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     except Interrupted as interruption:
         outcomes = interruption.completed
         write(out, every_point(found, outcomes), samples, time.monotonic() - started, workers,
-              incomplete=f"interrupted after {len(outcomes)} of {len(distinct)} measurements")
+              incomplete=f"interrupted after {len(outcomes)} of {len(distinct)} measurements",
+              share=str(subset) if subset else None)
         interruption.kept = f"{len(outcomes)} of {len(distinct)} measurements kept in {out}"
         raise
     wall = time.monotonic() - started
@@ -229,4 +230,5 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     for point, outcome in measured:
         if outcome.x_floor:  # written again with its multiple of the floor, known once the floor was measured
             _write_result(out, point, outcome)
-    return outcomes, write(out, every_point(found, outcomes), samples, wall, workers), wall
+    return outcomes, write(out, every_point(found, outcomes), samples, wall, workers,
+                           share=str(subset) if subset else None), wall

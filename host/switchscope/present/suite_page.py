@@ -49,7 +49,7 @@ def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Res
         row = [name]
         for column in columns:
             outcome = by_cell.get((name, column))
-            row.append(_value(outcome) if isinstance(outcome, Result) else "failed")
+            row.append(_value(outcome) if isinstance(outcome, Result) else "failed" if outcome else "-")
         rows.append(row)
     results = [o for o in by_cell.values() if isinstance(o, Result)]
     notes = []
@@ -115,9 +115,11 @@ def _mechanisms(kernel: str, target: str, mine: list[tuple[Point, Result | str]]
 
 
 def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
-          workers: int, incomplete: str | None = None) -> list[Path]:
+          workers: int, incomplete: str | None = None, share: str | None = None,
+          shares: int | None = None) -> list[Path]:
     """summary.md, index.html and the figures of `outcomes` (each point's Result, or why it failed) in `out`;
-    the files written, the runs' JSON among them."""
+    the files written, the runs' JSON among them. `share` ("2/8"): the directory holds that share of the
+    suite only; `shares`: it is that many shares merged, and `wall_seconds` their times added."""
     plots_dir = out / "plots"
     draw = incomplete is None  # an interrupted suite writes its summary at once, without figures
     # a measurement shown in two tables (a default configuration is also a BeRTOS column) is one run
@@ -130,9 +132,14 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         "# switchscope suite",
         "",
         f"switchscope {__version__}; {len(runs)} measurements, {samples} samples each (the switch-count "
-        f"curve: {', '.join(map(str, SWITCH_COUNTS))}); {wall_seconds:.1f} s on {workers} worker(s).",
+        f"curve: {', '.join(map(str, SWITCH_COUNTS))}); "
+        + (f"{wall_seconds:.1f} s of measuring over {shares} shares." if shares
+           else f"{wall_seconds:.1f} s on {workers} worker(s)."),
         "",
     ]
+    if share and share != "1/1":
+        lines += [f"Share {share} of the suite (--subset): the measurements of the other shares are not here "
+                  "(- in a table); `switchscope merge` joins the shares.", ""]
     if incomplete:
         lines += [f"**Incomplete: {incomplete}.** `switchscope suite --resume` measures the rest.", ""]
     failures = [(p, o) for p, o in runs.values() if isinstance(o, str)]
