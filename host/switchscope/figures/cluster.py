@@ -27,7 +27,7 @@ RETRIES = 3  # a point whose worker died is run again at most this many times
 
 def check_address(text: str) -> str:
     if not ADDRESS.match(text):
-        raise SwitchscopeError(f"--cluster {text}: local:N (N workers on this machine) or tcp://HOST:PORT "
+        raise SwitchscopeError(f"--cluster {text}: local:N (N workers on this machine, 1 to 999) or tcp://HOST:PORT "
                                "(a running Dask scheduler) is expected", "e.g. --cluster local:4")
     return text
 
