@@ -2,8 +2,9 @@
 """What a sample costs on QEMU against what QEMU costs: a million FreeRTOS `yield` samples on mps2-an385,
 end to end (`switchscope run`, in cycles) and the simulator alone, against a gauge of 200 million plain
 instructions (bench/firmware/gauge.c) run as a run counts them: QEMU with switchscope's plugin timing every
-instruction in cycles; and bare. The yardstick: end to end over the gauge. Each is timed `--repeat` times
-(default 5) and the median kept: one run on a 2-core machine varies by a tenth.
+instruction in cycles; and bare. The yardstick: end to end over the gauge. The four are timed in turn,
+`--repeat` rounds (default 5), and each one's median kept; one run on a 2-core machine varies by a tenth, so the
+end-to-end ratio is also given round by round (lowest and highest), each round's runs having shared its load.
 
     python3 bench/stream.py [--samples 1000000] [--repeat 5]
 """
@@ -26,14 +27,11 @@ from switchscope.common.tools import require  # noqa: E402
 from switchscope.run.runner import BATCHED_STREAM, qemu_command  # noqa: E402
 
 
-def timed(command: list[str], repeat: int) -> tuple[float, int]:
-    """The median wall time of `repeat` runs, and the bytes the last one wrote to stdout."""
-    seconds = []
-    for _ in range(max(1, repeat)):
-        started = time.monotonic()
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-        seconds.append(time.monotonic() - started)
-    return statistics.median(seconds), len(done.stdout)
+def timed(command: list[str]) -> tuple[float, int]:
+    """One run's wall time, and the bytes it wrote to stdout."""
+    started = time.monotonic()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+    return time.monotonic() - started, len(done.stdout)
 
 
 def main() -> int:
@@ -45,16 +43,26 @@ def main() -> int:
     qemu = require("qemu-system-arm", "qemu-system-arm")
     gauge = build(kernel, target, catalog.Scenario("gauge", "200 M instructions", source=CHECKOUT / "bench" /
                                                    "firmware" / "gauge.c"))
-    bare, _ = timed(qemu_command(qemu, target, gauge.elf, []), args.repeat)
     switchscope = str(CHECKOUT / ".venv" / "bin" / "switchscope")
-    # as a run counts it: QEMU with the plugin timing every instruction in cycles (switchscope measure)
-    gauge_seconds, _ = timed([switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup",
-                              "--to", "board_exit", "--count", "1"], args.repeat)
     firmware = build(kernel, target, catalog.SCENARIOS["yield"])
-    alone, stream = timed(qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}", BATCHED_STREAM]),
-                          args.repeat)
-    end_to_end, _ = timed([switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"],
-                          args.repeat)
+    commands = {
+        "bare": qemu_command(qemu, target, gauge.elf, []),
+        # as a run counts it: QEMU with the plugin timing every instruction in cycles (switchscope measure)
+        "gauge": [switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup", "--to",
+                  "board_exit", "--count", "1"],
+        "alone": qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}", BATCHED_STREAM]),
+        "end_to_end": [switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"],
+    }
+    rounds: dict[str, list[float]] = {name: [] for name in commands}
+    stream = 0
+    for _ in range(max(1, args.repeat)):
+        for name, command in commands.items():
+            seconds, written = timed(command)
+            rounds[name].append(seconds)
+            if name == "alone":
+                stream = written
+    bare, gauge_seconds, alone, end_to_end = (statistics.median(rounds[name]) for name in commands)
+    ratios = [total / gauge for total, gauge in zip(rounds["end_to_end"], rounds["gauge"])]
     print("| what | seconds | x gauge |")
     print("|---|--:|--:|")
     print(f"| gauge: 200 M instructions, QEMU with the plugin in cycles (switchscope measure) | {gauge_seconds:.2f} "
@@ -64,6 +72,7 @@ def main() -> int:
           f"{alone:.1f} | {alone / gauge_seconds:.1f} |")
     print(f"| yield, {args.samples:,} samples: switchscope run, end to end | {end_to_end:.1f} | "
           f"{end_to_end / gauge_seconds:.1f} |")
+    print(f"\nend to end over the gauge, round by round: {min(ratios):.1f} to {max(ratios):.1f} ({len(ratios)} rounds)")
     return 0
 
 
