@@ -31,6 +31,10 @@ FILES = {
     "taken": "a file where a directory is wanted",
     "old-suite/plan.json": '{"subset": {"subset": "1/2", "plan": "0123456789abcdef", "points": 1}}',
     "old-suite/runs/floor/atmega328p/yield-default-1000.json": "{}",
+    "unfinished/plan.json": '{"kernels": ["floor"], "targets": ["atmega328p"], "samples": 100, "complete": false, '
+                            '"subset": {"subset": "1/1", "plan": "0123456789abcdef", "points": 1}, '
+                            '"wall_seconds": 1.0, "workers": 1}',
+    "share.json": '{"results": [], "subset": {"subset": "1/2", "plan": "0123456789abcdef", "points": 4}}',
 }
 
 # (arguments, expected exit status, a fragment of the message)
@@ -113,6 +117,13 @@ CASES = [
     (["suite", "--out", "old-suite", "--resume", "--kernel", "floor", "--target", "atmega328p"], 2,
      "holds share 1/2 of plan 0123456789abcdef"),
     (["merge", "some-dir", "--out", "old-suite"], 2, "already holds a suite's results"),
+    (["merge", "unfinished", "--out", "all"], 2, "its suite was interrupted"),
+    (["merge", "old-suite", "--out", "old-suite/runs"], 2, "is inside the input old-suite"),
+    (["merge", "share.json", "--out", "new-dir/"], 2, "names a directory"),
+    (["sweep", "--subset", "2/2", "--resume", "--json", "share.json", "--target", "atmega328p", "--scenario",
+      "yield", "--config", "preemption=on,off"], 2, "holds share 1/2 of plan 0123456789abcdef, this is share 2/2"),
+    (["sweep", "--resume", "--json", "share.json", "--target", "atmega328p", "--scenario", "yield"], 2,
+     "this is a whole sweep"),
     (["sweep", "--subset", "two"], 2, "K/N"),
     (["suite", "--cluster", "somewhere"], 2, "local:N"),
     (["sweep", "--cluster", "local:0"], 2, "local:N"),

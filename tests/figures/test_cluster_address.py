@@ -51,3 +51,15 @@ def test_a_port_that_is_no_scheduler_is_said_so_in_seconds(reply, said, monkeypa
             connection.close()
     assert time.monotonic() - started < cluster.CONNECT_TIMEOUT_S + 5
     assert "dask scheduler" in refused.value.hint
+
+
+def test_a_scheduler_without_workers_is_said_so_not_waited_on_for_ever(monkeypatch, capsys):
+    from dask.distributed import LocalCluster
+    monkeypatch.setattr(cluster, "WORKERS_TIMEOUT_S", 2)  # 30 s for a user
+    with LocalCluster(n_workers=0, processes=False, protocol="tcp://", dashboard_address=None) as empty:
+        started = time.monotonic()
+        with pytest.raises(SwitchscopeError, match="has no workers") as refused:
+            cluster.run([], empty.scheduler_address, lambda index, outcome: None)
+        assert time.monotonic() - started < cluster.WORKERS_TIMEOUT_S + 10
+    assert "dask worker tcp://" in refused.value.hint
+    assert "waiting up to 2 s" in capsys.readouterr().err

@@ -4,8 +4,10 @@ kept together, the shares' work close, and every job computing the same shares."
 import pytest
 
 from switchscope import catalog
+from switchscope.catalog.plan import plan
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures import suite
+from switchscope.figures.matrix import Point, config_variants
 from switchscope.figures.shards import BUILD_COST, Subset, build_key, plan_digest, share_of, shares
 
 PLAN = suite.points([catalog.KERNELS["freertos"], catalog.KERNELS["floor"]],
@@ -37,3 +39,13 @@ def test_every_job_computes_the_same_shares_and_digest():
 def test_a_bad_subset_is_refused(text):
     with pytest.raises(SwitchscopeError, match="K/N"):
         Subset.parse(text)
+
+
+def test_each_optimisation_level_is_a_firmware_of_its_own():
+    """-O0 and -O2 compile to two images: a sweep over them splits by level (the task count, read when the
+    firmware starts, does not split an image)."""
+    jobs = plan([catalog.KERNELS["freertos"]], [catalog.TARGETS["mps2-an385"]], [catalog.SCENARIOS["rotate"]],
+                [catalog.METHODS["probe"]], config_variants(["opt=-O0,-O2"]), tasks=[2, 3]).jobs
+    points = [Point(job, 100) for job in jobs]
+    dealt = [[points[i].job.resolved_config()["opt"] for i in share] for share in shares(points, 2)]
+    assert sorted(map(set, dealt), key=sorted) == [{"-O0"}, {"-O2"}] and all(len(share) == 2 for share in dealt)

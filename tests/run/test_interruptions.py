@@ -138,6 +138,32 @@ def test_a_sweep_writes_each_result_as_measured_and_resume_measures_only_what_is
     kept = [r for r in resumed["results"] if r["tasks"] != 3]
     assert [r["wall_seconds"] for r in kept] == [r["wall_seconds"] for r in document["results"]]  # not measured again
     assert resumed["results"][1]["samples"] == missing["samples"]  # the simulator is deterministic
+    # resumed as another sweep, it would rewrite the file without the results that are not its own
+    written = out.read_bytes()
+    tasks = arguments.index("--tasks") + 1
+    other = subprocess.run([*arguments[:tasks], "2", *arguments[tasks + 1:], "--resume"], capture_output=True,
+                           text=True, timeout=60)
+    assert other.returncode == 2 and "holds 2 results of another sweep" in other.stderr, other.stderr
+    assert out.read_bytes() == written
+
+
+def test_a_burst_of_signals_ends_a_sweep_once_and_keeps_what_it_says(tmp_path):
+    """Ctrl-C pressed again and again: the first signal ends the command, the later ones cannot break into
+    its clean-up (ending the workers, writing the results), and what it says it kept is in the file."""
+    out = tmp_path / "sweep.json"
+    command = subprocess.Popen([*SWITCHSCOPE, "sweep", "--target", "mps2-an385", "--scenario", "rotate", "--tasks",
+                                "2-16", "--samples", "100000", "--jobs", "2", "--quiet", "--json", str(out)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _wait_for(lambda: out.exists() and json.loads(out.read_text())["results"], 180)
+    for _ in range(6):
+        command.send_signal(signal.SIGINT)
+        time.sleep(0.03)
+    _, stderr = command.communicate(timeout=60)
+    assert command.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    said = int(re.search(r"interrupted: (\d+) of 15 points", stderr).group(1))
+    assert len(json.loads(out.read_text())["results"]) == said
+    _wait_for(lambda: not _simulators_started_by(command.pid), 5)
 
 
 def _descendants(pid: int) -> list[int]:

@@ -43,6 +43,10 @@ class _StandardOutput:
         return getattr(self._stream, name)
 
 def _interrupt(signal_number, _frame):
+    """The first SIGINT or SIGTERM unwinds the command; later ones are ignored, so that they cannot break
+    into its clean-up (ending the workers and simulators, writing what was measured) half-way."""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)
     raise Interrupted(signal_number)
 
 

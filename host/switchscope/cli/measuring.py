@@ -205,7 +205,7 @@ def command_sweep(args) -> int:
     csv_path, markdown_path = _check_exports(args)
     outputs.distinct((json_path, "--json"), (csv_path, "--export-csv"), (markdown_path, "--export-markdown"))
     paths.build_dir()
-    kept = matrix.results_already_in(json_path, points) if args.resume else {}
+    kept = matrix.results_already_in(json_path, points, share) if args.resume else {}
     say_skipped(found)
 
     def keep(_point, _outcome, completed):
@@ -219,8 +219,11 @@ def command_sweep(args) -> int:
             activity.begin("sweep", len(points))
             outcomes = matrix.run_points(points, args.jobs, activity.batch, keep, kept, args.cluster)
     except Interrupted as interruption:
-        if json_path:
-            interruption.kept = f"{len(_results(interruption.completed))} of {len(points)} points in {json_path}"
+        kept_now = _results(getattr(interruption, "completed", []))
+        if json_path and kept_now:  # written again: the signal may have cut the last write short
+            report.write_json(json_path, kept_now, [],
+                              incomplete=f"{len(kept_now)} of {len(points)} points measured so far", subset=share)
+            interruption.kept = f"{len(kept_now)} of {len(points)} points in {json_path}"
         raise
     results = _results(outcomes)
     for point, outcome in outcomes:

@@ -60,8 +60,9 @@ def check_file(path: str | Path, option: str, inputs: tuple[Path, ...] = ()) -> 
     special file other than a FIFO or character device, or a place it cannot write."""
     target = Path(path)
     kind = _kind(target)
-    if kind == "directory":
-        raise SwitchscopeError(f"{option} {path}: is a directory", f"give a file name, e.g. {target / 'results.json'}")
+    if kind == "directory" or (kind == "missing" and str(path).endswith(os.sep)):
+        raise SwitchscopeError(f"{option} {path}: {'is' if kind == 'directory' else 'names'} a directory",
+                               f"give a file name, e.g. {target / 'results.json'}")
     if kind == "other":
         raise SwitchscopeError(f"{option} {path}: is neither a regular file nor a FIFO or character device "
                                "(a socket or a block device?)", "give a file name")

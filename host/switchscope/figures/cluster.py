@@ -13,6 +13,8 @@ runs, so the results are the local pool's."""
 from __future__ import annotations
 
 import re
+import signal
+import sys
 import threading
 from typing import Callable
 
@@ -22,6 +24,7 @@ from switchscope.figures.result import Result
 
 ADDRESS = re.compile(r"^(local:(?P<workers>[1-9][0-9]{0,2})|(tcp|tls)://[^\s:/]+:[0-9]{1,5})$")
 CONNECT_TIMEOUT_S = 10
+WORKERS_TIMEOUT_S = 30  # a scheduler without workers: how long to wait for one to join
 RETRIES = 3  # a point whose worker died is run again at most this many times
 
 
@@ -84,14 +87,30 @@ def run(todo: list[tuple[int, object]], address: str, on_outcome: Callable[[int,
     cluster = None
     try:
         if local:
-            cluster = LocalCluster(n_workers=int(address[6:]), threads_per_worker=1, processes=True,
-                                   dashboard_address=None, silence_logs=50)
+            # its worker processes are started ignoring Ctrl-C, which the terminal sends them as well: this
+            # command ends them, and they would print their own traceback each
+            handlers = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT,)}
+            try:
+                cluster = LocalCluster(n_workers=int(address[6:]), threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=50)
+            finally:
+                for number, handler in handlers.items():
+                    signal.signal(number, handler)
             client = Client(cluster)
         else:
             client = _connect(Client, address)
     except OSError as error:
         raise SwitchscopeError(f"--cluster {address}: no Dask scheduler answered ({error})", NO_SCHEDULER) from None
     try:
+        if not local and not client.scheduler_info().get("workers"):
+            print(f"--cluster {address}: the scheduler has no workers yet; waiting up to {WORKERS_TIMEOUT_S} s "
+                  "for one", file=sys.stderr)
+            try:
+                client.wait_for_workers(1, timeout=WORKERS_TIMEOUT_S)
+            except TimeoutError:
+                raise SwitchscopeError(f"--cluster {address}: the scheduler has no workers (none joined in "
+                                       f"{WORKERS_TIMEOUT_S} s)", "start them from a set-up switchscope checkout: "
+                                       f"dask worker {address}") from None
         futures = [client.submit(measure_point, index, point, key=f"switchscope-point-{index}", pure=False,
                                  retries=RETRIES) for index, point in todo]
         for future in as_completed(futures):

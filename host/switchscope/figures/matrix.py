@@ -74,16 +74,31 @@ def result_key(result: Result) -> tuple:
             result.tasks, result.unit, result.count + result.excluded)
 
 
-def results_already_in(path, points: list[Point]) -> dict[int, Result]:
-    """index -> result of every point whose result a JSON file of an earlier sweep holds (none if there is no file)."""
+def results_already_in(path, points: list[Point], share: dict | None = None) -> dict[int, Result]:
+    """index -> result of every point whose result a JSON file of an earlier sweep holds (none if there is no
+    file). The file must be this sweep's (and this share's, `share` being its manifest): resuming rewrites it,
+    and what another sweep measured would be lost."""
     if path is None or not path.exists():
         return {}
     try:
-        found = {result_key(result): result for result in results_files.read_file(path).results}
+        written = results_files.read_file(path)
     except SwitchscopeError as error:
         raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error.message})",
                                "give the --json file the interrupted sweep was writing") from None
-    return {index: found[point_key(point)] for index, point in enumerate(points) if point_key(point) in found}
+    other = "resume with the options of the sweep that wrote it, or give a new --json file"
+    if (written.subset or {}).get("subset") != (share or {}).get("subset") or \
+            (written.subset and written.subset.get("plan") != share.get("plan")):
+        held = f"share {written.subset.get('subset')} of plan {written.subset.get('plan')}" if written.subset \
+            else "a whole sweep"
+        asked = f"share {share['subset']} of plan {share['plan']}" if share else "a whole sweep"
+        raise SwitchscopeError(f"--resume: {path} holds {held}, this is {asked}", other)
+    keys = {point_key(point): index for index, point in enumerate(points)}
+    foreign = [result for result in written.results if result_key(result) not in keys]
+    if foreign:
+        raise SwitchscopeError(f"--resume: {path} holds {len(foreign)} result{'s' if len(foreign) > 1 else ''} of "
+                               f"another sweep (e.g. {foreign[0].kernel}/{foreign[0].target}/{foreign[0].scenario}"
+                               f"{f', {foreign[0].tasks} tasks' if foreign[0].tasks else ''})", other)
+    return {keys[result_key(result)]: result for result in written.results}
 
 
 BYTES_PER_SAMPLE_HELD = 64  # a kept sample as the host holds it until its result is written (list, JSON)

@@ -24,6 +24,9 @@ def _shares_complete(subsets: list[tuple[Path, dict]]) -> None:
     plans = {(entry.get("plan"), str(entry.get("subset", "")).partition("/")[2]) for _, entry in subsets}
     if len(plans) != 1:
         said = ", ".join(f"{path}: {entry.get('subset')} of plan {entry.get('plan')}" for path, entry in subsets)
+        if len({plan for plan, _ in plans}) == 1:
+            raise SwitchscopeError(f"these are shares of one plan split in different numbers of shares: {said}",
+                                   "merge the shares of one split (the N of --subset K/N the same)")
         raise SwitchscopeError(f"these are shares of different plans: {said}", HINT)
     count = int(next(iter(plans))[1] or 1)
     seen = {int(str(entry["subset"]).partition("/")[0]) for _, entry in subsets}
@@ -63,6 +66,11 @@ def merge_suites(directories: list[Path]) -> MergedSuite:
         except (OSError, ValueError):
             raise SwitchscopeError(f"{directory} is no suite directory: it has no readable {suite.PLAN_FILE}",
                                    HINT) from None
+    unfinished = [str(directory) for directory, p in plans if p.get("complete") is False]
+    if unfinished:
+        raise SwitchscopeError(f"{', '.join(unfinished)}: its suite was interrupted, its share is not complete",
+                               "finish it first: switchscope suite --out DIR --resume, with the options it was "
+                               "started with")
     try:
         asked = {(tuple(p["kernels"]), tuple(p["targets"]), int(p["samples"])) for _, p in plans}
         for _, p in plans:
@@ -73,7 +81,9 @@ def merge_suites(directories: list[Path]) -> MergedSuite:
         raise SwitchscopeError(f"a {suite.PLAN_FILE} among {', '.join(map(str, directories))} is not one switchscope "
                                "suite wrote", HINT) from None
     if len(asked) != 1:
-        raise SwitchscopeError("these directories hold different suites (kernels, targets or samples differ)", HINT)
+        said = "; ".join(f"{directory}: {', '.join(p['kernels'])} on {', '.join(p['targets'])}, {p['samples']} samples"
+                         for directory, p in plans)
+        raise SwitchscopeError(f"these directories hold different suites: {said}", HINT)
     _shares_complete([(directory, p["subset"]) for directory, p in plans])
     kernels_named, targets_named, samples = next(iter(asked))
     unknown = [name for name in kernels_named if name not in catalog.KERNELS] + \

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from switchscope.catalog.configs import RUN_OPTIONS
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.matrix import Point, point_key
 
@@ -40,10 +41,11 @@ class Subset:
 
 
 def build_key(point: Point) -> tuple:
-    """What a point's firmware is: the points with one key run one build."""
+    """What a point's firmware is: the points with one key run one build. Every option but the run options
+    (which the firmware reads when it starts) goes into the build: its -D, and the compiler's flags (opt)."""
     job = point.job
-    return (job.kernel.name, job.target.name, job.scenario.name, job.method.name,
-            tuple(sorted(job.resolved_config().defines().items())))
+    built = {name: value for name, value in job.resolved_config().as_dict().items() if name not in RUN_OPTIONS}
+    return (job.kernel.name, job.target.name, job.scenario.name, job.method.name, tuple(sorted(built.items())))
 
 
 def shares(points: list[Point], count: int) -> list[list[int]]:

@@ -160,25 +160,35 @@ def check_out(out: Path, option: str = "--out", resumable: bool = False) -> None
                                "these would mix with", f"give a new directory{resume}, or remove them first")
 
 
+def _read_plan(out: Path) -> dict:
+    try:
+        plan = json.loads((out / PLAN_FILE).read_text())
+    except (OSError, ValueError):
+        return {}
+    return plan if isinstance(plan, dict) else {}
+
+
 def _check_resumed_plan(out: Path, measurements: list[Point], subset: Subset | None) -> None:
     """--resume goes on with the same plan and share only: another one's results are not this one's."""
-    try:
-        written = json.loads((out / PLAN_FILE).read_text())["subset"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return  # no plan written yet (an interrupted first run writes it last): the results say for themselves
+    written = _read_plan(out).get("subset")
+    if not isinstance(written, dict):
+        return  # a directory written before plans were kept: its results say for themselves
     asked = manifest(measurements, subset or Subset(1, 1))
-    if isinstance(written, dict) and (written.get("plan"), written.get("subset")) != (asked["plan"], asked["subset"]):
+    if (written.get("plan"), written.get("subset")) != (asked["plan"], asked["subset"]):
         raise SwitchscopeError(f"--resume: {out} holds share {written.get('subset')} of plan {written.get('plan')}, "
-                               f"this is share {asked['subset']} of plan {asked['plan']}",
+                               f"this is share {asked['subset']} of plan {asked['plan']} (the kernels, targets, "
+                               "samples or share differ)",
                                "resume with the options of the run that wrote it, or give a new directory")
 
 
 def write_plan(out: Path, kernels, targets, samples: int, measurements: list[Point], subset: Subset | None,
-               wall: float, workers: int) -> None:
-    """What this suite directory holds: the suite asked for, the plan's digest and its share of it."""
+               wall: float, workers: int, complete: bool = True) -> None:
+    """What this suite directory holds: the suite asked for, the plan's digest and its share of it, and
+    whether every measurement of the share is done (written first as not, so that --resume and merge know
+    an interrupted directory's plan)."""
     subset = subset or Subset(1, 1)
     plan = {"kernels": [k.name for k in kernels], "targets": [t.name for t in targets], "samples": samples,
-            "subset": manifest(measurements, subset),
+            "subset": manifest(measurements, subset), "complete": complete,
             "wall_seconds": round(wall, 3), "workers": workers}
     outputs.write_text(out / PLAN_FILE, json.dumps(plan, indent=1) + "\n")
 
@@ -197,7 +207,7 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     measured, and return (each measurement's outcome, the files written, the
     seconds it took); with `resume`, the points whose results are already there are
     read back instead of measured. Then `write(out, outcomes, samples,
-    wall_seconds, workers, incomplete=None, share=None)` writes the summary of every
+    wall_seconds, workers, incomplete=None, share=None, planned=())` writes the summary of every
     point's outcome (one measurement shown in two tables is in both) and
     returns the files it wrote; interrupted, it writes that of what is complete, marked
     incomplete, and lets the interruption go on. With `subset`, only that share of the measurements
@@ -211,16 +221,23 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     workers = workers or os.cpu_count() or 1
     kept = {index: result for index, point in enumerate(distinct)
             if resume and (result := _written_before(out, point)) is not None}
+    earlier = float(_read_plan(out).get("wall_seconds") or 0) if resume else 0.0  # a resumed run's time adds up
     out.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
+    write_plan(out, kernels, targets, samples, every, subset, earlier, workers, complete=False)
+    started = time.monotonic() - earlier
     try:
         outcomes = matrix.run_points(distinct, workers, progress,
                                      lambda point, outcome, _: _write_result(out, point, outcome), kept, cluster)
     except Interrupted as interruption:
-        outcomes = interruption.completed
+        outcomes = getattr(interruption, "completed", [(distinct[i], kept[i]) for i in sorted(kept)])
+        for point, outcome in outcomes:  # the signal may have cut the last one's write short
+            if not result_path(out, point).is_file():
+                _write_result(out, point, outcome)
+        write_plan(out, kernels, targets, samples, every, subset, time.monotonic() - started, workers,
+                   complete=False)
         write(out, every_point(found, outcomes), samples, time.monotonic() - started, workers,
               incomplete=f"interrupted after {len(outcomes)} of {len(distinct)} measurements",
-              share=str(subset) if subset else None)
+              share=str(subset) if subset else None, planned=found if subset else ())
         interruption.kept = f"{len(outcomes)} of {len(distinct)} measurements kept in {out}"
         raise
     wall = time.monotonic() - started
@@ -231,4 +248,4 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
         if outcome.x_floor:  # written again with its multiple of the floor, known once the floor was measured
             _write_result(out, point, outcome)
     return outcomes, write(out, every_point(found, outcomes), samples, wall, workers,
-                           share=str(subset) if subset else None), wall
+                           share=str(subset) if subset else None, planned=found if subset else ()), wall

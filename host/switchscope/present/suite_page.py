@@ -116,10 +116,11 @@ def _mechanisms(kernel: str, target: str, mine: list[tuple[Point, Result | str]]
 
 def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
           workers: int, incomplete: str | None = None, share: str | None = None,
-          shares: int | None = None) -> list[Path]:
+          shares: int | None = None, planned: list[Point] = ()) -> list[Path]:
     """summary.md, index.html and the figures of `outcomes` (each point's Result, or why it failed) in `out`;
     the files written, the runs' JSON among them. `share` ("2/8"): the directory holds that share of the
-    suite only; `shares`: it is that many shares merged, and `wall_seconds` their times added."""
+    suite only, `planned` being every point of the suite (a cell of another share is "-", one no kernel
+    measures "n/a"); `shares`: it is that many shares merged, and `wall_seconds` their times added."""
     plots_dir = out / "plots"
     draw = incomplete is None  # an interrupted suite writes its summary at once, without figures
     # a measurement shown in two tables (a default configuration is also a BeRTOS column) is one run
@@ -147,15 +148,18 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
 
     side_by_side = [(p, o) for p, o in outcomes if p.group == "kernels" and isinstance(o, Result)]
+    elsewhere = {(p.job.kernel.name, p.job.target.name, p.job.scenario.name) for p in planned if p.group == "kernels"}
     for target in dict.fromkeys(p.job.target.name for p, _ in side_by_side):
         here = [(p, o) for p, o in side_by_side if p.job.target.name == target]
-        kernels_here = list(dict.fromkeys(p.job.kernel.name for p, _ in here))
+        kernels_here = list(dict.fromkeys([p.job.kernel.name for p, _ in here] +
+                                          [kernel for kernel, on, _ in sorted(elsewhere) if on == target]))
         cells = {(p.job.kernel.name, p.job.scenario.name): _value(o) + (f", x{o.x_floor:.2f}" if o.x_floor else "")
                  for p, o in here}
         lines += [f"## Kernels side by side on {target} (default configurations, probe, medians, "
                   f"{here[0][1].unit}; x: the median over the floor kernel's)", "",
                   *_markdown_table(["scenario", *kernels_here],
-                                   [[name, *(cells.get((k, name), "n/a") for k in kernels_here)]
+                                   [[name, *(cells.get((k, name), "-" if (k, target, name) in elsewhere else "n/a")
+                                             for k in kernels_here)]
                                     for name in BERTOS_SCENARIOS + RHEALSTONE_SCENARIOS]), ""]
 
     pairs = dict.fromkeys((p.job.kernel, p.job.target.name) for p, _ in outcomes if p.group != "kernels")
