@@ -2,6 +2,7 @@
 sample for sample, with its summary; two shares of a sweep merged are the whole sweep's; a missing
 share, a share of another plan and a measurement two shares give different samples are refused."""
 
+import itertools
 import json
 import re
 import shutil
@@ -15,6 +16,16 @@ pytestmark = pytest.mark.firmware
 SUITE = ["suite", "--kernel", "floor", "--target", "atmega328p", "--samples", "40", "--quiet"]
 SWEEP = ["sweep", "--kernel", "freertos", "--target", "mps2-an385", "--scenario", "rotate", "--tasks", "2-4",
          "--config", "preemption=on,off", "--samples", "40", "--quiet"]
+
+
+def _side_by_side(directory) -> list[list[str]]:
+    """The rows of the summary's first side-by-side table, each a list of its cells."""
+    lines = (directory / "summary.md").read_text().splitlines()
+    start = next((i for i, line in enumerate(lines) if line.startswith("## Kernels side by side")), None)
+    if start is None:
+        return []
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), lines[start + 2:]))
+    return [[cell.strip() for cell in row.strip("|").split("|")] for row in table[2:]]  # after the header
 
 
 def test_two_shares_of_a_suite_merged_are_the_whole_suite(tmp_path, capsys):
@@ -37,6 +48,10 @@ def test_two_shares_of_a_suite_merged_are_the_whole_suite(tmp_path, capsys):
     assert summary("merged") == summary("whole") and (tmp_path / "merged" / "index.html").is_file()
     assert "Share 1/2 of the suite" in (tmp_path / "1" / "summary.md").read_text()  # a share says it is one
     assert "failed" not in (tmp_path / "1" / "summary.md").read_text()  # the other share's cells are not failures
+    for share in "12":  # a side-by-side cell of the other share is "-": never "n/a", which says no kernel runs it
+        for row, whole_row in zip(_side_by_side(tmp_path / share), _side_by_side(tmp_path / "whole")):
+            assert all(cell in (wanted, "-") and (cell != "-" or wanted != "n/a") for cell, wanted in
+                       zip(row, whole_row)), (row, whole_row)
 
     status, said = run_command(["merge", str(tmp_path / "1"), "--out", str(tmp_path / "gap")], capsys)
     assert status == 2 and "share 2/2 of the plan" in said and "missing" in said

@@ -86,12 +86,11 @@ def results_already_in(path, points: list[Point], share: dict | None = None) -> 
         raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error.message})",
                                "give the --json file the interrupted sweep was writing") from None
     other = "resume with the options of the sweep that wrote it, or give a new --json file"
-    if (written.subset or {}).get("subset") != (share or {}).get("subset") or \
-            (written.subset and written.subset.get("plan") != share.get("plan")):
-        held = f"share {written.subset.get('subset')} of plan {written.subset.get('plan')}" if written.subset \
-            else "a whole sweep"
-        asked = f"share {share['subset']} of plan {share['plan']}" if share else "a whole sweep"
-        raise SwitchscopeError(f"--resume: {path} holds {held}, this is {asked}", other)
+    held, asked = (((given or {}).get("subset"), (given or {}).get("plan")) for given in (written.subset, share))
+    if held != asked:
+        said = [f"share {which[0]} of plan {which[1]}" if which != (None, None) else "a whole sweep"
+                for which in (held, asked)]
+        raise SwitchscopeError(f"--resume: {path} holds {said[0]}, this is {said[1]}", other)
     keys = {point_key(point): index for index, point in enumerate(points)}
     foreign = [result for result in written.results if result_key(result) not in keys]
     if foreign:

@@ -114,6 +114,11 @@ def _mechanisms(kernel: str, target: str, mine: list[tuple[Point, Result | str]]
     return lines
 
 
+def _missing_cell(cell: tuple, failed: set, planned: set) -> str:
+    """A side-by-side cell without a result: its measurement failed, is another share's, or none runs it."""
+    return "failed" if cell in failed else "-" if cell in planned else "n/a"
+
+
 def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, wall_seconds: float,
           workers: int, incomplete: str | None = None, share: str | None = None,
           shares: int | None = None, planned: list[Point] = ()) -> list[Path]:
@@ -148,18 +153,21 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         lines += ["## Failures", "", *(f"- {p.job} ({p.samples} samples): {o}" for p, o in failures), ""]
 
     side_by_side = [(p, o) for p, o in outcomes if p.group == "kernels" and isinstance(o, Result)]
-    elsewhere = {(p.job.kernel.name, p.job.target.name, p.job.scenario.name) for p in planned if p.group == "kernels"}
+    planned_cells = {(p.job.kernel.name, p.job.target.name, p.job.scenario.name)
+                     for p in planned if p.group == "kernels"}
+    failed_cells = {(p.job.kernel.name, p.job.target.name, p.job.scenario.name)
+                    for p, o in outcomes if p.group == "kernels" and isinstance(o, str)}
     for target in dict.fromkeys(p.job.target.name for p, _ in side_by_side):
         here = [(p, o) for p, o in side_by_side if p.job.target.name == target]
         kernels_here = list(dict.fromkeys([p.job.kernel.name for p, _ in here] +
-                                          [kernel for kernel, on, _ in sorted(elsewhere) if on == target]))
+                                          [kernel for kernel, on, _ in sorted(planned_cells) if on == target]))
         cells = {(p.job.kernel.name, p.job.scenario.name): _value(o) + (f", x{o.x_floor:.2f}" if o.x_floor else "")
                  for p, o in here}
         lines += [f"## Kernels side by side on {target} (default configurations, probe, medians, "
                   f"{here[0][1].unit}; x: the median over the floor kernel's)", "",
                   *_markdown_table(["scenario", *kernels_here],
-                                   [[name, *(cells.get((k, name), "-" if (k, target, name) in elsewhere else "n/a")
-                                             for k in kernels_here)]
+                                   [[name, *(cells.get((k, name), _missing_cell((k, target, name), failed_cells,
+                                                                                planned_cells)) for k in kernels_here)]
                                     for name in BERTOS_SCENARIOS + RHEALSTONE_SCENARIOS]), ""]
 
     pairs = dict.fromkeys((p.job.kernel, p.job.target.name) for p, _ in outcomes if p.group != "kernels")
