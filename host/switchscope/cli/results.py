@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from switchscope.common import outputs
@@ -44,7 +45,9 @@ def command_report(args) -> int:
 
 
 def command_merge(args) -> int:
-    inputs = [Path(given) for given in args.inputs]
+    inputs = list({Path(given).resolve(): Path(given) for given in args.inputs}.values())  # each read once
+    if len(inputs) < len(args.inputs):
+        print(f"note: {len(args.inputs) - len(inputs)} input(s) given twice, read once", file=sys.stderr)
     for given in inputs:
         if not given.exists():
             raise SwitchscopeError(f"no such file or directory: {given}", merge.HINT)
