@@ -40,8 +40,13 @@ def kept_by_seq(result, samples):
     return dict(zip([seq for seq in range(samples) if seq not in excluded], result.samples))
 
 
-@pytest.mark.smoke
-@pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
+# the quick tests take each simulator and core model once (simavr's AVR, QEMU's Cortex-M3 and M4); the
+# boards that add neither run in the whole suite
+SMOKE_TARGETS = ("atmega328p", "mps2-an385", "mps2-an386")
+
+
+@pytest.mark.parametrize("target", [pytest.param(name, marks=[pytest.mark.smoke] if name in SMOKE_TARGETS else [])
+                                    for name in catalog.KERNELS["freertos"].targets])
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
 def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
     probe = measure(job(scenario, target, "probe"), samples=100)
