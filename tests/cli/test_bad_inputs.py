@@ -35,6 +35,8 @@ FILES = {
                             '"subset": {"subset": "1/1", "plan": "0123456789abcdef", "points": 1}, '
                             '"wall_seconds": 1.0, "workers": 1}',
     "share.json": '{"results": [], "subset": {"subset": "1/2", "plan": "0123456789abcdef", "points": 4}}',
+    "unfinished.json": '{"results": [], "incomplete": "2 of 8 points measured so far"}',
+    "other-plan.json": '{"results": [], "plan": {"digest": "0123456789abcdef", "points": 15}}',
 }
 
 # (arguments, expected exit status, a fragment of the message)
@@ -124,6 +126,9 @@ CASES = [
       "yield", "--config", "preemption=on,off"], 2, "holds share 1/2 of plan 0123456789abcdef, this is share 2/2"),
     (["sweep", "--resume", "--json", "share.json", "--target", "atmega328p", "--scenario", "yield"], 2,
      "this is a whole sweep"),
+    (["merge", "unfinished.json", "--out", "all.json"], 2, "unfinished (2 of 8 points measured so far)"),
+    (["sweep", "--resume", "--json", "other-plan.json", "--target", "atmega328p", "--scenario", "yield"], 2,
+     "holds a sweep of another plan (15 points, this one has 1)"),
     (["sweep", "--subset", "two"], 2, "K/N"),
     (["suite", "--cluster", "somewhere"], 2, "local:N"),
     (["sweep", "--cluster", "local:0"], 2, "local:N"),

@@ -143,7 +143,8 @@ def test_a_sweep_writes_each_result_as_measured_and_resume_measures_only_what_is
     tasks = arguments.index("--tasks") + 1
     other = subprocess.run([*arguments[:tasks], "2", *arguments[tasks + 1:], "--resume"], capture_output=True,
                            text=True, timeout=60)
-    assert other.returncode == 2 and "holds 2 results of another sweep" in other.stderr, other.stderr
+    assert other.returncode == 2 and "holds a sweep of another plan (3 points, this one has 1)" in other.stderr, \
+        other.stderr
     assert out.read_bytes() == written
 
 

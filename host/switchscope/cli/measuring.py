@@ -191,6 +191,7 @@ def command_sweep(args) -> int:
                  matrix.config_variants(args.config), tasks, method_chosen=args.method is not None)
     require_jobs(found)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
+    sweep_plan = {"digest": shards.plan_digest(points), "points": len(points)}  # the whole plan's, for --resume
     share = None
     if args.subset:  # the whole plan's digest goes with the share, for merge
         share = shards.manifest(points, args.subset)
@@ -205,14 +206,15 @@ def command_sweep(args) -> int:
     csv_path, markdown_path = _check_exports(args)
     outputs.distinct((json_path, "--json"), (csv_path, "--export-csv"), (markdown_path, "--export-markdown"))
     paths.build_dir()
-    kept = matrix.results_already_in(json_path, points, share) if args.resume else {}
+    kept = matrix.results_already_in(json_path, points, share, sweep_plan) if args.resume else {}
     say_skipped(found)
 
     def keep(_point, _outcome, completed):
         """Each result in the JSON as soon as it is measured: a crash or an interruption loses none."""
         if json_path:
             report.write_json(json_path, _results(completed), [],
-                              incomplete=f"{len(completed)} of {len(points)} points measured so far", subset=share)
+                              incomplete=f"{len(completed)} of {len(points)} points measured so far", subset=share,
+                              plan=sweep_plan)
 
     try:
         with display.Activity(args.quiet, "measurements") as activity:
@@ -222,7 +224,8 @@ def command_sweep(args) -> int:
         kept_now = _results(getattr(interruption, "completed", []))
         if json_path and kept_now:  # written again: the signal may have cut the last write short
             report.write_json(json_path, kept_now, [],
-                              incomplete=f"{len(kept_now)} of {len(points)} points measured so far", subset=share)
+                              incomplete=f"{len(kept_now)} of {len(points)} points measured so far", subset=share,
+                              plan=sweep_plan)
             interruption.kept = f"{len(kept_now)} of {len(points)} points in {json_path}"
         raise
     results = _results(outcomes)
@@ -238,7 +241,7 @@ def command_sweep(args) -> int:
     if json_path:
         report.write_json(json_path, results,
                           [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)],
-                          subset=share)
+                          subset=share, plan=sweep_plan)
     exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if len(results) < len(outcomes) else 0
 

@@ -80,5 +80,6 @@ def command_merge(args) -> int:
     out = outputs.check_file(args.out, "--out", tuple(inputs))
     results, failures = merge.merge_files(inputs)
     report.write_json(out, results, failures)
-    print(f"{len(results)} result{'s' if len(results) != 1 else ''} from {len(inputs)} files in {out}")
+    print(f"{len(results)} result{'s' if len(results) != 1 else ''} from {len(inputs)} "
+          f"file{'s' if len(inputs) != 1 else ''} in {out}")
     return 0

@@ -74,10 +74,11 @@ def result_key(result: Result) -> tuple:
             result.tasks, result.unit, result.count + result.excluded)
 
 
-def results_already_in(path, points: list[Point], share: dict | None = None) -> dict[int, Result]:
+def results_already_in(path, points: list[Point], share: dict | None = None,
+                       plan: dict | None = None) -> dict[int, Result]:
     """index -> result of every point whose result a JSON file of an earlier sweep holds (none if there is no
-    file). The file must be this sweep's (and this share's, `share` being its manifest): resuming rewrites it,
-    and what another sweep measured would be lost."""
+    file). The file must be this sweep's (`plan`: its digest and point count) and this share's (`share`: its
+    manifest): resuming rewrites it, and what another sweep measured, or meant to, would be lost."""
     if path is None or not path.exists():
         return {}
     try:
@@ -91,6 +92,10 @@ def results_already_in(path, points: list[Point], share: dict | None = None) -> 
         said = [f"share {which[0]} of plan {which[1]}" if which != (None, None) else "a whole sweep"
                 for which in (held, asked)]
         raise SwitchscopeError(f"--resume: {path} holds {said[0]}, this is {said[1]}", other)
+    if plan and written.plan and written.plan.get("digest") != plan["digest"]:
+        raise SwitchscopeError(f"--resume: {path} holds a sweep of another plan ({written.plan.get('points')} points, "
+                               f"this one has {plan['points']}): its kernels, targets, scenarios, options, tasks or "
+                               "samples differ", other)
     keys = {point_key(point): index for index, point in enumerate(points)}
     foreign = [result for result in written.results if result_key(result) not in keys]
     if foreign:

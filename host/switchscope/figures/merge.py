@@ -118,6 +118,11 @@ def merge_suites(directories: list[Path]) -> MergedSuite:
 def merge_files(files: list[Path]) -> tuple[list[Result], list]:
     """The results of several JSON files as one list (a result two files hold, once), and their failures."""
     read = [results_files.read_file(path, "input") for path in files]
+    unfinished = [found for found in read if found.incomplete]
+    if unfinished:
+        raise SwitchscopeError(f"{unfinished[0].path} is unfinished ({unfinished[0].incomplete}): merged, it would "
+                               "pass for a whole one", "finish it first: the same sweep again with --resume and "
+                               f"--json {unfinished[0].path}")
     subsets = [(found.path, found.subset) for found in read if found.subset]
     if subsets and len(subsets) != len(read):
         raise SwitchscopeError("some of these files are shares of a plan (--subset) and some are not", HINT)

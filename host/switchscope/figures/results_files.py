@@ -61,6 +61,7 @@ class ResultsFile:
     not_applicable: list = field(default_factory=list)
     incomplete: str | None = None  # why the command wrote only part of what it was asked for
     subset: dict | None = None  # --subset: which share of which plan it holds ("subset", "plan", "points")
+    plan: dict | None = None  # a sweep's: the plan its points belong to ("digest", "points"), for --resume
 
 
 def files_in(path: Path, side: str) -> list[Path]:
@@ -101,6 +102,7 @@ def read_file(file: Path, side: str = "") -> ResultsFile:
     incomplete = document.get("incomplete")
     found.incomplete = str(incomplete) if incomplete else None
     found.subset = document.get("subset") if isinstance(document.get("subset"), dict) else None
+    found.plan = document.get("plan") if isinstance(document.get("plan"), dict) else None
     return found
 
 

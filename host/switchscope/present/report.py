@@ -336,11 +336,13 @@ def sweep_table(results: list[Result], percentiles=PERCENTILES) -> str:
 
 
 def write_json(path: Path, results: list, failures: list[dict], not_applicable: list[dict] = (),
-               incomplete: str | None = None, subset: dict | None = None) -> None:
+               incomplete: str | None = None, subset: dict | None = None, plan: dict | None = None) -> None:
     """{"results": [...]} with every Result in its versioned form (intrusion rows as they are);
     `incomplete` says why a command wrote only part of what it was asked for, `subset` which share of a
-    plan it holds (--subset)."""
+    plan it holds (--subset), `plan` the sweep's plan its points belong to."""
     document = {"results": [r.to_json() if isinstance(r, Result) else r for r in results]}
+    if plan:
+        document["plan"] = plan
     if subset:
         document["subset"] = subset
     if incomplete:
