@@ -209,12 +209,14 @@ def command_sweep(args) -> int:
     kept = matrix.results_already_in(json_path, points, share, sweep_plan) if args.resume else {}
     say_skipped(found)
 
+    def write_so_far(results: list) -> None:
+        report.write_json(json_path, results, [], incomplete=f"{len(results)} of {len(points)} points measured so far",
+                          subset=share, plan=sweep_plan)
+
     def keep(_point, _outcome, completed):
         """Each result in the JSON as soon as it is measured: a crash or an interruption loses none."""
         if json_path:
-            report.write_json(json_path, _results(completed), [],
-                              incomplete=f"{len(completed)} of {len(points)} points measured so far", subset=share,
-                              plan=sweep_plan)
+            write_so_far(_results(completed))
 
     try:
         with display.Activity(args.quiet, "measurements") as activity:
@@ -223,9 +225,7 @@ def command_sweep(args) -> int:
     except Interrupted as interruption:
         kept_now = _results(getattr(interruption, "completed", []))
         if json_path and kept_now:  # written again: the signal may have cut the last write short
-            report.write_json(json_path, kept_now, [],
-                              incomplete=f"{len(kept_now)} of {len(points)} points measured so far", subset=share,
-                              plan=sweep_plan)
+            write_so_far(kept_now)
             interruption.kept = f"{len(kept_now)} of {len(points)} points in {json_path}"
         raise
     results = _results(outcomes)

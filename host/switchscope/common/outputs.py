@@ -119,11 +119,20 @@ def _check_can_create(directory: Path, what: str) -> None:
         raise SwitchscopeError(f"{what}: cannot create files in {directory} ({error.strerror})") from None
 
 
-def check_directory(path: str | Path, option: str) -> Path:
-    """The directory a command will write into, created if need be."""
+def check_directory(path: str | Path, option: str, inputs: tuple[Path, ...] = ()) -> Path:
+    """The directory a command will write into, created if need be; refused if it is one of the command's
+    input directories, lies inside one, or holds one (what it writes would mix with what it reads)."""
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise SwitchscopeError(f"{option} {path}: is a file, not a directory", "give a directory name")
+    for given in inputs:
+        if target.resolve() == Path(given).resolve():
+            raise SwitchscopeError(f"{option} {path}: is one of the inputs, which it would replace",
+                                   "give a new directory")
+        inside, holds = _inside(target, Path(given)), _inside(Path(given), target)
+        if inside or holds:
+            raise SwitchscopeError(f"{option} {path}: {'is inside' if inside else 'holds'} the input {given}, "
+                                   "whose results it would mix with", "give a directory outside the inputs")
     existing = _nearest_existing(target)
     if not existing.is_dir():
         raise SwitchscopeError(f"{option} {path}: {existing} is a file, not a directory")

@@ -89,13 +89,12 @@ def run(todo: list[tuple[int, object]], address: str, on_outcome: Callable[[int,
         if local:
             # its worker processes are started ignoring Ctrl-C, which the terminal sends them as well: this
             # command ends them, and they would print their own traceback each
-            handlers = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT,)}
+            on_interrupt = signal.signal(signal.SIGINT, signal.SIG_IGN)
             try:
                 cluster = LocalCluster(n_workers=int(address[6:]), threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=50)
             finally:
-                for number, handler in handlers.items():
-                    signal.signal(number, handler)
+                signal.signal(signal.SIGINT, on_interrupt)
             client = Client(cluster)
         else:
             client = _connect(Client, address)

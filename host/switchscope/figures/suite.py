@@ -168,9 +168,10 @@ def _read_plan(out: Path) -> dict:
     return plan if isinstance(plan, dict) else {}
 
 
-def _check_resumed_plan(out: Path, measurements: list[Point], subset: Subset | None) -> None:
-    """--resume goes on with the same plan and share only: another one's results are not this one's."""
-    written = _read_plan(out).get("subset")
+def _check_resumed_plan(out: Path, plan: dict, measurements: list[Point], subset: Subset | None) -> None:
+    """--resume goes on with the same plan and share only (`plan`: what out's plan.json holds): another
+    one's results are not this one's."""
+    written = plan.get("subset")
     if not isinstance(written, dict):
         return  # a directory written before plans were kept: its results say for themselves
     asked = manifest(measurements, subset or Subset(1, 1))
@@ -216,12 +217,13 @@ def run(kernels, targets, samples: int, out: Path, workers: int | None, write, p
     found = points(kernels, targets, samples)
     every = measurements(found)
     distinct = share_of(every, subset) if subset else every
+    written_plan = _read_plan(out) if resume else {}
     if resume:
-        _check_resumed_plan(out, every, subset)
+        _check_resumed_plan(out, written_plan, every, subset)
     workers = workers or os.cpu_count() or 1
     kept = {index: result for index, point in enumerate(distinct)
             if resume and (result := _written_before(out, point)) is not None}
-    earlier = float(_read_plan(out).get("wall_seconds") or 0) if resume else 0.0  # a resumed run's time adds up
+    earlier = float(written_plan.get("wall_seconds") or 0)  # a resumed run's time adds up
     out.mkdir(parents=True, exist_ok=True)
     write_plan(out, kernels, targets, samples, every, subset, earlier, workers, complete=False)
     started = time.monotonic() - earlier
