@@ -37,6 +37,12 @@
  * instruction's address; or, where it was taken at once, the count before its
  * exception entry and the address the entry stacked (the instruction it
  * interrupted). A watch at the handler then times its first instruction.
+ * With latency_arm=ADDRESS (the function that arms the interrupt's timer,
+ * its first argument the delay in timer counts) and latency_counts=NUM/DEN
+ * (the timer's counts in one instruction of virtual time) the pending bit is
+ * read only from a few instructions before the delay can have run out until
+ * the assertion is logged: reading it before every instruction of a whole
+ * run costs more than the run (a callback reading memory each time).
  *
  * With switch_word=ADDRESS (a kernel's current-task variable, FreeRTOS's
  * pxCurrentTCB) and unit=cycles the plugin logs the exception flow task
@@ -149,6 +155,15 @@ static int nesting;
 static int latency_irq = -1;
 static uint64_t latency_handler;
 static int latency_seen;            /* its assertion is logged, its handler not yet entered */
+static uint64_t latency_arm;        /* latency_arm=: where the timer is armed; 0: poll always */
+static uint64_t latency_counts_num = 1, latency_counts_den = 1; /* latency_counts=: timer counts per instruction */
+/* Instructions until the pending bit is read, counted down by one at each instruction: from below 2^63
+ * (not yet) through 0 to above it (read it). Set at an arming to the instructions the delay surely lasts,
+ * to IDLE (no timer running) once the assertion is logged. */
+static qemu_plugin_u64 latency_countdown;
+#define LATENCY_IDLE (UINT64_C(1) << 62)
+#define LATENCY_POLLING_FROM ((UINT64_C(1) << 63) - 1) /* the countdown above this: read the pending bit */
+#define LATENCY_EARLY_INSTRUCTIONS 4 /* read it this much before the delay's instructions have run */
 static struct counters before_flow; /* the counters before the last exception entry or tail-chain */
 static struct watch assert_watch = {0, "assert"};
 static struct qemu_plugin_register *psp_register;
@@ -229,7 +244,8 @@ static uint32_t stacked_frame(void)
 /* The address the entry stacked: the instruction it interrupted. */
 static uint32_t stacked_pc(void) { return read_word(stacked_frame() + 24u); }
 
-/* latency_irq=: before every instruction, until the interrupt's assertion is logged (registered first). */
+/* latency_irq=: before every instruction while latency_polling says the timer may be running and its assertion
+ * is not logged yet (registered first); at the handler's first instruction always. */
 static void on_latency_poll(unsigned int vcpu_index, void *userdata)
 {
     uint64_t address = (uint64_t)(uintptr_t)userdata;
@@ -241,6 +257,8 @@ static void on_latency_poll(unsigned int vcpu_index, void *userdata)
             log_event(assert_watch.name, suffix, &at);
         }
         latency_seen = 0;
+        if (latency_arm)
+            qemu_plugin_u64_set(latency_countdown, vcpu_index, LATENCY_IDLE);
         return;
     }
     if (latency_seen)
@@ -251,7 +269,18 @@ static void on_latency_poll(unsigned int vcpu_index, void *userdata)
         snprintf(suffix, sizeof suffix, "@%" PRIx64, address);
         log_event(assert_watch.name, suffix, &now);
         latency_seen = 1;
+        if (latency_arm)
+            qemu_plugin_u64_set(latency_countdown, vcpu_index, LATENCY_IDLE);
     }
+}
+
+/* latency_arm=: the timer is being armed with r0 counts: it cannot expire before that many counts' instructions. */
+static void on_latency_arm(unsigned int vcpu_index, void *userdata)
+{
+    (void)userdata;
+    uint64_t instructions = (uint64_t)read_register(0) * latency_counts_den / latency_counts_num;
+    uint64_t wait = instructions > LATENCY_EARLY_INSTRUCTIONS ? instructions - LATENCY_EARLY_INSTRUCTIONS : 0;
+    qemu_plugin_u64_set(latency_countdown, vcpu_index, wait);
 }
 
 /* trace=: an instruction of the traced interval, its count before it (registered after the watches). */
@@ -547,8 +576,20 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         uint16_t halfwords[2] = {0, 0};
         qemu_plugin_insn_data(insn, halfwords, qemu_plugin_insn_size(insn) < 4 ? 2 : 4);
         int watched = latency_irq >= 0 || trace; /* something logs the count before this instruction */
-        if (latency_irq >= 0) /* first: the assertion comes before any watch on the same instruction */
-            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_latency_poll, QEMU_PLUGIN_CB_R_REGS, (void *)(uintptr_t)address);
+        if (latency_irq >= 0) { /* first: the assertion comes before any watch on the same instruction */
+            void *at = (void *)(uintptr_t)address;
+            if (latency_arm && address == latency_arm)
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_latency_arm, QEMU_PLUGIN_CB_R_REGS, NULL);
+            if (!latency_arm || address == latency_handler)
+                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_latency_poll, QEMU_PLUGIN_CB_R_REGS, at);
+            else
+                qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_latency_poll, QEMU_PLUGIN_CB_R_REGS,
+                                                            QEMU_PLUGIN_COND_GT, latency_countdown,
+                                                            LATENCY_POLLING_FROM, at);
+            if (latency_arm)
+                qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64,
+                                                                    latency_countdown, UINT64_MAX);
+        }
         for (int w = 0; w < watch_count; w++)
             if (watches[w].address == address) {
                 qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
@@ -627,6 +668,8 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
                 registers[r] = descriptors[i].handle;
     }
     register_buffer = g_byte_array_new();
+    if (latency_arm)
+        qemu_plugin_u64_set(latency_countdown, vcpu_index, LATENCY_IDLE);
 }
 
 static void on_qemu_exit(qemu_plugin_id_t id, void *userdata)
@@ -677,6 +720,16 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             stamp_register = strtoull(arg + 6, NULL, 0);
         } else if (!strncmp(arg, "latency_irq=", 12)) {
             latency_irq = (int)strtol(arg + 12, NULL, 0);
+        } else if (!strncmp(arg, "latency_arm=", 12)) {
+            latency_arm = strtoull(arg + 12, NULL, 0) & ~1ull;
+        } else if (!strncmp(arg, "latency_counts=", 15)) {
+            char *slash = NULL;
+            latency_counts_num = strtoull(arg + 15, &slash, 0);
+            latency_counts_den = slash && *slash == '/' ? strtoull(slash + 1, NULL, 0) : 1;
+            if (!latency_counts_num || !latency_counts_den) {
+                fprintf(stderr, "switchscope plugin: latency_counts=NUM/DEN expected (both above 0), got %s\n", arg);
+                return -1;
+            }
         } else if (!strncmp(arg, "latency_handler=", 16)) {
             latency_handler = strtoull(arg + 16, NULL, 0) & ~1ull;
         } else if (!strncmp(arg, "switch_word=", 12)) {
@@ -717,6 +770,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     logged = count_cycles ? cycles : instructions;
     flow_board = qemu_plugin_scoreboard_new(sizeof(uint64_t));
     in_handler = (qemu_plugin_u64){flow_board, 0};
+    latency_countdown = (qemu_plugin_u64){qemu_plugin_scoreboard_new(sizeof(uint64_t)), 0};
     if (latency_irq >= 0 && (latency_irq > 479 || !latency_handler)) {
         fprintf(stderr, "switchscope plugin: latency_irq= takes 0 to 479, with latency_handler=ADDRESS\n");
         return -1;

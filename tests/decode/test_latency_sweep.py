@@ -3,7 +3,7 @@ last pass of its top, the loop's period from the iterations no interrupt fell in
 
 import numpy as np
 
-from switchscope.decode.latency import masked_region, sweep
+from switchscope.decode.latency import Sweep, masked_region, one_per_phase, sweep
 from switchscope.decode.recording import Events
 
 
@@ -26,11 +26,57 @@ def test_each_assertion_is_paired_with_the_next_entry_and_placed_from_the_last_l
 
 
 def test_an_assertion_logged_just_before_the_tops_pass_is_step_zero():
-    log = [(0, "loop"), (10, "loop"), (20, "assert@200"), (20, "loop"), (25, "enter"), (40, "loop"),
+    log = [(0, "loop"), (10, "loop"), (20, "loop"), (30, "assert@200"), (30, "loop"), (35, "enter"), (40, "loop"),
            (50, "loop"), (54, "assert@204"), (60, "enter")]
     found = sweep(events(log), False, "test")
     assert found.phases == [10, 4]
     assert found.period == 10 and found.covered == 2  # step 10 of a 10-step loop is its step 0
+
+
+def test_the_iteration_that_arms_a_sample_is_not_the_loops_period_however_often_it_runs_undisturbed():
+    """After each handler the next pass of the loop's top arms the next sample: that iteration runs the
+    arming code (12 steps here), the ones after it the workload's own (10). Every sample below waits past its
+    arming iteration, so that iteration runs undisturbed more often than the workload's own does."""
+    log = [(0, "loop"), (10, "loop"), (20, "loop")]
+    now = 20
+    for delay in (13, 15, 17):  # armed at the pass at `now`: 12 steps of arming, then ordinary iterations
+        log += [(now + 12, "loop"), (now + 12 + delay - 12, f"assert@{delay:x}"), (now + delay + 1, "enter"),
+                (now + 22, "loop")]
+        now += 22
+    found = sweep(events(log), False, "test")
+    assert found.period == 10
+    # each asserted after its arming iteration's end; the first sample's passes count the quiet ones before the
+    # sweep began too, so it is never taken for an ordinary one
+    assert found.ordinary == [False, True, True]
+    assert found.phases == [1, 3, 5]
+
+
+def sweep_of(phases, ordinary, period=4):
+    return Sweep(latency=list(range(100, 100 + len(phases))), least=None, most=None, addresses=[0] * len(phases),
+                 phases=phases, period=period, ordinary=ordinary)
+
+
+def test_one_sample_per_phase_the_first_of_an_ordinary_iteration_no_tick_fell_into():
+    # samples 0-1: the arming iteration; 2-5 the loop's steps 0-3 once, sample 3 with a tick in its window;
+    # 6-9 the steps again (step 1 now undisturbed); 10-11: the tick round
+    phases = [5, 6, 0, 1, 2, 3, 0, 1, 2, 4, 7, 8]
+    ordinary = [False, False, True, True, True, True, True, True, True, True, True, True]
+    disturbed = [False, False, False, True, False, False, False, False, False, False, False, False]
+    kept, covered = one_per_phase(sweep_of(phases, ordinary), disturbed, loop_samples=10)
+    assert kept == [2, 4, 5, 7, 10, 11]  # steps 0, 2, 3, then 1 from the second pass, then the tick round
+    assert covered == 4
+    # the same run longer (more loop rounds before the tick round): the same loop samples
+    longer, _ = one_per_phase(sweep_of(phases[:10] + [0, 1, 2, 3] + phases[10:], ordinary + [True] * 4),
+                              disturbed[:10] + [False] * 4 + disturbed[10:], loop_samples=14)
+    assert longer[:4] == kept[:4]
+
+
+def test_without_a_tick_round_the_samples_a_tick_fell_into_are_the_ticks_own():
+    phases, ordinary = [0, 1, 2, 3, 1], [True] * 5
+    kept, covered = one_per_phase(sweep_of(phases, ordinary), [False, True, False, False, False], loop_samples=5)
+    assert kept == [0, 1, 2, 3, 4] and covered == 4  # sample 1 kept for its tick, sample 4 for step 1
+    partial, covered = one_per_phase(sweep_of(phases[:3], ordinary[:3]), [False, True, False], loop_samples=3)
+    assert covered == 2 < 4  # steps 1 and 3 never met undisturbed: the sweep covers part of the loop
 
 
 def test_the_held_region_is_the_run_of_neighbouring_addresses_that_waited_longer_than_the_least():

@@ -16,7 +16,7 @@ def test_the_multiple_is_the_median_over_the_floors_median_on_the_same_target():
     kernel, least = result("freertos", [124, 124, 130]), result("floor", [84, 84, 90])
     floor.attach([kernel, least])
     assert kernel.x_floor == 1.48  # 124 / 84 = 1.476...
-    assert kernel.floor == {"target": "mps2-an385", "method": "probe", "median": 84}
+    assert kernel.floor == {"target": "mps2-an385", "method": "probe", "median": 84, "options": "default"}
     assert least.x_floor is None and least.floor is None  # the floor is not a multiple of itself
 
 

@@ -170,16 +170,25 @@ def command_run(args) -> int:
 
 
 def _floor_jobs(jobs: list[Job], kernels: list[catalog.Kernel]) -> list[Job]:
-    """--floor: the floor kernel's job for each (target, scenario, method, unit, tasks) measured, in its
-    default configuration, where it runs on that target and is not measured already."""
+    """--floor: the floor kernel's job for each (target, scenario, method, unit, tasks, configuration)
+    measured, with the job's values of the options the floor has (the same work: the lock, the message's
+    size, the optimisation), where it runs on that target and is not measured already. A configuration the
+    floor refuses gets no floor job; its result then says why it has no multiple."""
     kernel = catalog.KERNELS.get(floor.FLOOR)
     if kernel is None or kernel in kernels:
         return []
     wanted = {}
     for job in jobs:
-        if job.target.name in kernel.targets:
-            wanted.setdefault((job.target.name, job.scenario.name, job.method.name, job.unit, job.tasks),
-                              Job(kernel, job.target, job.scenario, job.method, unit=job.unit, tasks=job.tasks))
+        if job.target.name not in kernel.targets:
+            continue
+        chosen = floor.matching_options(job.resolved_config().as_dict(), kernel)
+        try:
+            config = configs.resolve(chosen, kernel, job.target, job.scenario, job.tasks)
+        except SwitchscopeError:
+            continue
+        wanted.setdefault((job.target.name, job.scenario.name, job.method.name, job.unit, job.tasks, config),
+                          Job(kernel, job.target, job.scenario, job.method, unit=job.unit, tasks=job.tasks,
+                              config=config))
     return list(wanted.values())
 
 

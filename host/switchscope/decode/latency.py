@@ -3,12 +3,19 @@ board's latency timer ("assert@<address>" in the watch log) paired with the
 next entry into its handler ("enter"), and placed in the workload's loop by
 the last pass of the loop's top ("loop") before it. The loop's period is the
 most common time between two passes of its top that no sample's interrupt
-fell between."""
+fell between.
+
+A sample is armed at the first pass of the loop's top after the previous
+sample's handler: that iteration runs the arming code, the next ones are the
+workload's own. One sample per phase of the loop (`one_per_phase`) takes, for
+each step of an ordinary iteration, the first sample asserted there, so the
+distribution is over the loop's phases, each once, whatever the run's length
+beyond a round."""
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -26,6 +33,7 @@ class Sweep:
     addresses: list[int]  # the instruction executing, or next to, at each assertion
     phases: list[int]  # steps from the loop's top to each assertion
     period: int  # the loop's length in steps: the most common distance between two passes of its top
+    ordinary: list[bool] = field(default_factory=list)  # asserted in an iteration after the arming one
 
     @property
     def covered(self) -> int:
@@ -35,10 +43,12 @@ class Sweep:
         return len({phase % self.period for phase in self.phases if self.period and 0 <= phase <= self.period})
 
 
-def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Sweep:
+def sweep(events: Events | None, steps_are_instructions: bool, what: str, loop_samples: int | None = None) -> Sweep:
     """The sweep's samples, in the order taken. `steps_are_instructions`:
     count the phase in instructions (QEMU counting cycles logs both; counting
-    instructions its count is the instructions)."""
+    instructions its count is the instructions). The loop's period is timed on
+    the first `loop_samples` samples' iterations (all: None); those after
+    them (a tick round) wait for the tick in iterations of their own."""
     if events is None or not len(events):
         raise FirmwareFailed(f"{what}: the simulator logged no interrupt assertions")
     times = events.time.tolist()
@@ -49,14 +59,19 @@ def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Swe
     names = [events.names[i] for i in events.name_index.tolist()]
     found = Sweep([], [] if least else None, [] if most else None, [], [], 0)
     loop_at, asserted, phase, disturbed, loop_gaps = None, None, -1, False, Counter()
+    passes = 0  # passes of the loop's top since the last handler entered: the first one arms the next sample
+    timing_loop = True
     for i, name in enumerate(names):
         if name == "loop":
-            if loop_at is not None and not disturbed:  # an iteration no sample's interrupt fell into
+            # an iteration of the workload's own (not the one that armed a sample) no interrupt fell into
+            if loop_at is not None and not disturbed and timing_loop and passes >= 2:
                 loop_gaps[steps[i] - loop_at] += 1
             loop_at, disturbed = steps[i], False
+            passes += 1
         elif name.startswith(ASSERT):
             asserted, disturbed = i, True
             phase = steps[i] - loop_at if loop_at is not None else -1  # where it came, not where it was taken
+            found.ordinary.append(passes >= 2 and bool(found.latency))  # the first sample's count holds the start's
         elif name == "enter" and asserted is not None:
             found.latency.append(times[i] - times[asserted])
             if least is not None:
@@ -64,11 +79,34 @@ def sweep(events: Events | None, steps_are_instructions: bool, what: str) -> Swe
                 found.most.append(most[i] - most[asserted])
             found.addresses.append(int(names[asserted][len(ASSERT):], 16))
             found.phases.append(phase)
-            asserted = None
+            asserted, passes = None, 0
+            timing_loop = loop_samples is None or len(found.latency) < loop_samples
     if asserted is not None and len(found.latency) == 0:
         raise FirmwareFailed(f"{what}: the interrupt was asserted but its handler never entered")
     found.period = loop_gaps.most_common(1)[0][0] if loop_gaps else 0
+    del found.ordinary[len(found.latency):]  # an assertion whose handler the run ended before
     return found
+
+
+def one_per_phase(found: Sweep, disturbed: list[bool], loop_samples: int) -> tuple[list[int], int]:
+    """The samples that make the distribution, in the order taken, and how many steps of the loop they
+    cover: of the first `loop_samples` (the loop's round), for each step of the loop's period the first
+    sample asserted there in an ordinary iteration no tick fell into; then the tick's own: every sample of
+    the tick round that follows the loop's where the board aims at the tick, otherwise the loop round's
+    samples a tick fell into (it comes where it comes, as on a chip). An assertion logged just before a
+    pass of the loop's top reads a whole period: step 0."""
+    first_at: dict[int, int] = {}
+    ticked = []
+    for k in range(min(loop_samples, len(found.latency))):
+        if disturbed[k]:
+            if loop_samples == len(found.latency):  # no tick round
+                ticked.append(k)
+            continue
+        phase = found.phases[k] % found.period if found.period and found.phases[k] == found.period \
+            else found.phases[k]
+        if found.ordinary[k] and 0 <= phase < found.period:
+            first_at.setdefault(phase, k)
+    return sorted([*first_at.values(), *ticked]) + list(range(loop_samples, len(found.latency))), len(first_at)
 
 
 def masked_region(addresses: list[int], latency: list[int], at: int) -> tuple[int, int]:

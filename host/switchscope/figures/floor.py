@@ -5,12 +5,20 @@ unit and by the same method, as a multiple of it ("x_floor").
 The floor figure comes from the same target when one was measured, otherwise
 from another target of the same core whose count the same timing model made
 (the MPS2 boards and the STM32 kits run the same instructions in the same
-cycles), built at the same optimisation where there is a choice; a silicon
-count (DWT, a real board) is compared on its own board only.
+cycles); a silicon count (DWT, a real board) is compared on its own board only.
+
+A multiple is only taken against a floor that did the same work: every option
+the two share (the build's optimisation, the lock, the message's size, ...)
+at the same value, and every option of the kernel's that changes what the
+scenario does (a load beside it, rotate's way round its ring) at its default,
+since the floor has no such choice. Where no floor measured qualifies the
+result keeps no multiple and says why (`floor["refused"]`).
 """
 
 from __future__ import annotations
 
+from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.figures.result import Result
 
 FLOOR = "floor"
@@ -20,27 +28,62 @@ def _same_point(result: Result) -> tuple:
     return result.scenario, result.unit, result.method, result.tasks
 
 
-def floor_for(result: Result, floors: list[Result]) -> Result | None:
-    """The floor result to compare `result` with, or None."""
+def workload_options(kernel: str) -> dict[str, str]:
+    """A kernel's options that change what a scenario does rather than how the kernel does it (they apply
+    to some scenarios only), with their defaults."""
+    found = catalog.KERNELS.get(kernel)
+    return {o.name: o.default for o in found.options if getattr(o, "scenarios", ())} if found else {}
+
+
+def differences(result: Result, floor: Result) -> list[str]:
+    """Why `floor` did other work than `result`: the options they share at other values, and the workload
+    options the floor has not, chosen away from their defaults."""
+    mine, its = result.options or {}, floor.options or {}
+    found = [f"{name}={mine[name]} (the floor's: {its[name]})" for name in sorted(set(mine) & set(its))
+             if mine[name] != its[name]]
+    found += [f"{name}={mine[name]} (the floor has no {name})"
+              for name, default in sorted(workload_options(result.kernel).items())
+              if name not in its and mine.get(name, default) != default]
+    return found
+
+
+def floor_for(result: Result, floors: list[Result]) -> tuple[Result | None, str]:
+    """The floor result to compare `result` with, or None and why none."""
     candidates = [f for f in floors if _same_point(f) == _same_point(result) and f.cpu == result.cpu and f.samples
                   and (f.target == result.target or (f.timing_model and f.timing_model == result.timing_model))]
+    if not candidates:
+        return None, ""
+    alike = [f for f in candidates if not differences(result, f)]
+    if not alike:
+        nearest = min(candidates, key=lambda f: (f.target != result.target, len(differences(result, f))))
+        return None, (f"the floor measured other work: {', '.join(differences(result, nearest))}; measure the floor "
+                      "with the same options (run --floor does)")
+    return min(alike, key=lambda f: f.target != result.target), ""  # the same board first
 
-    def preference(f: Result) -> tuple:  # the same board first, then one built at the same optimisation
-        return f.target != result.target, f.options.get("opt") != result.options.get("opt")
-    return min(candidates, key=preference) if candidates else None
+
+def options_label(result: Result) -> str:
+    """The floor's configuration as shown beside a multiple: every option it was built and run with."""
+    return ",".join(f"{k}={v}" for k, v in sorted((result.options or {}).items())) or "default"
 
 
 def attach(results: list[Result]) -> None:
-    """Sets `x_floor` and `floor` on every non-floor result that has a floor figure among `results`. Not on
-    an interrupt's latency (irq-latency): the floor is the least a switch costs, and a kernel that masks
-    less than the floor does waits less."""
+    """Sets `x_floor` and `floor` on every non-floor result that has a floor figure among `results`, or
+    `floor` = {"refused": why} where the floors measured did other work. Not on an interrupt's latency
+    (irq-latency): the floor is the least a switch costs, and a kernel that masks less than the floor does
+    waits less."""
     floors = [r for r in results if r.kernel == FLOOR and r.kind == "scenario"]
     for result in results:
         if result.kernel == FLOOR or result.kind != "scenario" or not result.samples or result.worst:
             continue
-        found = floor_for(result, floors)
+        found, why = floor_for(result, floors)
+        result.x_floor, result.floor = None, ({"refused": why} if why else None)
         if found is None or found.stats.median <= 0:
             continue
-        result.floor = {"target": found.target, "method": found.method, "median": found.stats.median}
+        result.floor = {"target": found.target, "method": found.method, "median": found.stats.median,
+                        "options": options_label(found)}
         result.x_floor = round(result.stats.median / found.stats.median, 2)
 
+
+def matching_options(job_options: dict[str, str], floor_kernel: catalog.Kernel) -> dict[str, str]:
+    """The options a floor job takes to do a job's work: the job's values of the options the floor has."""
+    return {name: value for name, value in job_options.items() if name in configs.options_of(floor_kernel)}

@@ -15,26 +15,44 @@ import numpy as np
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed
 from switchscope.decode import elf, stats
-from switchscope.decode.latency import Sweep, masked_region, sweep
+from switchscope.decode.latency import Sweep, masked_region, one_per_phase, sweep
+from switchscope.decode.wire import TICK_IN_WINDOW
 from switchscope.decode.methods import Reading
 from switchscope.decode.recording import RunOutput
 
 
-# The steps an irq-latency sweep takes before it starts again: more than any kernel's loop here (FreeRTOS's
-# signal loop: 1,780 cycles on the ATmega328P, 627 instructions, 1,254 steps, under QEMU); a result whose
-# loop is longer covers less of it, and says so.
-LATENCY_ROUND_STEPS = 4096
+# The steps an irq-latency sweep takes before it starts again (its round): more than the arming iteration and
+# two of any kernel's loop here, so that each step of the loop is met in an ordinary iteration at least once
+# where a tick falls into the other. Under QEMU a step is half an instruction: 2,048 instructions, 3.5 of
+# FreeRTOS's signal loop (588); on simavr a cycle: 8,192, 4.6 of FreeRTOS's loop on the ATmega328P (1,780).
+# irq-latency takes one round, then its tick round: one sample per step, whatever --samples says.
+LATENCY_ROUND_STEPS = {"qemu": 4096, "simavr": 8192}
 # The tick round, where the board can aim at the tick: from this many steps before the tick's interrupt to
 # TICK_ROUND_STEPS after it (under QEMU 32 and 512 instructions: FreeRTOS's tick handler and the switch it
-# pends take about 300), one sample a tick; at most half the samples.
+# pends take about 300), one sample a tick.
 TICK_ROUND_BEFORE_STEPS = 64
 TICK_ROUND_STEPS = 1088
-# watch events a tick round's sample may log: it waits up to a tick period, 39,062 instructions under QEMU
-# (10 ms at 256 ns each), with a pass of the loop's top logged at each of its iterations (about 100 at least)
-TICK_ROUND_EVENTS_PER_SAMPLE = 512
+# watch events a tick round's sample may log: it is armed within a round of the tick (2,048 instructions under
+# QEMU) and waits for it, with a pass of the loop's top logged at each of its iterations
+TICK_ROUND_EVENTS_PER_SAMPLE = 64
 
 
-def parameters(job: Job, samples: int | None = None) -> list[str]:
+def sweeps_every_phase(job: Job) -> bool:
+    """irq-latency's sweep decides its own samples: a round of the loop's steps, then the tick round."""
+    return job.scenario.name == "irq-latency"
+
+
+def round_steps(job: Job) -> int:
+    return LATENCY_ROUND_STEPS.get(job.target.simulator, LATENCY_ROUND_STEPS["simavr"])
+
+
+def sweep_samples(job: Job) -> int | None:
+    """The samples irq-latency takes, whatever --samples says (None for other scenarios): one per step of
+    a round, then the tick round's."""
+    return round_steps(job) + tick_round_samples(job) if sweeps_every_phase(job) else None
+
+
+def parameters(job: Job) -> list[str]:
     """The irq-latency sweep's step, as a fraction of latency-timer counts (half an
     instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the
     least the board's code can arm), its round, and its tick round where the board
@@ -45,18 +63,18 @@ def parameters(job: Job, samples: int | None = None) -> list[str]:
     timer = job.target.latency_timer
     first = max(timer.least_counts, -(-step.numerator // step.denominator))
     found = [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
-             f"round={LATENCY_ROUND_STEPS}"]
-    if tick_round_samples(job, samples):
+             f"round={round_steps(job)}"]
+    if tick_round_samples(job):
         before = -(-TICK_ROUND_BEFORE_STEPS * step.numerator // step.denominator)
-        found += [f"tick_samples={tick_round_samples(job, samples)}", f"tick_before={before}"]
+        found += [f"tick_samples={tick_round_samples(job)}", f"tick_before={before}"]
     return found
 
 
-def tick_round_samples(job: Job, samples: int | None) -> int:
-    """How many of the samples the tick round takes: where the board can aim at the tick, in irq-latency."""
-    if not (job.target.latency_timer and job.target.latency_timer.tick_handler) or job.scenario.name != "irq-latency":
+def tick_round_samples(job: Job) -> int:
+    """How many samples the tick round takes: where the board can aim at the tick, in irq-latency."""
+    if not (job.target.latency_timer and job.target.latency_timer.tick_handler) or not sweeps_every_phase(job):
         return 0
-    return min(TICK_ROUND_STEPS, (samples or 0) // 2)
+    return TICK_ROUND_STEPS
 
 
 def watches(firmware_elf: Path, job: Job) -> list[tuple[int, str]]:
@@ -124,43 +142,59 @@ def tick_round_facts(job: Job, stream, latencies: list) -> dict | None:
 
 def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tuple[Reading, dict]:
     """The run's latencies as a Reading (nothing to subtract: the probe's offset is taken off each), and
-    the Result's latency fields. A board read over its port logs no simulator's view: its probe's worst
-    case then has no address, and no phases are known."""
+    the Result's latency fields, with "kept": the samples the distribution is made of (irq-latency: one per
+    step of the loop, see decode/latency.one_per_phase; other sweeps: all). A board read over its port logs
+    no simulator's view: its probe's worst case then has no address, and no phases are known."""
     target = job.target
     if output.events is None and job.method.name == "probe":
         latencies = probe_latencies(job, output.stream)
         worst = int(np.argmax(latencies))
         return (Reading(latencies, [0] * samples, 0, []),
-                {"worst": {job.counted_in: latencies[worst], "sample": worst,
+                {"kept": list(range(samples)),
+                 "worst": {job.counted_in: latencies[worst], "sample": worst,
                            "samples": latencies.count(latencies[worst])}})
-    found: Sweep = sweep(output.events, target.simulator == "qemu", str(job))
+    loop_samples = samples - tick_round_samples(job) if sweeps_every_phase(job) else None
+    found: Sweep = sweep(output.events, target.simulator == "qemu", str(job), loop_samples)
     if len(found.latency) != samples:
         raise FirmwareFailed(f"{job}: the simulator saw {len(found.latency)} interrupts reach their handler for "
                              f"{samples} samples in the stream")
-    bounds, agreement, latencies = None, None, found.latency
+    latencies = found.latency
+    agreement = None
     if job.method.name == "probe":
         latencies = probe_latencies(job, output.stream)
         apart = [p - s for p, s in zip(latencies, found.latency)]
         agreement = {"samples": samples, "equal": sum(1 for d in apart if d == 0),
                      "least_difference": min(apart), "largest_difference": max(apart), "unit": job.counted_in}
-    elif found.least is not None:
-        bounds = {"min": (found.least, [0] * samples), "max": (found.most, [0] * samples)}
+    covered = found.covered
+    kept = list(range(samples))
+    if loop_samples is not None:
+        disturbed = ((output.stream.samples.column("flags") & TICK_IN_WINDOW) != 0).tolist()
+        kept, covered = one_per_phase(found, disturbed, loop_samples)
+    latencies = [latencies[k] for k in kept]
+    addresses = [found.addresses[k] for k in kept]
+    bounds = None
+    if found.least is not None and job.method.name != "probe":
+        bounds = {"min": ([found.least[k] for k in kept], [0] * len(kept)),
+                  "max": ([found.most[k] for k in kept], [0] * len(kept))}
     worst = int(np.argmax(latencies))
-    address = found.addresses[worst]
-    first, last = masked_region(found.addresses, latencies, address)
+    address = addresses[worst]
+    first, last = masked_region(addresses, latencies, address)
     step = "instructions" if target.simulator == "qemu" else "cycles"
     facts = {
+        "kept": kept,
         "worst": {job.counted_in: latencies[worst], "address": f"0x{address:x}",
                   "function": function_at(firmware_elf, address), "sample": worst,
                   "samples": latencies.count(latencies[worst]),
                   "held_from": f"0x{first:x}", "held_to": f"0x{last:x}"},
-        "phases": {"covered": found.covered, "period": found.period, "steps": step},
-        "sample_phases": found.phases,
-        "sample_addresses": [f"0x{a:x}" for a in found.addresses],
+        "phases": {"covered": covered, "period": found.period, "steps": step},
+        "sample_phases": [found.phases[k] for k in kept],
+        "sample_addresses": [f"0x{a:x}" for a in addresses],
     }
+    if loop_samples is not None:
+        facts["phases"]["one_per_phase"] = True
     tick_round = tick_round_facts(job, output.stream, latencies)
     if tick_round:
         facts["phases"]["tick"] = tick_round
     if agreement:  # the probe against the simulator's own view of the same interrupts
         facts["details"] = {"agreement": agreement}
-    return Reading(latencies, [0] * samples, 0, [], bounds=bounds), facts
+    return Reading(latencies, [0] * len(kept), 0, [], bounds=bounds), facts

@@ -82,8 +82,11 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
 
     target = job.target
     latency_facts = {}
+    seqs, tags = samples.column("seq"), samples.column("tag")
     if job.scenario.latency:
         reading, latency_facts = latency.reading(job, firmware.elf, output, len(samples))
+        kept = np.asarray(latency_facts.pop("kept"), dtype=np.int64)  # irq-latency: one sample per phase
+        flags, seqs, tags = flags[kept], seqs[kept], tags[kept]
     else:
         reading = job.method.reading(stream, output, target, str(job), job.counted_in)
     corrected = _less(reading.raw, reading.overheads)
@@ -95,9 +98,9 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
     left_out = wrapped | (in_window if job.method.excludes_ticks and not job.scenario.latency else False)
     reasons = np.where(wrapped, "stamp_wrapped", "tick_in_window")[left_out].tolist()
     excluded = [{"seq": seq, "value": value, "reason": reason} for seq, value, reason in
-                zip(samples.column("seq")[left_out].tolist(), corrected[left_out].tolist(), reasons)]
+                zip(seqs[left_out].tolist(), corrected[left_out].tolist(), reasons)]
     values = corrected[~left_out].tolist()
-    tags = samples.column("tag")[~left_out].tolist()
+    tags = tags[~left_out].tolist()
     loaded = (flags[~left_out] & wire.LOAD_IN_WINDOW) != 0  # kept: what the load does is the point
     loaded_run = stream.meta.get("config.load", "none") != "none"
     interfered = np.flatnonzero(loaded).tolist() if loaded_run else None
@@ -161,6 +164,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
         raise SwitchscopeError(f"{job}: not applicable: {why}")
     if not 1 <= samples <= MAX_SAMPLES:
         raise SwitchscopeError(f"{job}: {samples} samples: the firmware takes 1 to {MAX_SAMPLES}")
+    samples = latency.sweep_samples(job) or samples
     if on_stage:
         on_stage("building")
     config = job.resolved_config()
@@ -168,7 +172,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
     limit = time_limit if time_limit is not None else default_time_limit(samples)
     if on_stage:
         on_stage("running")
-    parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job, samples)
+    parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job)
     if job.scenario.latency:
         watches = latency.watches(firmware.elf, job)
     else:
@@ -177,7 +181,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
                             watch_scope_pin=job.method.watches_scope_pin, watches=watches,
                             unit=job.counted_in, stamps=job.method.stamps_in_cycles,
                             latency=job.scenario.latency, more_events=latency.TICK_ROUND_EVENTS_PER_SAMPLE
-                            * latency.tick_round_samples(job, samples))
+                            * latency.tick_round_samples(job))
     check_completed(output, str(job))
     result = analyse(output.stream, firmware, job, output, samples)
     if vcd is not None and output.edges is not None:
@@ -218,8 +222,9 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None
+    samples = latency.sweep_samples(job) or samples
     if flash_first:  # the image carries the run's parameters: a chip has no simulator to pass them
-        parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job, samples)
+        parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job)
         image = flash.with_parameters(firmware.elf, parameters)
         if job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
             if on_stage:

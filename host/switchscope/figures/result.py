@@ -198,8 +198,10 @@ class Result:
         if x_floor is not None and not (isinstance(x_floor, (int, float)) and not isinstance(x_floor, bool)
                                         and math.isfinite(x_floor) and x_floor > 0):
             raise SwitchscopeError(f"{where}: 'x_floor' must be a positive number")
-        if floor is not None and not (isinstance(floor, dict) and isinstance(floor.get("median"), (int, float))):
-            raise SwitchscopeError(f"{where}: 'floor' must be an object with the floor's 'median'")
+        if floor is not None and not (isinstance(floor, dict) and (isinstance(floor.get("median"), (int, float))
+                                                                   or isinstance(floor.get("refused"), str))):
+            raise SwitchscopeError(f"{where}: 'floor' must be an object with the floor's 'median', or why none "
+                                   "qualified ('refused')")
         known = {key: value for key, value in document.items() if key in names}
         details = {key: value for key, value in document.items() if key not in names and key not in derived}
         # written before "kind" was: what the result holds says which it is

@@ -128,14 +128,19 @@ def x_floor(result: Result) -> str:
 
 
 def _floor_lines(results: list[Result]) -> list[str]:
-    """Under a table with an x floor column: the floor's figures it divides by, as a row of their own."""
-    floored = [r for r in results if r.floor]
-    if not floored:
-        return []
-    first = floored[0].floor
-    figures = ", ".join(f"{row_label(r)} {cell(r.floor['median'])}" for r in floored)
-    return [f"  {X_FLOOR_COLUMN}: the median over the floor kernel's ({first['method']} on {first['target']}, "
-            f"{floored[0].unit}): {figures}"]
+    """Under a table with an x floor column: the floor's figures it divides by, each with the floor's
+    configuration, and the results that have none because the floor measured other work."""
+    floored = [r for r in results if r.floor and "median" in r.floor]
+    lines = []
+    if floored:
+        first = floored[0].floor
+        figures = ", ".join(f"{row_label(r)} {cell(r.floor['median'])}"
+                            + (f" [{r.floor['options']}]" if r.floor.get("options") else "") for r in floored)
+        lines.append(f"  {X_FLOOR_COLUMN}: the median over the floor kernel's ({first['method']} on "
+                     f"{first['target']}, {floored[0].unit}): {figures}")
+    lines += [f"  {X_FLOOR_COLUMN}: none for {row_label(r)}: {r.floor['refused']}"
+              for r in results if r.floor and "refused" in r.floor]
+    return lines
 
 
 def counted_by(result: Result) -> str:

@@ -205,8 +205,8 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
         by_switches = [o for p, o in mine if p.group == "switches" and isinstance(o, Result)]
         if by_switches:
             lines += [f"### Time against the number of switches (rotate, {by_switches[0].tasks} tasks)", "",
-                      *_markdown_table(["switches", "total", "median per switch", "mean", "max"],
-                                       [[str(r.count + r.excluded), cell(sum(r.samples)), _value(r),
+                      *_markdown_table(["switches", "total (switches x mean)", "median per switch", "mean", "max"],
+                                       [[str(r.count + r.excluded), cell(round(mechanism.total(r))), _value(r),
                                          f"{r.stats.mean:.2f}", cell(r.stats.max)]
                                         for r in sorted(by_switches, key=lambda r: r.count)]), ""]
             if draw:

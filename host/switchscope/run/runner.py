@@ -33,6 +33,7 @@ Progress = Callable[[int], None]  # called with the number of samples received s
 QEMU = "qemu-system-arm"
 PARAMETERS_SYMBOL = "board_host_parameters"
 PARAMETERS_MAGIC = "ss:"
+LATENCY_ARM_SYMBOL = "board_latency_timer_arm"  # board.h: where the irq-latency scenarios arm the latency timer
 SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # QEMU: the watches at the scope pin's two stores (Scope.watches)
 CYCLES_PER_SAMPLE_BUDGET = 2_000_000
 EVENTS_PER_SAMPLE_LIMIT = 8  # watch events a run may log per sample requested (a window needs 2 to 4)
@@ -213,8 +214,13 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             if watches or (cycles and stamps) or switch_word:
                 arguments = "".join(f",watch={hex(address)}:{name}" for address, name in watches)
                 if latency:
-                    handler = elf.symbols(firmware_elf)[target.latency_timer.handler]
+                    symbols = elf.symbols(firmware_elf)
+                    handler = symbols[target.latency_timer.handler]
                     arguments += f",latency_irq={target.latency_timer.irq},latency_handler={hex(handler)}"
+                    if LATENCY_ARM_SYMBOL in symbols:  # pending no sooner than the delay it is armed with runs out
+                        counts = target.counts_per_unit(target.latency_timer.clock_hz)
+                        arguments += (f",latency_arm={hex(symbols[LATENCY_ARM_SYMBOL])}"
+                                      f",latency_counts={counts.numerator}/{counts.denominator}")
                 arguments += f",limit={event_limit}"
                 if stop_after:
                     arguments += f",stop={stop_after}"
