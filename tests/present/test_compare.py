@@ -254,3 +254,34 @@ def test_a_real_change_is_compared(tmp_path, capsys):
     assert all("opt -O2 vs -Os" in c["why"] for c in comparisons)
     assert status == (1 if any(c["verdict"] == "slower" for c in comparisons) else 0)
     print(said)  # the table, for the record
+
+
+def latency(samples, covered=588, period=588, one_per_phase=True) -> dict:
+    """An irq-latency result: its worst case and the loop's phases its sweep covered."""
+    document = result("irq-latency", samples)
+    document.update(method="marker", worst={"cycles": max(samples), "sample": 0, "samples": 1},
+                    phases={"covered": covered, "period": period, "steps": "instructions",
+                            **({"one_per_phase": True} if one_per_phase else {})})
+    return document
+
+
+def test_an_interrupt_latency_is_compared_by_its_worst_case_too(tmp_path, capsys):
+    # the same median, a worse worst case: slower, and the worst case says why
+    status, said = run([write(tmp_path / "a.json", latency([12] * 9 + [189])),
+                        write(tmp_path / "b.json", latency([12] * 9 + [250]))], capsys)
+    assert status == 1, said
+    assert "slower" in said and "worst 189 -> 250 cycles" in said
+
+
+def test_a_sweep_that_met_part_of_the_loop_is_not_compared_with_a_whole_one(tmp_path, capsys):
+    status, said = run([write(tmp_path / "a.json", latency([12] * 10)),
+                        write(tmp_path / "b.json", latency([12] * 9 + [40], covered=400))], capsys)
+    assert status == 0, said
+    assert "not comparable" in said and "all steps vs 400 of 588 steps" in said
+
+
+def test_one_sample_per_step_is_not_compared_with_every_sample_of_an_older_run(tmp_path, capsys):
+    status, said = run([write(tmp_path / "a.json", latency([12] * 10, one_per_phase=False)),
+                        write(tmp_path / "b.json", latency([12] * 10))], capsys)
+    assert status == 0 and "not comparable" in said, said
+    assert "every sample the run took vs one sample per step of the loop" in said

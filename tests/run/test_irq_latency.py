@@ -2,7 +2,9 @@
 its assertion to its handler's first instruction. The ruler's loop has one masked region of known length;
 its expected latencies are worked out here from the Cortex-M3 Technical Reference Manual (r2p1)."""
 
+import json
 import subprocess
+from collections import Counter
 
 import pytest
 
@@ -12,7 +14,7 @@ from switchscope.build import native
 from switchscope.build.firmware import build
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.figures.latency import function_at, parameters as latency_parameters
+from switchscope.figures.latency import function_at, parameters as latency_parameters, sweep_samples
 from switchscope.figures.measure import measure, run_parameters
 from switchscope.run import runner
 from test_serial_boards import PtyBoard, _read_over_port
@@ -165,9 +167,11 @@ def test_a_run_of_irq_latency_says_its_worst_case_and_the_code_it_fell_in(capsys
 def test_the_probe_reads_what_the_simulator_sees_at_every_sample(scenario, kernel, samples, target, unit):
     """The probe (the entry's read of the timer less the count it expired at) against the simulator's own
     view of the same run: under QEMU in instructions, the unit its timer counts, on simavr in cycles."""
-    probed = measure(latency_job(scenario, kernel, unit, target, method="probe"), samples=samples)
+    job = latency_job(scenario, kernel, unit, target, method="probe")
+    probed = measure(job, samples=samples)
+    taken = sweep_samples(job) or samples  # irq-latency's sweep takes its own
     agreement = probed.details["agreement"]
-    assert agreement == {"samples": samples, "equal": samples, "least_difference": 0, "largest_difference": 0,
+    assert agreement == {"samples": taken, "equal": taken, "least_difference": 0, "largest_difference": 0,
                          "unit": unit}
     assert probed.method == "probe" and probed.unit == unit
 
@@ -189,13 +193,13 @@ def test_irq_latency_is_not_applicable_where_no_latency_timer_is_driven_and_says
 
 
 def test_the_arduino_reads_its_own_interrupt_latency_over_its_port_as_the_simulator_does(capsys, tmp_path):
-    """The Uno's image, run on simavr behind a serial device and read with --port: the probe's samples are
-    the simulated run's, sample for sample (the image carries the sweep's parameters)."""
+    """The Uno's image, run on simavr behind a serial device and read with --port: the probe reads the samples
+    the simulated run took (the image carries the sweep's parameters)."""
     job = latency_job("irq-latency", "freertos", target="atmega328p", method="probe")
-    samples = 2000
+    samples = sweep_samples(job)
     simulated = measure(job, samples)
     elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
-    parameters = run_parameters(samples, None, job.resolved_config()) + latency_parameters(job, samples)
+    parameters = run_parameters(samples, None, job.resolved_config()) + latency_parameters(job)
     command = runner.simavr_command(native.built("simavr"), job.target, elf, parameters, samples,
                                     runner.INTERRUPT_ENTRY_CYCLES)
     board = PtyBoard(lambda master: subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=master,
@@ -206,5 +210,30 @@ def test_the_arduino_reads_its_own_interrupt_latency_over_its_port_as_the_simula
     finally:
         board.close()
     assert result["method"] == "probe" and result["unit"] == "cycles"
-    assert result["samples"] == simulated.samples
+    # a board logs no loop passes, so it keeps every sample of its sweep; the simulated run kept one per step
+    # of the loop (and those a tick fell into) out of the very same samples
+    assert len(result["samples"]) == samples
+    assert not Counter(simulated.samples) - Counter(result["samples"])
     assert result["worst"]["cycles"] == simulated.worst["cycles"] and "address" not in result["worst"]
+
+
+@pytest.mark.parametrize("target", ["mps2-an385", "atmega328p"])
+def test_irq_latency_is_one_sample_per_step_of_the_loop_whatever_the_samples_asked(target, capsys, tmp_path):
+    """The sweep meets every step of the workload's loop once in an iteration of its own, then the tick's: the
+    same distribution for any --samples, identical run to run."""
+    found = []
+    for samples in (2000, 10_000, 20_000):
+        path = tmp_path / f"{samples}.json"
+        status, said = run_command(["run", "--scenario", "irq-latency", "--target", target, "--samples",
+                                    str(samples), "--quiet", "--json", str(path)], capsys)
+        assert status == 0, said
+        found.append(json.loads(path.read_text())["results"][0])
+    first = found[0]
+    phases = first["phases"]
+    assert phases["one_per_phase"] and phases["covered"] == phases["period"] > 100
+    loop_samples = len(first["samples"]) - phases.get("tick", {}).get("samples", 0)
+    assert loop_samples >= phases["period"]  # each step once, and where no tick round: the samples a tick fell into
+    for other in found[1:]:
+        assert other["samples"] == first["samples"] and other["stats"] == first["stats"]
+        assert other["worst"] == first["worst"] and other["phases"] == first["phases"]
+        assert other["sample_addresses"] == first["sample_addresses"]

@@ -30,6 +30,7 @@ from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures import results_files
 from switchscope.figures.result import STAT_KEYS, Result
+from switchscope.present import latency_view
 from switchscope.present.report import RANGE_COLUMN, range_note
 
 FAIL_ON = ("any", "outside-range")  # which regressions fail `switchscope compare`
@@ -188,6 +189,7 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
             differences.append(f"unit {old.unit} vs {now.unit}")
         if old.timing_model != now.timing_model:
             differences.append(f"timing model {old.timing_model} vs {now.timing_model}")
+        differences += _sweep_differences(old, now)
         if differences:
             found.append(Comparison(key, name, old, now, metric, "not comparable", "; ".join(differences)))
             continue
@@ -196,17 +198,40 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
             verdict = "within" if threshold.allows(before, after) else "slower"
         else:
             verdict = "faster" if after < before else "same"
+        worse_worst = ""
+        if old.worst and now.worst and metric != "max" and now.stats.max > old.stats.max:
+            # an interrupt's latency is judged by its worst case as well as by the statistic compared
+            worse_worst = f"worst {_figure(old.stats.max)} -> {_figure(now.stats.max)} {now.unit}"
+            if not threshold.allows(old.stats.max, now.stats.max):
+                verdict = "slower"
         simulators = (old.simulator or {}).get("name"), (now.simulator or {}).get("name")
         compilers = (old.toolchain or {}).get("compiler"), (now.toolchain or {}).get("compiler")
         changed = [f"{k} {old.options.get(k)} vs {now.options.get(k)}" for k in ignored
                    if (old.options or {}).get(k) != (now.options or {}).get(k)]
-        notes = [f"simulator {simulators[0]} vs {simulators[1]}" if simulators[0] != simulators[1] else "",
+        notes = [worse_worst, f"simulator {simulators[0]} vs {simulators[1]}" if simulators[0] != simulators[1] else "",
                  f"compiler {compilers[0]} vs {compilers[1]}" if compilers[0] != compilers[1] else "", *changed]
         found.append(Comparison(key, name, old, now, metric, verdict, "; ".join(n for n in notes if n)))
     if base and new and all(c.verdict in ("only in base", "only in new") for c in found):
         raise SwitchscopeError(f"nothing in common to compare: {len(base)} result(s) only in base, {len(new)} only in "
                                "new", _matching_hint(base, new, ignored))
     return sorted(found, key=lambda c: c.name)
+
+
+def _sweep_differences(old: Result, now: Result) -> list[str]:
+    """Why two interrupt latencies are not alike distributions: one sweep met the whole loop and the other part
+    of it, or one holds a sample per step of the loop and the other every sample its run took."""
+    if not (old.phases and now.phases):
+        return []
+    def coverage(phases: dict) -> str:
+        return f"{phases['covered']} of {phases['period']} steps" if latency_view.partial(phases) else "all steps"
+    found = []
+    if latency_view.partial(old.phases) or latency_view.partial(now.phases):
+        if coverage(old.phases) != coverage(now.phases):
+            found.append(f"the loop's phases covered: {coverage(old.phases)} vs {coverage(now.phases)}")
+    if bool(old.phases.get("one_per_phase")) != bool(now.phases.get("one_per_phase")):
+        each = {True: "one sample per step of the loop", False: "every sample the run took"}
+        found.append(f"{each[bool(old.phases.get('one_per_phase'))]} vs {each[bool(now.phases.get('one_per_phase'))]}")
+    return found
 
 
 def _matching_hint(base: list[Result], new: list[Result], ignored: tuple[str, ...]) -> str:

@@ -31,15 +31,15 @@ def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
         at = (f"sample {worst['sample']}" if worst.get("samples", 1) == 1
               else f"{worst['samples']:,} samples, the first: {worst['sample']}")
         where = ""
-        if "address" in worst:
+        if worst.get("held") is False:
+            where = ": the core's own latency, no code held the interrupt"
+        elif "address" in worst:
             held = (f", held from {worst['held_from']} to {worst['held_to']}"
                     if worst["held_from"] != worst["held_to"] else "")
             where = f", asserted at {worst['address']} in {worst['function']}{held}"
-        covered = (f"; phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
-                   if phases else "")
-        if phases and phases["covered"] < phases["period"]:
-            covered += " (more samples, --samples, sweep more of it)"
-        lines.append(f"  {label}: worst {_figure(worst[r.unit])} {r.unit} ({at}){where}{covered}")
+        lines.append(f"  {label}: worst {_figure(worst[r.unit])} {r.unit} ({at}){where}")
+        if phases:
+            lines.append(f"  {label}: {coverage_text(phases)}")
         if phases and phases.get("tick"):
             lines.append(f"  {label}: {tick_round_text(phases['tick'], r.unit)}")
         agreement = r.details.get("agreement")
@@ -48,6 +48,22 @@ def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
                          f"{agreement['samples']} samples (differences {_figure(agreement['least_difference'])} "
                          f"to {_figure(agreement['largest_difference'])} {agreement['unit']})")
     return lines
+
+
+def partial(phases: dict | None) -> bool:
+    """Whether the sweep met only part of the workload's loop: its figures are not a whole sweep's."""
+    return bool(phases) and phases["covered"] < phases["period"]
+
+
+def coverage_text(phases: dict) -> str:
+    """How much of the loop the distribution covers, and how it was taken."""
+    said = f"phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
+    if phases.get("one_per_phase"):
+        said += ", one sample each (irq-latency sweeps every step once, whatever --samples says)"
+    if partial(phases):
+        said += ("; the sweep met only part of the loop: these figures are not a whole sweep's, and compare "
+                 "refuses them against one")
+    return said
 
 
 def tick_round_text(tick: dict, unit: str) -> str:
@@ -64,7 +80,9 @@ def html(result: Result) -> str:
     at = (f"sample {worst['sample']}" if worst.get("samples", 1) == 1
           else f"{worst['samples']:,} samples; the first is sample {worst['sample']}")
     said = f"Worst case: {worst[result.unit]} {result.unit} ({at})"
-    if "address" in worst:
+    if worst.get("held") is False:
+        said += ": the core's own latency, no code held the interrupt"
+    elif "address" in worst:
         said += f", asserted at {worst['address']} in {worst['function']}"
         if worst["held_from"] != worst["held_to"]:
             said += (f"; around it, from {worst['held_from']} to {worst['held_to']}, the interrupt waited longer "
@@ -72,8 +90,8 @@ def html(result: Result) -> str:
     parts = [f'<p class="latency">{escape(said)}.</p>']
     phases = result.phases
     if phases and result.sample_phases:
-        parts.append(f'<p class="latency">The sweep asserted the interrupt at {phases["covered"]} of the '
-                     f'{phases["period"]} {escape(phases["steps"])} of the workload\'s loop.</p>')
+        said = coverage_text(phases)
+        parts.append(f'<p class="latency">{escape(said[0].upper() + said[1:])}.</p>')
         parts.append(svg.by_phase(result.sample_phases, result.samples, phases["period"], result.unit,
                                   phases["steps"], f"latency at each step of the loop, {result.unit}"))
         if phases.get("tick"):
