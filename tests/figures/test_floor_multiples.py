@@ -62,10 +62,42 @@ def test_x_floor_is_written_and_read_back():
     assert Result.from_json(document).x_floor == 1.48
 
 
-def test_a_floor_built_at_the_same_optimisation_is_preferred():
+def test_a_floor_built_at_the_same_optimisation_is_the_one_divided_by():
     kernel = result("freertos", [120])
     kernel.options = {"opt": "-Os"}
     fast, small = result("floor", [60]), result("floor", [80])
     fast.options, small.options = {"opt": "-O2"}, {"opt": "-Os"}
     floor.attach([kernel, fast, small])
     assert kernel.x_floor == 1.5
+
+
+def configured(kernel, samples, scenario="yield", **options):
+    found = result(kernel, samples, scenario=scenario)
+    found.options = {"opt": "-O2", **options}
+    return found
+
+
+def test_no_multiple_against_a_floor_that_did_other_work_and_the_result_says_why():
+    """sem-shuffle with a mutex is not a multiple of the floor's semaphore, nor msg at 64 bytes of the floor's 4,
+    nor -O0 of the floor at -O2: each keeps no multiple and names the option that differs."""
+    cases = [(configured("freertos", [504], "sem-shuffle", lock="mutex"),
+              configured("floor", [77], "sem-shuffle", lock="semaphore"), "lock=mutex (the floor's: semaphore)"),
+             (configured("freertos", [700], "msg", msg_size="64"), configured("floor", [150], "msg", msg_size="4"),
+              "msg_size=64 (the floor's: 4)"),
+             (configured("freertos", [300], opt="-O0"), configured("floor", [84]), "opt=-O0 (the floor's: -O2)")]
+    for kernel, least, why in cases:
+        floor.attach([kernel, least])
+        assert kernel.x_floor is None, why
+        assert why in kernel.floor["refused"] and "--floor" in kernel.floor["refused"]
+        text = report.table([kernel])
+        assert f"x floor: none for {kernel.scenario}: " in text and why in text
+
+
+def test_the_floor_that_did_the_same_work_is_divided_by_and_shown_with_its_options():
+    kernel = configured("freertos", [504], "sem-shuffle", lock="mutex")
+    semaphore = configured("floor", [77], "sem-shuffle", lock="semaphore")
+    mutex = configured("floor", [140], "sem-shuffle", lock="mutex")
+    floor.attach([kernel, semaphore, mutex])
+    assert kernel.x_floor == 3.6  # 504 / 140
+    assert kernel.floor["median"] == 140 and kernel.floor["options"] == "lock=mutex,opt=-O2"
+    assert "sem-shuffle 140 [lock=mutex,opt=-O2]" in report.table([mutex, kernel])

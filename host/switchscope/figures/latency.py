@@ -33,9 +33,9 @@ LATENCY_ROUND_STEPS = {"qemu": 4096, "simavr": 8192}
 # pends take about 300), one sample a tick.
 TICK_ROUND_BEFORE_STEPS = 64
 TICK_ROUND_STEPS = 1088
-# watch events a tick round's sample may log: it is armed within a round of the tick (2,048 instructions under
-# QEMU) and waits for it, with a pass of the loop's top logged at each of its iterations
-TICK_ROUND_EVENTS_PER_SAMPLE = 64
+# watch events a tick round's sample may log: it waits up to a tick period, 39,062 instructions under QEMU
+# (10 ms at 256 ns each), with a pass of the loop's top logged at each of its iterations (about 100 at least)
+TICK_ROUND_EVENTS_PER_SAMPLE = 512
 
 
 def sweeps_every_phase(job: Job) -> bool:
