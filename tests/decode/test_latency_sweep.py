@@ -58,30 +58,21 @@ def sweep_of(phases, ordinary, period=4):
 
 def test_one_sample_per_phase_the_first_of_an_ordinary_iteration_no_tick_fell_into():
     # samples 0-1: the arming iteration; 2-5 the loop's steps 0-3 once, sample 3 with a tick in its window;
-    # 6-9 the steps again (step 1 now undisturbed); 10-11: the tick round
+    # 6-9 the steps again (step 1 now undisturbed); 10-11: the tick round, not the loop's
     phases = [5, 6, 0, 1, 2, 3, 0, 1, 2, 4, 7, 8]
     ordinary = [False, False, True, True, True, True, True, True, True, True, True, True]
     disturbed = [False, False, False, True, False, False, False, False, False, False, False, False]
-    kept, covered = one_per_phase(sweep_of(phases, ordinary), disturbed, loop_samples=10)
-    assert kept == [2, 4, 5, 7, 10, 11]  # steps 0, 2, 3, then 1 from the second pass, then the tick round
-    assert covered == 4
-    # the same run longer (more loop rounds before the tick round): the same loop samples
-    longer, _ = one_per_phase(sweep_of(phases[:10] + [0, 1, 2, 3] + phases[10:], ordinary + [True] * 4),
-                              disturbed[:10] + [False] * 4 + disturbed[10:], loop_samples=14)
-    assert longer[:4] == kept[:4]
+    kept, ticked, covered = one_per_phase(sweep_of(phases, ordinary), disturbed, loop_samples=10)
+    assert kept == [2, 4, 5, 7]  # steps 0, 2, 3, then 1 from the second pass
+    assert ticked == [3] and covered == 4
+    # the same run longer (more loop rounds before the tick round): the same samples
+    longer = one_per_phase(sweep_of(phases[:10] + [0, 1, 2, 3] + phases[10:], ordinary + [True] * 4),
+                           disturbed[:10] + [False] * 4 + disturbed[10:], loop_samples=14)
+    assert longer == (kept, ticked, covered)
 
 
-def test_without_a_tick_round_the_samples_a_tick_fell_into_are_the_ticks_own():
-    phases, ordinary = [0, 1, 2, 3, 1], [True] * 5
-    kept, covered = one_per_phase(sweep_of(phases, ordinary), [False, True, False, False, False], loop_samples=5)
-    assert kept == [0, 1, 2, 3, 4] and covered == 4  # sample 1 kept for its tick, sample 4 for step 1
-    partial, covered = one_per_phase(sweep_of(phases[:3], ordinary[:3]), [False, True, False], loop_samples=3)
+def test_a_step_met_only_where_a_tick_fell_is_not_covered():
+    phases, ordinary = [0, 1, 2], [True] * 3
+    kept, ticked, covered = one_per_phase(sweep_of(phases, ordinary), [False, True, False], loop_samples=3)
+    assert kept == [0, 2] and ticked == [1]
     assert covered == 2 < 4  # steps 1 and 3 never met undisturbed: the sweep covers part of the loop
-
-
-def test_the_held_region_is_the_run_of_neighbouring_addresses_that_waited_longer_than_the_least():
-    addresses = [0x100, 0x102, 0x104, 0x106, 0x108, 0x10C, 0x200, 0x202]
-    latency = [12, 20, 19, 18, 17, 12, 30, 12]
-    assert masked_region(addresses, latency, 0x102) == (0x102, 0x108)
-    assert masked_region(addresses, latency, 0x200) == (0x200, 0x200)  # 0x108 is too far: another region
-    assert masked_region(addresses, latency, 0x10C) == (0x10C, 0x10C)  # at the least: held by nothing

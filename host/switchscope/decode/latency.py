@@ -10,7 +10,7 @@ sample's handler: that iteration runs the arming code, the next ones are the
 workload's own. One sample per phase of the loop (`one_per_phase`) takes, for
 each step of an ordinary iteration, the first sample asserted there, so the
 distribution is over the loop's phases, each once, whatever the run's length
-beyond a round."""
+beyond a round; the tick's effect is reported on its own."""
 
 from __future__ import annotations
 
@@ -88,25 +88,22 @@ def sweep(events: Events | None, steps_are_instructions: bool, what: str, loop_s
     return found
 
 
-def one_per_phase(found: Sweep, disturbed: list[bool], loop_samples: int) -> tuple[list[int], int]:
-    """The samples that make the distribution, in the order taken, and how many steps of the loop they
-    cover: of the first `loop_samples` (the loop's round), for each step of the loop's period the first
-    sample asserted there in an ordinary iteration no tick fell into; then the tick's own: every sample of
-    the tick round that follows the loop's where the board aims at the tick, otherwise the loop round's
-    samples a tick fell into (it comes where it comes, as on a chip). An assertion logged just before a
-    pass of the loop's top reads a whole period: step 0."""
+def one_per_phase(found: Sweep, disturbed: list[bool], loop_samples: int) -> tuple[list[int], list[int], int]:
+    """Of the first `loop_samples` (the loop's round): the samples that make the distribution, one for each
+    step of the loop's period, the first sample asserted there in an ordinary iteration no tick fell into, in
+    the order taken; the samples a tick fell into (the tick's, not the loop's: it comes where it comes); and
+    how many steps the distribution covers. An assertion logged just before a pass of the loop's top reads
+    a whole period: step 0."""
     first_at: dict[int, int] = {}
     ticked = []
     for k in range(min(loop_samples, len(found.latency))):
         if disturbed[k]:
-            if loop_samples == len(found.latency):  # no tick round
-                ticked.append(k)
+            ticked.append(k)
             continue
-        phase = found.phases[k] % found.period if found.period and found.phases[k] == found.period \
-            else found.phases[k]
+        phase = 0 if found.period and found.phases[k] == found.period else found.phases[k]
         if found.ordinary[k] and 0 <= phase < found.period:
             first_at.setdefault(phase, k)
-    return sorted([*first_at.values(), *ticked]) + list(range(loop_samples, len(found.latency))), len(first_at)
+    return sorted(first_at.values()), ticked, len(first_at)
 
 
 def masked_region(addresses: list[int], latency: list[int], at: int) -> tuple[int, int]:

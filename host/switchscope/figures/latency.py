@@ -119,15 +119,20 @@ def probe_latencies(job: Job, stream) -> list[int]:
             for d, k in zip(samples.column("tag").tolist(), counts.tolist())]
 
 
+def _worst_of(latencies: list) -> dict:
+    """A group of samples beside the distribution: how many, their worst and their median."""
+    return {"samples": len(latencies), "worst": max(latencies), "median": stats.statistics(latencies)["median"],
+            "latencies": latencies}
+
+
 def tick_round_facts(job: Job, stream, latencies: list) -> dict | None:
-    """The tick round (the last samples, each aimed at the tick: sample j of it asserted j steps after a
-    point the sweep's tick_before counts ahead of the tick's interrupt, both timers counting the same
+    """The tick round (`latencies`: its samples, each aimed at the tick: sample j of it asserted j steps after
+    a point the sweep's tick_before counts ahead of the tick's interrupt, both timers counting the same
     clock): how many samples, the span they swept around the tick's interrupt, in the unit of a step's
     whole (instructions under QEMU, cycles on simavr), and the worst among them with its place."""
     count = int(stream.meta.get("latency_tick_samples", "0") or 0)
-    if not count:
+    if not count or not latencies:
         return None
-    first = len(latencies) - count
     per_step = job.target.latency_counts_per_step() / job.target.counts_per_unit(job.target.latency_timer.clock_hz)
     before = TICK_ROUND_BEFORE_STEPS
 
@@ -135,10 +140,9 @@ def tick_round_facts(job: Job, stream, latencies: list) -> dict | None:
         value = (j - before) * per_step
         return int(value) if value.denominator == 1 else float(value)
 
-    worst = max(range(count), key=lambda j: latencies[first + j])
-    return {"samples": count, "handler": job.target.latency_timer.tick_handler, "from": place(0),
-            "to": place(count - 1), "unit": job.target.unit, "worst": latencies[first + worst],
-            "worst_at": place(worst)}
+    worst = max(range(count), key=lambda j: latencies[j])
+    return {**_worst_of(latencies), "handler": job.target.latency_timer.tick_handler, "from": place(0),
+            "to": place(count - 1), "unit": job.target.unit, "worst_at": place(worst)}
 
 
 def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tuple[Reading, dict]:
@@ -166,11 +170,11 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
         apart = [p - s for p, s in zip(latencies, found.latency)]
         agreement = {"samples": samples, "equal": sum(1 for d in apart if d == 0),
                      "least_difference": min(apart), "largest_difference": max(apart), "unit": job.counted_in}
-    covered = found.covered
-    kept = list(range(samples))
-    if loop_samples is not None:
+    covered, kept, ticked, tick_round = found.covered, list(range(samples)), [], []
+    if loop_samples is not None:  # the tick round and the samples a tick fell into: beside the distribution
         disturbed = ((output.stream.samples.column("flags") & TICK_IN_WINDOW) != 0).tolist()
-        kept, covered = one_per_phase(found, disturbed, loop_samples)
+        kept, ticked, covered = one_per_phase(found, disturbed, loop_samples)
+        ticked, tick_round = [latencies[k] for k in ticked], latencies[loop_samples:]
     latencies = [latencies[k] for k in kept]
     addresses = [found.addresses[k] for k in kept]
     bounds = None
@@ -196,9 +200,12 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
     }
     if loop_samples is not None:
         facts["phases"]["one_per_phase"] = True
-    tick_round = tick_round_facts(job, output.stream, latencies)
-    if tick_round:
-        facts["phases"]["tick"] = tick_round
+        tick = tick_round_facts(job, output.stream, tick_round)
+        if tick:
+            tick["addresses"] = [f"0x{a:x}" for a in found.addresses[loop_samples:]]
+            facts["phases"]["tick"] = tick
+        if ticked:
+            facts["phases"]["ticked"] = _worst_of(ticked)
     if agreement:  # the probe against the simulator's own view of the same interrupts
         facts["details"] = {"agreement": agreement}
     return Reading(latencies, [0] * len(kept), 0, [], bounds=bounds), facts

@@ -42,6 +42,8 @@ def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
             lines.append(f"  {label}: {coverage_text(phases)}")
         if phases and phases.get("tick"):
             lines.append(f"  {label}: {tick_round_text(phases['tick'], r.unit)}")
+        if phases and phases.get("ticked"):
+            lines.append(f"  {label}: {ticked_text(phases['ticked'], r.unit)}")
         agreement = r.details.get("agreement")
         if agreement:
             lines.append(f"  {label}: the probe and the simulator's own view agree on {agreement['equal']} of "
@@ -59,7 +61,8 @@ def coverage_text(phases: dict) -> str:
     """How much of the loop the distribution covers, and how it was taken."""
     said = f"phases covered {phases['covered']} of the loop's {phases['period']} {phases['steps']}"
     if phases.get("one_per_phase"):
-        said += ", one sample each (irq-latency sweeps every step once, whatever --samples says)"
+        said += (", one sample each: the distribution (irq-latency sweeps every step once, whatever --samples "
+                 "says)")
     if partial(phases):
         said += ("; the sweep met only part of the loop: these figures are not a whole sweep's, and compare "
                  "refuses them against one")
@@ -67,9 +70,15 @@ def coverage_text(phases: dict) -> str:
 
 
 def tick_round_text(tick: dict, unit: str) -> str:
-    return (f"the tick round: {tick['samples']:,} samples, a step apart, from {_figure(tick['from'])} to "
-            f"{_figure(tick['to'])} {tick['unit']} after the tick's interrupt ({tick['handler']}): worst "
-            f"{_figure(tick['worst'])} {unit}, at {_figure(tick['worst_at'])}")
+    median = f", median {_figure(tick['median'])}" if "median" in tick else ""
+    return (f"the tick round (beside the loop's figures): {tick['samples']:,} samples, a step apart, from "
+            f"{_figure(tick['from'])} to {_figure(tick['to'])} {tick['unit']} after the tick's interrupt "
+            f"({tick['handler']}): worst {_figure(tick['worst'])} {unit}, at {_figure(tick['worst_at'])}{median}")
+
+
+def ticked_text(ticked: dict, unit: str) -> str:
+    return (f"a tick fell into {ticked['samples']:,} of the sweep's samples (beside the loop's figures): worst "
+            f"{_figure(ticked['worst'])} {unit}, median {_figure(ticked['median'])}")
 
 
 def html(result: Result) -> str:
@@ -94,9 +103,9 @@ def html(result: Result) -> str:
         parts.append(f'<p class="latency">{escape(said[0].upper() + said[1:])}.</p>')
         parts.append(svg.by_phase(result.sample_phases, result.samples, phases["period"], result.unit,
                                   phases["steps"], f"latency at each step of the loop, {result.unit}"))
-        if phases.get("tick"):
-            parts.append(f'<p class="latency">{escape(tick_round_text(phases["tick"], result.unit)[0].upper())}'
-                         f'{escape(tick_round_text(phases["tick"], result.unit)[1:])}.</p>')
+        for said in ([tick_round_text(phases["tick"], result.unit)] if phases.get("tick") else []) + \
+                ([ticked_text(phases["ticked"], result.unit)] if phases.get("ticked") else []):
+            parts.append(f'<p class="latency">{escape(said[0].upper() + said[1:])}.</p>')
     agreement = result.details.get("agreement")
     if agreement:
         parts.append(f'<p class="latency">The probe and the simulator\'s own view agree on {agreement["equal"]:,} '
