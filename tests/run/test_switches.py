@@ -12,6 +12,7 @@ import pytest
 from conftest import job, run_command
 from switchscope import catalog
 from switchscope.build.firmware import build, build_example
+from switchscope.catalog import configs
 from switchscope.common.errors import FirmwareFailed
 from switchscope.decode import elf
 from switchscope.figures.measure_elf import measure_elf
@@ -66,6 +67,34 @@ def test_isr_switches_are_caused_by_its_interrupt(target):
     handler = {"mps2-an385": "switchscope_soft_irq", "atmega328p": "__vector_3"}[target]
     result = measure_switches(scenario_elf("isr", target), catalog.TARGETS[target], FREERTOS, 10**6, 120)
     assert by_kind(result)["low", "high", f"interrupt {handler}"] == SAMPLES
+
+
+def test_a_software_switch_is_found_where_the_task_calls_it_and_timed_to_the_other_task():
+    # --config switch=software: a task's yield calls ss_software_switch (no exception) and only the
+    # tick's switches still go through PendSV; the calls are found, each timed from the function's
+    # first instruction to the other task's first, as the PendSV build's are
+    def pairs(result):
+        found = Counter()
+        for (outgoing, incoming, _), count in by_kind(result).items():
+            found[outgoing, incoming] += count if "IDLE" not in (outgoing, incoming) else 0
+        return +found
+
+    software = configs.resolve({"switch": "software"}, FREERTOS, MPS2, catalog.SCENARIOS["yield"])
+    firmware = build(FREERTOS, MPS2, catalog.SCENARIOS["yield"], config=software).elf
+    result = measure_switches(firmware, MPS2, FREERTOS, 10**6, 120)
+    assert pairs(result) == pairs(measure_switches(scenario_elf("yield"), MPS2, FREERTOS, 10**6, 120))
+    assert pairs(result)["partner", "measure"] == 2 * SAMPLES
+    # ss_yield ends in a tail call of ss_software_switch: the call is its caller's, the scenario's window
+    assert by_kind(result)["measure", "partner", "call in window"] == 2 * SAMPLES
+    assert by_kind(result)["partner", "measure", "call in xQueueSemaphoreTake"] == SAMPLES
+    assert "ss_software_switch" in result.details["switches"]["switch_path"]
+    # the window: the function up to its last instruction (the marker method), then that LDR PC, 2 cycles
+    # and a pipeline refill of 1 to 3 (Cortex-M3 TRM r2p1 Table 3-1), landing in the other task
+    exit_at = next(int(line.split(":")[0], 16) for line in disassembly(firmware, "ss_software_switch")
+                   if "ldr\tpc" in line.replace("ldr.w", "ldr"))
+    through = set(measure_elf(firmware, MPS2, "ss_software_switch", hex(exit_at), 20, 60).samples)
+    calls = set().union(*(values for cause, values in windows_by_cause(result).items() if cause.startswith("call")))
+    assert calls and all(any(3 <= value - before <= 5 for before in through) for value in calls)
 
 
 def test_a_window_is_the_handlers_entry_its_instructions_and_the_return():
