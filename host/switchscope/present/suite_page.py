@@ -61,7 +61,7 @@ def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Res
         tick = first.config.get("configTICK_RATE_HZ")
         preemption = options["preemption"].define
         notes = [
-            f"median of each distribution, in {first.unit}" + (" (and microseconds)" if first.ns_per_unit else "")
+            f"median of each distribution, in {first.unit}" + (" (and µs)" if first.ns_per_unit else "")
             + f"; {kernel.title} {first.kernel_version}, probe method" + (f", tick {tick} Hz" if tick else ""),
             f"Cooperative: preemption=off ({preemption}=0); Preemptive: preemption=on ({preemption}=1)",
             "NOPRI: every task at one priority (priorities=off); PRI: low task 1, high task 2. Where the call does "
