@@ -1,14 +1,17 @@
 """What the terminal's tables say beyond their statistics, as a new user reads them: the ruler as a
 verdict per length, the firmware's sizes in one line (a simulated machine's memory said apart from a
-chip's), a load's interfered windows beside the undisturbed ones, what a sweep was measured with, the
-latency timer's interrupt by what it is, and µs wherever a microsecond is printed. Pure: hand-made results."""
+chip's), a load's interfered windows beside the undisturbed ones, what a sweep or a suite was measured
+with, the latency timer's interrupt by what it is, and µs wherever a microsecond is printed. Pure: hand-made results."""
 
 import pytest
 
 from conftest import run_command
+from switchscope import catalog
+from switchscope.catalog.job import Job
 from switchscope.cli import measuring
+from switchscope.figures.matrix import Point
 from switchscope.figures.result import Result
-from switchscope.present import latency_view, report, ruler_view
+from switchscope.present import latency_view, report, ruler_view, suite_page
 
 BLOCKS = [0, 1, 2, 3, 10, 100, 1000]
 
@@ -96,6 +99,15 @@ def test_a_sweep_table_says_what_it_was_measured_with():
     assert lines[-1] == ("  freertos V11.2.0; built with arm-none-eabi-gcc 12.2.1; on QEMU emulator 10.0.2; "
                          "measured 2026-01-02T03:04:05+00:00 at 0123456789ab")
     assert lines[0].split()[-2:] == ["median", "µs"]
+
+
+def test_a_suites_summary_says_what_it_was_measured_with_but_not_when(tmp_path):
+    # not when: two shares merged say what the whole suite measured at once says
+    job = Job(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"],
+              catalog.METHODS["probe"])
+    suite_page.write(tmp_path, [(Point(job, 5, "kernels"), result("yield", (124,) * 5))], 5, 1.0, 1)
+    assert ("Measured with: freertos V11.2.0; built with arm-none-eabi-gcc 12.2.1; on QEMU emulator 10.0.2."
+            in (tmp_path / "summary.md").read_text().splitlines())
 
 
 def test_the_latency_timers_interrupt_is_named_by_what_it_is():

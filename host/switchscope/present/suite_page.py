@@ -14,7 +14,7 @@ from switchscope.figures.result import Result
 from switchscope.figures.results_files import ResultsFile
 from switchscope.figures.suite import (BERTOS_COLUMNS, BERTOS_SCENARIOS, RHEALSTONE_SCENARIOS, SWITCH_COUNTS,
                                        result_path, run_name)
-from switchscope.present import html_report, mechanism, svg
+from switchscope.present import html_report, mechanism, svg, table_notes
 from switchscope.present.report import aligned, cell
 
 
@@ -143,6 +143,9 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
            else f"{wall_seconds:.1f} s on {workers} worker(s)."),
         "",
     ]
+    measured = [outcome for _, outcome in runs.values() if isinstance(outcome, Result)]
+    if measured:  # what a merge of shares says as the whole suite does: no times
+        lines += [f"Measured with: {table_notes.provenance_line(measured, when=False).strip()}.", ""]
     if share and share != "1/1":
         lines += [f"Share {share} of the suite (--subset): the measurements of the other shares are not here "
                   "(- in a table); `switchscope merge` joins the shares.", ""]

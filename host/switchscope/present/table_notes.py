@@ -100,9 +100,9 @@ def _each(values) -> list[str]:
     return list(dict.fromkeys(str(v) for v in values if v))
 
 
-def provenance_line(results: list[Result]) -> str:
+def provenance_line(results: list[Result], when: bool = True) -> str:
     """What a table of many results was measured with, each different value once: the kernels' versions,
-    the compilers, the simulators, when (the first and the last) and at which commits."""
+    the compilers, the simulators, and (`when`) when, the first and the last, and at which commits."""
     kernels = _each(f"{r.kernel} {r.kernel_version}" if r.kernel_version else r.kernel for r in results)
     compilers = _each((r.toolchain or {}).get("compiler") for r in results)
     simulators = _each((r.simulator or {}).get("name") for r in results)
@@ -110,7 +110,7 @@ def provenance_line(results: list[Result]) -> str:
     commits = _each(_commit(r.project or {}) for r in results)
     parts = [", ".join(kernels), f"built with {' / '.join(compilers)}" if compilers else "",
              f"on {' / '.join(simulators)}" if simulators else ""]
-    if times:
+    if times and when:
         parts.append(f"measured {times[0]}" + (f" to {times[-1]}" if times[-1] != times[0] else "")
                      + (f" at {', '.join(commits)}" if commits else ""))
     return "  " + "; ".join(part for part in parts if part)
