@@ -61,7 +61,13 @@
  *                                          the task's name, read at word+OFFSET
  *                                          (hex bytes up to its NUL).
  * stop=COUNT then ends QEMU after COUNT resumes whose word is not the one the
- * entry saw (COUNT switches).
+ * entry saw (COUNT switches). With switch_call=START:END (a kernel's switch
+ * made by a function that task code calls, with no exception: FreeRTOS's
+ * ss_software_switch, --config switch=software) a call of it from thread mode
+ * is a flow too: "entry@<START>:<word>:<return>" (the address the call
+ * returns to) as it starts, an exception taken inside it "nest@", and
+ * "resume@" where it jumps out of [START, END) to a task (not by a call, not
+ * back into itself after an interrupt).
  *
  * The counters are inline adds before every instruction rather than one per
  * translation block: when an I/O access forces QEMU to re-execute an
@@ -172,6 +178,15 @@ static struct qemu_plugin_register *psp_register;
 static uint64_t switch_word;
 static uint32_t switch_name_offset, switch_name_bytes;
 static uint32_t entry_word;
+#define MAX_SWITCH_CALLS 8
+static uint64_t switch_calls[MAX_SWITCH_CALLS][2]; /* switch_call=: [start, end) of each switching function */
+static int switch_call_count;
+static int call_flow; /* 1 + the switch_calls index of the switching function a task has called; 0: none */
+
+static int in_switch_call(uint64_t address)
+{
+    return call_flow && address >= switch_calls[call_flow - 1][0] && address < switch_calls[call_flow - 1][1];
+}
 
 static void finish(const char *word, uint64_t count)
 {
@@ -451,6 +466,29 @@ static void log_resume(unsigned int vcpu_index, uint64_t address)
         finish("end", count_cycles ? now.cycles : now.instructions);
 }
 
+/* switch_call=: in thread mode, a block starting at a switching function opens its flow; one reached
+ * from inside it by a jump that is neither a call nor its own flow (its last `ldr pc`) closes it. */
+static void follow_switch_call(unsigned int vcpu_index, const struct block *previous, uint64_t address)
+{
+    if (call_flow) {
+        if (previous && in_switch_call(previous->start) && !in_switch_call(address) && !flows_to(previous, address)) {
+            call_flow = 0;
+            log_resume(vcpu_index, address);
+        }
+        return;
+    }
+    for (int i = 0; i < switch_call_count; i++)
+        if (address == switch_calls[i][0]) {
+            char more[16];
+            struct counters now = counters_now(vcpu_index);
+            snprintf(more, sizeof more, ":%" PRIx32, read_register(14) & ~1u);
+            entry_word = read_word((uint32_t)switch_word);
+            call_flow = 1 + i;
+            log_switch_flow("entry", address, more, &now);
+            return;
+        }
+}
+
 /* Every block start: exception entry, return, tail-chaining, and taken conditional branches. */
 static void on_block(unsigned int vcpu_index, void *userdata)
 {
@@ -470,13 +508,15 @@ static void on_block(unsigned int vcpu_index, void *userdata)
             settle_branch(vcpu_index, interrupted[--nesting], block->start);
             qemu_plugin_u64_set(in_handler, vcpu_index, (uint64_t)nesting);
         }
-        if (switch_word && nesting == 0)
+        if (switch_word && nesting == 0 && !in_switch_call(block->start)) {
+            call_flow = 0; /* back in a task; an interrupt inside the switching function returns into it */
             log_resume(vcpu_index, block->start);
+        }
         return;
     }
     if (block->starts_handler && !flows_to(previous, block->start)) {
         charge_flow(vcpu_index, "exception-entry", TIMING_EXCEPTION_ENTRY);
-        if (switch_word && nesting == 0) {
+        if (switch_word && nesting == 0 && !call_flow) {
             char more[24];
             uint32_t frame = stacked_frame();
             snprintf(more, sizeof more, ":%" PRIx32 ":%" PRIx32, read_word(frame + 24u), read_word(frame + 20u));
@@ -492,6 +532,8 @@ static void on_block(unsigned int vcpu_index, void *userdata)
         return;
     }
     settle_branch(vcpu_index, previous, block->start);
+    if (switch_call_count && nesting == 0)
+        follow_switch_call(vcpu_index, previous, block->start);
     /* QEMU also ends blocks where the code runs straight on (1 KB pages, I/O): a load
      * there still pipelines behind, or waits for, the instruction before it, as within a
      * block, unless that one was skipped by its IT condition. That is the load's own cost:
@@ -740,6 +782,15 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             switch_name_bytes = colon && *colon == ':' ? (uint32_t)strtoul(colon + 1, NULL, 0) : 0;
             if (!switch_name_bytes || switch_name_bytes > 32) {
                 fprintf(stderr, "switchscope plugin: switch_name=OFFSET:BYTES expected (1 to 32 bytes), got %s\n", arg);
+                return -1;
+            }
+        } else if (!strncmp(arg, "switch_call=", 12) && switch_call_count < MAX_SWITCH_CALLS) {
+            char *colon = NULL;
+            uint64_t *range = switch_calls[switch_call_count++];
+            range[0] = strtoull(arg + 12, &colon, 0) & ~1ull;
+            range[1] = colon && *colon == ':' ? strtoull(colon + 1, NULL, 0) : 0;
+            if (range[1] <= range[0]) {
+                fprintf(stderr, "switchscope plugin: switch_call=START:END expected (END past START), got %s\n", arg);
                 return -1;
             }
         } else if (!strncmp(arg, "handler=", 8) && handler_count < MAX_HANDLERS) {

@@ -65,6 +65,7 @@ UNO = "boards/atmega328p/board.toml"
     (UNO, '{port}', '{port', "is not a valid template"),
     ("boards/mps2-an386/board.toml", 'from = "mps2-an385"', 'from = "../boards/mps2-an385"',
      "'code.from' names"),
+    ("boards/mps2-an385/board.toml", 'memory = "machine"', 'memory = "fpga"', "'memory' must be one of chip, machine"),
 ])
 def test_a_mistake_in_a_description_file_is_named(tree, capsys, file, old, new, fragment):
     edit(tree / file, old, new)

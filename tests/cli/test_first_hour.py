@@ -44,15 +44,17 @@ def test_several_methods_and_scenarios_make_one_table_with_a_row_each():
     assert text.count("freertos V11.2.0, on mps2-an385") == 1  # one block, not six
     assert "methods probe, scope, marker" in text
     rows = [line for line in text.splitlines() if line.startswith("  rotate (3 tasks), ")]
-    assert len(rows) == 6  # a row per method, in cycles and again in microseconds
+    assert len(rows) == 6  # a row per method, in cycles and again in µs
     assert "  rotate (3 tasks), scope" in text and "  resume, marker" in text
-    # each image's own size: the five scenarios' images differ
-    assert "resume, probe 900/100" in text and "rotate (3 tasks), probe 880/100" in text
+    # the images' sizes in one line, from the least to the largest (880 and 900 bytes)
+    assert "firmware sizes: flash 0.9 KiB, static RAM 0.1 KiB (the simulated machine has 4 KiB of flash and " \
+        "1 KiB of RAM)" in text
 
 
 def test_one_images_size_is_said_once_and_the_tick_as_its_period():
     text = report.table([_result("yield", "probe", 124, 900), _result("signal", "probe", 369, 900)])
-    assert "firmware: flash 900 of 4096 bytes, static RAM 100 of 1024 bytes (each image)" in text
+    assert "firmware sizes (2 images alike): flash 0.9 KiB, static RAM 0.1 KiB (the simulated machine has 4 KiB " \
+        "of flash and 1 KiB of RAM)" in text
     assert "tick every 15.2 ms (configTICK_RATE_HZ 66)" in text  # 1000 ms / 66 Hz, not "66 Hz" alone
 
 

@@ -128,7 +128,7 @@ def test_measure_takes_addresses_too_and_writes_json(user_firmware, tmp_path, ca
     assert main(["measure", str(user_firmware["atmega328p"]), "--target", "atmega328p",
                  "--from", hex(found["measure_from"]), "--to", "measure_to", "--count", "20",
                  "--json", str(out)]) == 0
-    assert "in microseconds at 16 MHz" in capsys.readouterr().out
+    assert "in µs at 16 MHz" in capsys.readouterr().out
     (written,) = json.loads(out.read_text())["results"]
     result = Result.from_json(written)
     assert result.samples == [N + 7] * 20 and result.kind == "interval"

@@ -109,7 +109,7 @@ def test_analyze_on_the_command_line_writes_the_same_json_layout(tmp_path, capsy
     out = tmp_path / "capture.json"
     assert main(["analyze", str(vcd), "--channel", "B5", "--clock", "16000000", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
-    assert "unit: cycles" in printed and "in microseconds" in printed
+    assert "unit: cycles" in printed and "in µs" in printed
     (written,) = json.loads(out.read_text())["results"]
     assert set(written["stats"]) == {"min", "median", "mode", "mean", "max", "stddev", "p99"}
     assert written["count"] == 5 and written["channel"] == "B5" and written["unit"] == "cycles"

@@ -37,7 +37,7 @@ def header(text: str, first: str) -> list[str]:
 def test_the_range_column_follows_the_median_only_when_a_result_has_bounds():
     ranged = report.table([result(), result("yield", (200,) * 10, spread=None)])
     assert header(ranged, "scenario") == ["scenario", *report.columns()[:4], "TRM", "range", *report.columns()[4:]]
-    cycles = ranged.split("in microseconds")[0]  # the table in cycles, not the one in µs under it
+    cycles = ranged.split("in µs")[0]  # the table in cycles, not the one in µs under it
     rows = {line.split()[0]: line.split() for line in cycles.splitlines() if line.split()[:1] in (["resume"],
                                                                                                    ["yield"])}
     assert rows["resume"][5] == "119-131"  # median 126, 7 below and 5 above

@@ -95,7 +95,7 @@ def test_run_writes_the_json_a_user_compares_across_runs(tmp_path, capsys):
     out = tmp_path / "out.json"
     assert main(["run", "--scenario", "resume", "--samples", "100", "--json", str(out), "--quiet"]) == 0
     table = capsys.readouterr().out
-    assert "resume" in table and "unit: cycles" in table and "in microseconds at 25 MHz" in table
+    assert "resume" in table and "unit: cycles" in table and "in µs at 25 MHz" in table
     document = json.loads(out.read_text())
     (written,) = document["results"]
     assert written["schema"] == "switchscope.result/1"

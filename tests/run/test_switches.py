@@ -12,6 +12,7 @@ import pytest
 from conftest import job, run_command
 from switchscope import catalog
 from switchscope.build.firmware import build, build_example
+from switchscope.catalog import configs
 from switchscope.common.errors import FirmwareFailed
 from switchscope.decode import elf
 from switchscope.figures.measure_elf import measure_elf
@@ -68,6 +69,34 @@ def test_isr_switches_are_caused_by_its_interrupt(target):
     assert by_kind(result)["low", "high", f"interrupt {handler}"] == SAMPLES
 
 
+def test_a_software_switch_is_found_where_the_task_calls_it_and_timed_to_the_other_task():
+    # --config switch=software: a task's yield calls ss_software_switch (no exception) and only the
+    # tick's switches still go through PendSV; the calls are found, each timed from the function's
+    # first instruction to the other task's first, as the PendSV build's are
+    def pairs(result):
+        found = Counter()
+        for (outgoing, incoming, _), count in by_kind(result).items():
+            found[outgoing, incoming] += count if "IDLE" not in (outgoing, incoming) else 0
+        return +found
+
+    software = configs.resolve({"switch": "software"}, FREERTOS, MPS2, catalog.SCENARIOS["yield"])
+    firmware = build(FREERTOS, MPS2, catalog.SCENARIOS["yield"], config=software).elf
+    result = measure_switches(firmware, MPS2, FREERTOS, 10**6, 120)
+    assert pairs(result) == pairs(measure_switches(scenario_elf("yield"), MPS2, FREERTOS, 10**6, 120))
+    assert pairs(result)["partner", "measure"] == 2 * SAMPLES
+    # ss_yield ends in a tail call of ss_software_switch: the call is its caller's, the scenario's window
+    assert by_kind(result)["measure", "partner", "call in window"] == 2 * SAMPLES
+    assert by_kind(result)["partner", "measure", "call in xQueueSemaphoreTake"] == SAMPLES
+    assert "ss_software_switch" in result.details["switches"]["switch_path"]
+    # the window: the function up to its last instruction (the marker method), then that LDR PC, 2 cycles
+    # and a pipeline refill of 1 to 3 (Cortex-M3 TRM r2p1 Table 3-1), landing in the other task
+    exit_at = next(int(line.split(":")[0], 16) for line in disassembly(firmware, "ss_software_switch")
+                   if "ldr\tpc" in line.replace("ldr.w", "ldr"))
+    through = set(measure_elf(firmware, MPS2, "ss_software_switch", hex(exit_at), 20, 60).samples)
+    calls = set().union(*(values for cause, values in windows_by_cause(result).items() if cause.startswith("call")))
+    assert calls and all(any(3 <= value - before <= 5 for before in through) for value in calls)
+
+
 def test_a_window_is_the_handlers_entry_its_instructions_and_the_return():
     # Cortex-M3 TRM r2p1: exception entry 12 cycles (5.5.1), a tail-chain 6 (5.6), and the return's
     # unstacking 10 (Figure 5-5) after the BX LR that starts it, 1 cycle (Table 3-1, its refill replaced).
@@ -114,9 +143,11 @@ def test_the_example_application_shows_its_pairs_and_causes(target, tmp_path, ca
     # the timer's interrupt wakes the producer, whose message wakes the more urgent consumer at once
     assert kinds["produce", "consume", "call in xQueueGenericSend"] > 0
     assert kinds["consume", "produce", "call in xQueueReceive"] > 0
-    # the board's spare timer: CMSDK TIMER1 entered at board_latency_entry; Timer1's compare A, vector 11
-    timer = {"mps2-an385": "board_latency_entry", "atmega328p": "__vector_11"}[target]
-    assert any(cause == f"interrupt {timer}" and into == "produce" for (_, into, cause) in kinds)
+    # the board's spare timer, named by what it is: CMSDK TIMER1 entered at board_latency_entry; Timer1's
+    # compare A, vector 11
+    timer = {"mps2-an385": "CMSDK TIMER1, handler board_latency_entry",
+             "atmega328p": "Timer1 compare A, handler __vector_11"}[target]
+    assert any(cause == f"the latency timer's interrupt ({timer})" and into == "produce" for (_, into, cause) in kinds)
     # the background task and the idle task share the lowest priority and yield to each other
     assert kinds["backgnd", "IDLE", "call in background"] > 0 and kinds["IDLE", "backgnd", "call in prvIdleTask"] > 0
     assert result["unit"] == "cycles" and result["kind"] == "switches"

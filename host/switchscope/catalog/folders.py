@@ -15,8 +15,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel,
-                                       LatencyTimer, Option, Port, RealBoard, Scenario, SwitchMarks, Target)
+from switchscope.catalog.model import (MEMORIES, SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
+                                       Kernel, LatencyTimer, Option, Port, RealBoard, Scenario, SwitchMarks, Target)
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError, UnknownName
 from switchscope.common.suggest import did_you_mean
@@ -143,6 +143,7 @@ def _board(path: Path) -> Target:
         f_cpu_hz=top.get("f_cpu_hz", int, required=True),
         flash_bytes=top.get("flash_bytes", int, required=True),
         ram_bytes=top.get("ram_bytes", int, required=True),
+        memory=top.get("memory", str, "chip"),
         max_tasks=top.get("max_tasks", int, 16),
         directory=path.parent,
         simulator=simulator.get("name", str, required=True),
@@ -176,6 +177,8 @@ def _board(path: Path) -> Target:
     if target.code_directory is not None and (target.code_directory.parent != path.parent.parent
                                               or not (target.code_directory / "board.toml").is_file()):
         raise top.table("code")._error("from", f"names '{target.code_directory.name}', which is no board folder")
+    if target.memory not in MEMORIES:
+        raise top._error("memory", f"must be one of {', '.join(MEMORIES)}")
     if target.simulator not in SIMULATORS:
         raise simulator._error("name", f"must be one of {', '.join(SIMULATORS)}")
     if target.unit not in UNITS:

@@ -14,6 +14,7 @@ from switchscope.decode.methods import Method
 
 SIMULATORS = ("qemu", "simavr")
 UNITS = ("instructions", "cycles")
+MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
 TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
 
 
@@ -161,6 +162,11 @@ class LatencyTimer:
     bits: int = 16
     tick_handler: str | None = None  # the kernel tick's handler, where the board can aim at the tick; else None
 
+    @property
+    def interrupt(self) -> str:
+        """Its interrupt by what it is, for a reader who knows neither the handler's symbol nor the device."""
+        return f"the latency timer's interrupt ({self.device}, handler {self.handler})"
+
 
 @dataclass(frozen=True)
 class Target:
@@ -196,6 +202,7 @@ class Target:
     real_board: "RealBoard | None" = None  # the kit this target's image also runs on, read over a serial line
     latency_timer: LatencyTimer | None = None  # what the irq-latency scenarios arm; None: they cannot run here
     latency_unavailable: str | None = None  # why not, where board.toml says ([latency_timer] unavailable)
+    memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
 
     def latency_counts_per_step(self) -> Fraction:
         """Latency-timer counts per step of the sweep: a cycle on a cycle-counting

@@ -5,6 +5,7 @@ from __future__ import annotations
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.common.errors import SwitchscopeError
+from switchscope.common.suggest import did_you_mean
 from switchscope.decode.methods import METHODS
 
 LIST_SECTIONS = ("kernels", "targets", "boards", "scenarios", "methods", "options")
@@ -47,7 +48,9 @@ def _scenario_notes(scenario: catalog.Scenario) -> list[str]:
 def command_list(args) -> int:
     shown = args.section or "all"
     if shown not in (*LIST_SECTIONS, "all"):
-        raise SwitchscopeError(f"switchscope list shows {', '.join(LIST_SECTIONS)} or all, not '{shown}'")
+        raise SwitchscopeError(f"switchscope list shows {', '.join(LIST_SECTIONS)} or all, not '{shown}'",
+                               f"{did_you_mean(shown, (*LIST_SECTIONS, 'all'))}"
+                               "switchscope list, with no subject, shows them all")
     sections = [("kernels", catalog.KERNELS), ("targets", catalog.TARGETS),
                 ("scenarios", catalog.SCENARIOS), ("methods", METHODS)]
     if shown in ("boards", "all"):

@@ -20,7 +20,7 @@ from switchscope.figures.measure_elf import measure_elf
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.switches import measure_switches
 from switchscope.present import (breakdown_text, display, exports, mechanism, message_cost, report,
-                                 suite_page, switches_view)
+                                 ruler_view, suite_page, switches_view)
 from switchscope.run import serial_port
 
 def _check_exports(args) -> tuple:
@@ -166,7 +166,7 @@ def command_run(args) -> int:
     if json_path:
         report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
     exports.write(csv_path, markdown_path, results, args.percentiles)
-    return 1 if failures else 0
+    return 1 if failures or ruler_view.failed(results) else 0  # a ruler that reads wrong is a failed self-test
 
 
 def _floor_jobs(jobs: list[Job], kernels: list[catalog.Kernel]) -> list[Job]:

@@ -40,7 +40,7 @@ def command_report(args) -> int:
         raise SwitchscopeError(f"no results in {', '.join(args.inputs)}: nothing to report",
                                results_files.HINT)
     html_report.write(page, found, args.title)
-    print(f"{page}: {results} results from {len(found)} file(s)")
+    print(f"{page}: {results} result{'s' if results != 1 else ''} from {len(found)} file{'s' if len(found) != 1 else ''}")
     return 0
 
 

@@ -37,6 +37,7 @@ MAX_CHUNK_BYTES = 1 << 28  # sigrok writes its samples in chunks of a few MB
 MAX_SESSION_BYTES = 1 << 32  # all chunks together: 4 G samples of 8 channels, more than any analyzer's memory
 MAX_METADATA_BYTES = 1 << 20  # the metadata member is a few lines of text
 
+# VCD $timescale units: ASCII "us", as the format (IEEE 1364) spells a microsecond, never "µs"
 _SI = {"s": 1, "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
        "ps": Fraction(1, 10**12), "fs": Fraction(1, 10**15)}
 _RATE = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}
@@ -203,7 +204,7 @@ def read_sigrok_session(path: Path, channel: str) -> Channel:
     return Channel(channel, edges, 1 / rate, f"sigrok session, {device['samplerate']}")
 
 
-# the time column's heading states its unit (sigrok-cli picks one to suit the rate)
+# the time column's heading states its unit (sigrok-cli picks one to suit the rate), in the words it writes
 _TIME_UNITS = {"seconds": Fraction(1), "milliseconds": Fraction(1, 10**3), "microseconds": Fraction(1, 10**6),
                "nanoseconds": Fraction(1, 10**9), "picoseconds": Fraction(1, 10**12)}
 

@@ -165,7 +165,7 @@ def _inner_gap_limit(gaps: list[float]) -> float:
 
 
 def _seconds(value: float) -> str:
-    for unit, scale in (("s", 1), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
         if abs(value) >= scale:
             return f"{float(value) / scale:.4g} {unit}"
     return f"{float(value) / 1e-12:.4g} ps"

@@ -1,5 +1,6 @@
 """Reading what switchscope wrote: the JSON of run, sweep, measure, analyze and
-intrusion ({"results": [...]}), or a suite's directory (runs/**/*.json).
+intrusion ({"results": [...]}), or a directory of them: a suite's (runs/**/*.json),
+its runs/ tree, a folder of suites or of runs' files.
 `compare` and `report` read through here, so both accept the same inputs and
 refuse the same bad ones with the same words."""
 
@@ -64,12 +65,30 @@ class ResultsFile:
     plan: dict | None = None  # a sweep's: the plan its points belong to ("digest", "points"), for --resume
 
 
+def _results_under(folder: Path) -> list[Path]:
+    """A suite's results (runs/**/*.json: its plan.json beside them is none), else the folder's own *.json
+    and then each subfolder's, found the same way: a suite's runs/ tree, a folder of suites or of runs.
+    Hidden and linked folders are passed over (a link could lead back up)."""
+    runs = sorted((folder / "runs").glob("**/*.json"))
+    if runs:
+        return runs
+    files = sorted(path for path in folder.glob("*.json") if path.is_file())
+    for sub in sorted(folder.iterdir()):
+        if sub.is_dir() and not sub.is_symlink() and not sub.name.startswith(".") and sub.name != "runs":
+            files += _results_under(sub)
+    return files
+
+
 def files_in(path: Path, side: str) -> list[Path]:
-    """The JSON files a path stands for: itself, or a directory's results."""
+    """The JSON files a path stands for: itself, or a directory's results, in its subfolders too."""
     if path.is_dir():
-        files = sorted(path.glob("runs/**/*.json")) or sorted(path.glob("*.json"))
+        try:
+            files = _results_under(path)
+        except OSError as error:
+            raise SwitchscopeError(f"{side} {path}: cannot be read ({error})") from None
         if not files:
-            raise SwitchscopeError(f"{side} {path}: a directory with no results (no runs/**/*.json, no *.json)", HINT)
+            raise SwitchscopeError(f"{side} {path}: a directory with no results (no *.json in it or its "
+                                   "subfolders)", HINT)
         return files
     if path.is_file():
         return [path]

@@ -46,8 +46,9 @@ def _addresses(found: dict[str, int], names: tuple[str, ...]) -> set[int]:
 class _Names:
     """What a switch's addresses are called: a task by its name, a code address by its function."""
 
-    def __init__(self, firmware_elf: Path, found: dict[str, int], helpers: tuple[str, ...]):
+    def __init__(self, firmware_elf: Path, found: dict[str, int], helpers: tuple[str, ...], target: Target):
         self.helpers = set(helpers)
+        self.latency_timer = target.latency_timer  # the board's spare timer: named by what it is
         self.functions = elf.functions(firmware_elf)
         self.starts = [start for start, _, _ in self.functions]
         self.by_address = {address & ~1: name for name, address in found.items()}
@@ -76,7 +77,10 @@ class _Names:
             return f"call in {called}"
         if switch.cause == "tick":
             return "tick"
-        return f"interrupt {self.handler(switch.cause_address)}"
+        handler = self.handler(switch.cause_address)
+        if self.latency_timer and handler == self.latency_timer.handler:
+            return self.latency_timer.interrupt
+        return f"interrupt {handler}"
 
 
 def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: int, time_limit: float) -> Result:
@@ -110,7 +114,7 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
                              f"{', '.join(marks.switch_path)}); {why}",
                              "a firmware whose tasks never switch has nothing to measure; last output: "
                              + "; ".join(said))
-    names = _Names(firmware_elf, found, marks.helpers)
+    names = _Names(firmware_elf, found, marks.helpers, target)
     for switch in found_switches:  # a task's name is read as it is switched to
         if switch.incoming_name:
             names.tasks.setdefault(switch.incoming, switch.incoming_name)

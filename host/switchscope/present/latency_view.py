@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
+from switchscope import catalog
 from switchscope.figures.result import Result
 from switchscope.present import svg
 
@@ -14,6 +15,18 @@ from switchscope.present import svg
 NOTES = {"marker": "timed by the simulator from the interrupt's assertion to its handler's first instruction",
          "probe": "the handler's read of the timer less the counts it expired at, less the instructions before "
                   "that read"}
+
+
+def note(result: Result) -> str:
+    """How an irq-latency result was timed, naming the interrupt by what it is where its board is known."""
+    target = catalog.TARGETS.get(result.target or "")
+    timer = target.latency_timer if target else None
+    if timer is None:
+        return NOTES[result.method]
+    if result.method == "marker":
+        return f"timed by the simulator from the assertion of {timer.interrupt} to the handler's first instruction"
+    return (f"{timer.interrupt}: its handler's read of the timer less the counts it expired at, less the "
+            "instructions before that read")
 
 
 def _figure(value) -> str:

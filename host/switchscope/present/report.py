@@ -11,11 +11,12 @@ from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
-from switchscope.figures.result import Result, Stats
-from switchscope.present import display, latency_view
+from switchscope.figures.result import Result
+from switchscope.present import latency_view, ruler_view, table_notes
+from switchscope.present.cells import aligned, cell, row_label
+from switchscope.present.table_notes import X_FLOOR_COLUMN, measured_when
 
 PERCENTILES = (99.0,)  # the percentiles a table shows unless --percentiles says others (nearest rank)
-X_FLOOR_COLUMN = "x floor"  # the median as a multiple of the floor kernel's
 
 
 def percentile_label(percent: float) -> str:
@@ -26,12 +27,6 @@ def columns(percentiles=PERCENTILES) -> tuple[str, ...]:
     return ("count", "excl", "min", "median", "mode", "mean", "max", "stddev",
             *map(percentile_label, percentiles), "first")
 RANGE_COLUMN = "TRM range"
-
-
-def cell(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.0f}" if value.is_integer() else f"{value:.2f}"
-    return str(value)
 
 
 def trm_range(result: Result, metric: str = "median", figure=cell) -> str:
@@ -76,13 +71,6 @@ def with_range(names: list[str], cells: list[str], extra: str, ranged: bool) -> 
     return [*cells[:at], extra, *cells[at:]] if ranged else list(cells)
 
 
-def row_label(result: Result, with_method: bool = False) -> str:
-    """The scenario as a table row names it, with its task count where it has one (rotate), and its
-    method when the table holds several."""
-    label = f"{result.scenario} ({result.tasks} tasks)" if result.tasks else result.scenario
-    return f"{label}, {result.method}" if with_method else label
-
-
 def _row(result: Result, with_method: bool = False, percentiles=PERCENTILES) -> list[str]:
     stats = result.stats
     return [row_label(result, with_method), cell(result.count), cell(result.excluded),
@@ -100,47 +88,13 @@ def statistics_lines(label: str, results: list[Result], with_method: bool = Fals
     rows = [with_range(header, header, RANGE_COLUMN, ranged) + ([X_FLOOR_COLUMN] if floored else []),
             *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
               + ([x_floor(r)] if floored else []) for r in results)]
-    return aligned(rows) + _range_lines(results) + _floor_lines(results) + _load_lines(results) \
-        + latency_view.text_lines([(row_label(r), r) for r in results])
-
-
-def _load_lines(results: list[Result]) -> list[str]:
-    """Under a table of runs under load: how many kept windows the load's interrupt fell into, and the
-    figures of the others, which the load left alone."""
-    lines = []
-    for r in results:
-        if r.interfered is None:
-            continue
-        config = r.config
-        load = (f"load={config.get('load')}: a timer interrupt every {config.get('load_period_us')} µs, "
-                f"{config.get('load_tasks')} encoding task(s)")
-        calm = r.undisturbed
-        others = (f"; the other {len(calm)}: median {cell(Stats.of(calm).median)}, max {cell(max(calm))}"
-                  if calm and r.interfered else "")
-        lines.append(f"  {row_label(r)}, {load}: {len(r.interfered)} of {r.count} kept windows interfered "
-                     f"(kept in the figures above){others}")
-    return lines
+    return aligned(rows) + _range_lines(results) + table_notes.floor_lines(results) \
+        + table_notes.load_lines(results) + latency_view.text_lines([(row_label(r), r) for r in results])
 
 
 def x_floor(result: Result) -> str:
     """The median as a multiple of the floor kernel's, or "-" where none was measured."""
     return f"{result.x_floor:.2f}" if result.x_floor else "-"
-
-
-def _floor_lines(results: list[Result]) -> list[str]:
-    """Under a table with an x floor column: the floor's figures it divides by, each with the floor's
-    configuration, and the results that have none because the floor measured other work."""
-    floored = [r for r in results if r.floor and "median" in r.floor]
-    lines = []
-    if floored:
-        first = floored[0].floor
-        figures = ", ".join(f"{row_label(r)} {cell(r.floor['median'])}"
-                            + (f" [{r.floor['options']}]" if r.floor.get("options") else "") for r in floored)
-        lines.append(f"  {X_FLOOR_COLUMN}: the median over the floor kernel's ({first['method']} on "
-                     f"{first['target']}, {floored[0].unit}): {figures}")
-    lines += [f"  {X_FLOOR_COLUMN}: none for {row_label(r)}: {r.floor['refused']}"
-              for r in results if r.floor and "refused" in r.floor]
-    return lines
 
 
 def counted_by(result: Result) -> str:
@@ -162,7 +116,7 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     named = ", ".join(r.method for r in methods)
     parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
              f"method{'s' if len(methods) > 1 else ''} {named}", f"unit: {result.unit}{model}"]
-    detail = [latency_view.NOTES[r.method] if r.worst
+    detail = [latency_view.note(r) if r.worst
               else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit, (r.scope or {}).get("pin"))
               for r in methods]
     chosen = chosen_options(result)
@@ -190,21 +144,6 @@ def chosen_options(result: Result) -> dict:
             if name in defaults and defaults[name] != value}
 
 
-def measured_when(result: Result) -> str:
-    """When, and at which commit of the project measured (the git work tree it ran in), when known."""
-    when = f"measured {result.measured_at}" if result.measured_at else ""
-    project = result.project or {}
-    if project.get("commit"):
-        when += f" at {project['commit'][:12]}" + (" (uncommitted changes)" if project.get("dirty") else "")
-        when += f" of {project['repository']}" if project.get("repository") else ""
-    return when
-
-
-def aligned(rows: list[list[str]]) -> list[str]:
-    """A table as text lines: rows[0] is the header."""
-    return display.table(rows)
-
-
 def us_header(label: str, percentiles=PERCENTILES) -> list[str]:
     return [label, "min", "median", "mode", "mean", "max", "stddev", *map(percentile_label, percentiles)]
 
@@ -218,7 +157,8 @@ def row_us(result: Result, with_method: bool = False, percentiles=PERCENTILES) -
 
 def table(results: list[Result], percentiles=PERCENTILES) -> str:
     """One block per (kernel, target, unit, configuration), one line per scenario (and method, when
-    several measured it); for results in true cycles, the same statistics again in microseconds."""
+    several measured it); for results in true cycles, the same statistics again in µs. A ruler is
+    its lengths, each read or not as it must be (ruler_view), not one distribution of them all."""
     blocks = []
     groups: dict[tuple, list[Result]] = {}
     for result in results:
@@ -227,28 +167,16 @@ def table(results: list[Result], percentiles=PERCENTILES) -> str:
     for group in groups.values():
         methods = list({r.method: r for r in group}.values())
         several = len(methods) > 1
-        lines = [heading(group[0], methods), *statistics_lines("scenario", group, several, percentiles)]
-        if group[0].ns_per_unit is not None:
-            lines.append(f"  in microseconds at {group[0].f_cpu_hz / 1e6:g} MHz:")
-            lines += aligned([us_header("scenario", percentiles), *(row_us(r, several, percentiles) for r in group)])
-        lines += _firmware_lines(group, several)
+        spread = [r for r in group if not ruler_view.is_ruler(r)]
+        lines = [heading(group[0], methods), *ruler_view.text_lines(group, several)]
+        if spread:
+            lines += statistics_lines("scenario", spread, several, percentiles)
+        if spread and group[0].ns_per_unit is not None:
+            lines.append(f"  in µs at {group[0].f_cpu_hz / 1e6:g} MHz:")
+            lines += aligned([us_header("scenario", percentiles), *(row_us(r, several, percentiles) for r in spread)])
+        lines += table_notes.firmware_lines(group)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
-
-
-def _firmware_lines(group: list[Result], with_method: bool = False) -> list[str]:
-    """Each image's flash and static RAM: one line when every scenario's image is the same size."""
-    sized = [r for r in group if {"flash_bytes", "flash_limit", "ram_bytes", "ram_limit"} <= set(r.firmware)]
-    if not sized:
-        return []
-    limits = sized[0].firmware
-    sizes = {row_label(r, with_method): (r.firmware["flash_bytes"], r.firmware["ram_bytes"]) for r in sized}
-    if len(set(sizes.values())) == 1:
-        flash, ram = next(iter(sizes.values()))
-        return [f"  firmware: flash {flash} of {limits['flash_limit']} bytes, "
-                f"static RAM {ram} of {limits['ram_limit']} bytes" + (" (each image)" if len(sizes) > 1 else "")]
-    return [f"  firmware (flash of {limits['flash_limit']}, static RAM of {limits['ram_limit']} bytes): "
-            + ", ".join(f"{label} {flash}/{ram}" for label, (flash, ram) in sizes.items())]
 
 
 def capture_table(result: Result) -> str:
@@ -267,7 +195,7 @@ def capture_table(result: Result) -> str:
         lines += [f"    {count} x {reason}" + (f" (first at {first[reason]:.9g} s)" if first[reason] is not None
                                                  else "") for reason, count in reasons.items()]
     if result.ns_per_unit is not None:
-        lines.append("  in microseconds:")
+        lines.append("  in µs:")
         lines += aligned([us_header("channel"), row_us(result)])
     return "\n".join(lines)
 
@@ -281,7 +209,7 @@ def marker_table(result: Result) -> str:
              f"to {stop['point']} (0x{stop['address']:x}); on {result.simulator['name']}",
              *statistics_lines("interval", [result])]
     if result.ns_per_unit is not None:
-        lines.append(f"  in microseconds at {result.f_cpu_hz / 1e6:g} MHz:")
+        lines.append(f"  in µs at {result.f_cpu_hz / 1e6:g} MHz:")
         lines += aligned([us_header("interval"), row_us(result)])
     return "\n".join(lines)
 
@@ -323,10 +251,10 @@ def options_differing(result: Result, among: list[Result]) -> str:
 
 
 def sweep_table(results: list[Result], percentiles=PERCENTILES) -> str:
-    """One line per point of a sweep."""
+    """One line per point of a sweep, and under them what they were measured with, as a run's heading says."""
     ranged = any(r.bounds for r in results)
     header = ["kernel", "target", "scenario", "tasks", "method", "options", "samples", "count", "excl", "min",
-              "median", "mean", *map(percentile_label, percentiles), "max", "unit", "median us"]
+              "median", "mean", *map(percentile_label, percentiles), "max", "unit", "median µs"]
     rows = [with_range(header, header, RANGE_COLUMN, ranged)]
     for r in results:
         options = options_differing(r, results)
@@ -337,7 +265,7 @@ def sweep_table(results: list[Result], percentiles=PERCENTILES) -> str:
                                         cell(stats.min), cell(stats.median), f"{stats.mean:.2f}",
                                         *(cell(r.percentile(p)) for p in percentiles), cell(stats.max), r.unit,
                                         us], trm_range(r), ranged))
-    return "\n".join(aligned(rows) + _range_lines(results))
+    return "\n".join(aligned(rows) + _range_lines(results) + [table_notes.provenance_line(results)])
 
 
 def write_json(path: Path, results: list, failures: list[dict], not_applicable: list[dict] = (),
@@ -397,6 +325,6 @@ def intrusion_table(rows: list[dict]) -> str:
         if ns and printed:
             worst = max(printed, key=lambda r: r["print"]["adds"])
             lines.append(f"  printing one trace line inside the window adds up to "
-                         f"{worst['print']['adds'] * ns / 1000:.1f} us at {1000 / ns:g} MHz ({worst['scenario']})")
+                         f"{worst['print']['adds'] * ns / 1000:.1f} µs at {1000 / ns:g} MHz ({worst['scenario']})")
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

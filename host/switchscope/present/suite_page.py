@@ -14,7 +14,7 @@ from switchscope.figures.result import Result
 from switchscope.figures.results_files import ResultsFile
 from switchscope.figures.suite import (BERTOS_COLUMNS, BERTOS_SCENARIOS, RHEALSTONE_SCENARIOS, SWITCH_COUNTS,
                                        result_path, run_name)
-from switchscope.present import html_report, mechanism, svg
+from switchscope.present import html_report, mechanism, svg, table_notes
 from switchscope.present.report import aligned, cell
 
 
@@ -61,7 +61,7 @@ def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Res
         tick = first.config.get("configTICK_RATE_HZ")
         preemption = options["preemption"].define
         notes = [
-            f"median of each distribution, in {first.unit}" + (" (and microseconds)" if first.ns_per_unit else "")
+            f"median of each distribution, in {first.unit}" + (" (and µs)" if first.ns_per_unit else "")
             + f"; {kernel.title} {first.kernel_version}, probe method" + (f", tick {tick} Hz" if tick else ""),
             f"Cooperative: preemption=off ({preemption}=0); Preemptive: preemption=on ({preemption}=1)",
             "NOPRI: every task at one priority (priorities=off); PRI: low task 1, high task 2. Where the call does "
@@ -143,6 +143,9 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
            else f"{wall_seconds:.1f} s on {workers} worker(s)."),
         "",
     ]
+    measured = [outcome for _, outcome in runs.values() if isinstance(outcome, Result)]
+    if measured:  # what a merge of shares says as the whole suite does: no times
+        lines += [f"Measured with: {table_notes.provenance_line(measured, when=False).strip()}.", ""]
     if share and share != "1/1":
         lines += [f"Share {share} of the suite (--subset): the measurements of the other shares are not here "
                   "(- in a table); `switchscope merge` joins the shares.", ""]

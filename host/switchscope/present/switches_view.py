@@ -56,7 +56,7 @@ def text(result: Result) -> str:
         lines.append(f"  {facts['unswitched']} passes through the switching code returned to the task they left "
                      "(no switch, not counted)")
     if result.ns_per_unit is not None:
-        lines += [f"  in microseconds at {result.f_cpu_hz / 1e6:g} MHz:",
+        lines += [f"  in µs at {result.f_cpu_hz / 1e6:g} MHz:",
                   *report.aligned([report.us_header(""), report.row_us(whole)])]
     return "\n".join(lines)
 

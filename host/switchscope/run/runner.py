@@ -195,9 +195,11 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     offset of a task's name in what it points to, the name's bytes, 0 for
     none): also log the flow task switches are made of, each with the
     variable's value: on QEMU the exception entries, tail-chains and returns
-    to thread mode; on simavr the interrupts, the calls of the `switch_path`
-    functions and the returns to a task (entry@, nest@, chain@ and resume@
-    events); `stop_after` then counts switches.
+    to thread mode, and the calls of the `switch_path` functions that are no
+    exception handler (a switch made in software); on simavr the interrupts,
+    the calls of the `switch_path` functions and the returns to a task
+    (entry@, nest@, chain@ and resume@ events); `stop_after` then counts
+    switches.
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     watches = list(watches)
@@ -226,7 +228,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                     arguments += f",stop={stop_after}"
                 if cycles:
                     arguments += f",unit=cycles,core={target.timing_model}"
-                    arguments += "".join(f",handler={hex(a)}" for a in elf.exception_handlers(firmware_elf))
+                    handlers = elf.exception_handlers(firmware_elf)
+                    arguments += "".join(f",handler={hex(a)}" for a in handlers)
                     if stamps:
                         arguments += f",stamp={hex(target.stamp_address)}"
                     if switch_word:
@@ -234,6 +237,10 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                         arguments += f",switch_word={hex(address)}"
                         if name_bytes:
                             arguments += f",switch_name={name_offset}:{name_bytes}"
+                        # a switching function that task code calls (no exception): the plugin follows its range
+                        ends = {start: end for start, end, _ in elf.functions(firmware_elf)}
+                        arguments += "".join(f",switch_call={hex(a)}:{hex(ends[a])}" for a in switch_path
+                                             if a not in handlers and a in ends)
                 if trace_window is not None:
                     arguments += f",trace={trace_log},trace_window={trace_window}"
                 command += ["-plugin", f"{native.built('qemu')},out={event_log}{arguments}"]
