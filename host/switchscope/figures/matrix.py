@@ -16,7 +16,7 @@ from switchscope.catalog.job import Job
 from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.figures import results_files
 from switchscope.figures.measure import measure
-from switchscope.figures.result import Result
+from switchscope.figures.result import AlteredResult, Result
 from switchscope.run.runner import die_with_parent
 
 
@@ -82,7 +82,11 @@ def results_already_in(path, points: list[Point], share: dict | None = None,
     if path is None or not path.exists():
         return {}
     try:
-        written = results_files.read_file(path)
+        written = results_files.read_file(path)  # compare's reader and its rules: what it refuses, resume does
+    except AlteredResult as error:
+        raise SwitchscopeError(f"--resume: {error.message}",
+                               f"{path}'s results cannot be kept: measure the sweep again into a new --json file "
+                               "(or remove this one first)") from None
     except SwitchscopeError as error:
         raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error.message})",
                                "give the --json file the interrupted sweep was writing") from None
