@@ -5,11 +5,27 @@ count; a results file no run writes (empty samples, a number no float holds, sam
 range, a damaged switches block) is refused by compare, report and sweep --resume alike, naming the file
 and the field; and off a terminal, every finished measurement is a line on stderr."""
 
+import errno
+import io
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 
 from conftest import lay_out, refused_cleanly, run_command
+
+COMMAND = [sys.executable, "-m", "switchscope"]
+
+VCD = """$timescale 1 ns $end
+$scope module top $end
+$var wire 1 ! D13 $end
+$upscope $end
+$enddefinitions $end
+#0
+0!
+""" + "".join(f"#{t}\n1!\n#{t + 100}\n0!\n#{t + 200}\n1!\n#{t + 350}\n0!\n" for t in range(1000, 20000, 1000))
 
 GOOD = {"scenario": "yield", "method": "probe", "unit": "cycles", "samples": [124, 124, 125], "overhead": 8,
         "first": 124, "kernel": "freertos", "target": "mps2-an385", "options": {"preemption": "on"}}
@@ -122,3 +138,77 @@ def test_samples_inside_their_trm_range_are_read(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     status, said = run_command(["compare", "base.json", "new.json"], capsys)
     assert status == 1 and "slower, inside the TRM range" in said, said
+
+
+class ReaderGone(io.TextIOBase):
+    """Standard output whose reader went away (switchscope ... | head -1): every write is a broken pipe."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
+# commands that print and write, with what each must have written
+PRINTING_COMMANDS = [
+    (["analyze", "capture.vcd", "--channel", "D13", "--json", "out.json"], ["out.json"]),
+    (["compare", "base.json", "new.json", "--json", "out.json", "--junit", "out.xml"], ["out.json", "out.xml"]),
+    (["report", "base.json", "--html", "page.html"], ["page.html"]),
+]
+
+
+@pytest.mark.parametrize("stdout", [ReaderGone, None], ids=["reader gone", "closed"])
+@pytest.mark.parametrize("arguments, written", PRINTING_COMMANDS, ids=[a[0] for a, _ in PRINTING_COMMANDS])
+def test_standard_output_gone_ends_the_printing_only(tmp_path, monkeypatch, capsys, stdout, arguments, written):
+    lay_out(tmp_path, {"capture.vcd": VCD, "base.json": results_file(GOOD), "new.json": results_file(GOOD)})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdout", stdout() if stdout else None)
+    status, said = run_command(arguments, capsys)
+    assert status == 0, said
+    assert "Traceback" not in said and "Broken pipe" not in said and "error" not in said, said
+    for name in written:
+        assert (tmp_path / name).stat().st_size > 0, name
+    if arguments[0] != "report":
+        assert json.loads((tmp_path / "out.json").read_text())
+
+
+def closed_pipe() -> int:
+    """The writing end of a pipe whose reader is gone already: every write to it is a broken pipe."""
+    reading, writing = os.pipe()
+    os.close(reading)
+    return writing
+
+
+def run_process(arguments: list[str], cwd, stdout) -> subprocess.CompletedProcess:
+    """switchscope ARGUMENTS as a process, standard output a closed pipe ("pipe") or closed (">&-")."""
+    if stdout == ">&-":
+        return subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *COMMAND, *arguments], cwd=cwd,
+                              stderr=subprocess.PIPE, text=True, timeout=600)
+    writing = closed_pipe()
+    try:
+        return subprocess.run([*COMMAND, *arguments], cwd=cwd, stdout=writing, stderr=subprocess.PIPE, text=True,
+                              timeout=600)
+    finally:
+        os.close(writing)
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("stdout", ["pipe", ">&-"])
+def test_run_writes_its_json_whatever_became_of_standard_output(tmp_path, stdout):
+    done = run_process(["run", "--scenario", "yield", "--samples", "200", "--json", "p.json"], tmp_path, stdout)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    written = json.loads((tmp_path / "p.json").read_text())
+    assert [result["count"] for result in written["results"]] == [200] and "incomplete" not in written
+
+
+@pytest.mark.firmware
+def test_a_sweep_whose_reader_went_away_finishes_its_json(tmp_path):
+    done = run_process(["sweep", "--scenario", "yield", "--samples", "200,300", "--jobs", "1", "--json", "s.json"],
+                       tmp_path, "pipe")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    written = json.loads((tmp_path / "s.json").read_text())
+    assert "incomplete" not in written and [r["count"] for r in written["results"]] == [200, 300]

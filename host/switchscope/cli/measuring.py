@@ -140,15 +140,18 @@ def command_run(args) -> int:
                     activity.say(f"error: {error}")
                     failures.append({"job": str(job), "error": error.message})
     except Interrupted as interruption:
-        if results:  # what was measured before the signal is shown, and written where asked
-            print(report.table(results))
+        if results:  # what was measured before the signal is written where asked, then shown
             interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
             if json_path:
                 report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
                                                                            f"{len(jobs)} measurements")
                 interruption.kept += f" and written to {json_path}"
+            print(report.table(results))
         raise
     floor.attach(results)
+    if json_path:  # the files first: a terminal that fails or goes away costs none of them
+        report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
+    exports.write(csv_path, markdown_path, results, args.percentiles)
     if results:
         print(report.table(results, args.percentiles))
         comparison = report.method_comparison(results)
@@ -163,9 +166,6 @@ def command_run(args) -> int:
     say_skipped(found)
     if not args.quiet:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
-    if json_path:
-        report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
-    exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if failures else 0
 
 
@@ -229,6 +229,11 @@ def command_sweep(args) -> int:
             interruption.kept = f"{len(kept_now)} of {len(points)} points in {json_path}"
         raise
     results = _results(outcomes)
+    if json_path:  # the files first: a terminal that fails or goes away costs none of them
+        report.write_json(json_path, results,
+                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)],
+                          subset=share, plan=sweep_plan)
+    exports.write(csv_path, markdown_path, results, args.percentiles)
     for point, outcome in outcomes:
         if isinstance(outcome, str):
             print(f"error: {point.job}: {outcome}", file=sys.stderr)
@@ -238,11 +243,6 @@ def command_sweep(args) -> int:
             print("\n" + comparison)
         if per_byte := message_cost.terminal_table(message_costs(results)):
             print("\n" + per_byte)
-    if json_path:
-        report.write_json(json_path, results,
-                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)],
-                          subset=share, plan=sweep_plan)
-    exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if len(results) < len(outcomes) else 0
 
 
@@ -315,16 +315,15 @@ def command_measure(args) -> int:
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
     if args.switches:
         result = measure_switches(Path(args.elf), target, kernel, args.count, limit)
-        print(switches_view.text(result))
     else:
         result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
-        print(report.marker_table(result))
+    if json_path:  # the file first: a terminal that fails or goes away costs none of it
+        report.write_json(json_path, [result], [])
+    print(switches_view.text(result) if args.switches else report.marker_table(result))
     what = "switches" if args.switches else "intervals"
     if result.count < args.count:
         why = result.details.get("switches", result.details).get("stopped") or "the firmware ended"
         print(f"warning: {result.count} of {args.count} {what}: {why}", file=sys.stderr)
-    if json_path:
-        report.write_json(json_path, [result], [])
     return 0
 
 
@@ -348,10 +347,10 @@ def command_intrusion(args) -> int:
             except SwitchscopeError as error:
                 activity.say(f"error: {error}")
                 failed += 1
+    if json_path:  # the file first: a terminal that fails or goes away costs none of it
+        report.write_json(json_path, rows, [])
     if rows:
         print(report.intrusion_table(rows))
-    if json_path:
-        report.write_json(json_path, rows, [])
     return 1 if failed else 0
 
 

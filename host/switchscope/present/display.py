@@ -74,7 +74,7 @@ def table(rows: list[list[str]], markup: bool = False) -> list[str]:
     headers only when standard output is a terminal. Cells are plain text
     (a configuration's [brackets] included) unless `markup`: then rich markup,
     for colour on a terminal."""
-    terminal = sys.stdout.isatty()
+    terminal = sys.stdout is not None and sys.stdout.isatty()  # None: closed before the command started
     grid = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold" if terminal else "")
     for index, name in enumerate(rows[0]):
         grid.add_column(name, justify="left" if index == 0 else "right", no_wrap=True)
