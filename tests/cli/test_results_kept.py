@@ -140,6 +140,15 @@ def test_samples_inside_their_trm_range_are_read(tmp_path, monkeypatch, capsys):
     assert status == 1 and "slower, inside the TRM range" in said, said
 
 
+def test_measure_count_is_bounded_as_samples_are(tmp_path, monkeypatch, capsys):
+    """A count the firmware cannot count to ran until it was killed; it is refused before any work."""
+    said = refused_cleanly(tmp_path, {"app.elf": "not an ELF"},
+                           ["measure", "app.elf", "--target", "mps2-an385", "--switches", "--kernel", "freertos",
+                            "--count", "99999999999999999999"], 2,
+                           "--count takes 1 to 4294967295, got 99999999999999999999", monkeypatch, capsys)
+    assert "app.elf" not in said  # said before the firmware is even looked at
+
+
 class ReaderGone(io.TextIOBase):
     """Standard output whose reader went away (switchscope ... | head -1): every write is a broken pipe."""
 

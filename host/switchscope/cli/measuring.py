@@ -29,10 +29,10 @@ def _check_exports(args) -> tuple:
                  for path, option in ((args.export_csv, "--export-csv"), (args.export_markdown, "--export-markdown")))
 
 
-def check_samples(count: int) -> None:
-    """Before any work: the firmware counts samples in 32 bits."""
+def check_samples(count: int, option: str = "--samples") -> None:
+    """Before any work: the firmware counts samples in 32 bits, and so may a firmware measure runs."""
     if not 1 <= count <= MAX_SAMPLES:
-        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {count}")
+        raise SwitchscopeError(f"{option} takes 1 to {MAX_SAMPLES}, got {count}")
 
 
 def say_skipped(found: Plan) -> None:
@@ -292,8 +292,7 @@ def _check_measure_choice(args) -> None:
 
 
 def command_measure(args) -> int:
-    if args.count < 1:
-        raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
+    check_samples(args.count, "--count")
     _check_measure_choice(args)
     targets = catalog.select_targets(args.target)
     if len(targets) != 1:
