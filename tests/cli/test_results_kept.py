@@ -212,6 +212,8 @@ def test_run_writes_its_json_whatever_became_of_standard_output(tmp_path, stdout
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     written = json.loads((tmp_path / "p.json").read_text())
     assert [result["count"] for result in written["results"]] == [200] and "incomplete" not in written
+    # stderr is no terminal here: the finished measurement is a line of its own
+    assert "[1/1] freertos yield, probe on mps2-an385: median 124 cycles (" in done.stderr, done.stderr
 
 
 @pytest.mark.firmware
@@ -221,3 +223,4 @@ def test_a_sweep_whose_reader_went_away_finishes_its_json(tmp_path):
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     written = json.loads((tmp_path / "s.json").read_text())
     assert "incomplete" not in written and [r["count"] for r in written["results"]] == [200, 300]
+    assert "[2/2] freertos yield, probe on mps2-an385, 300 samples: median 124 cycles (" in done.stderr

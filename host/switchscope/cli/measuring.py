@@ -126,8 +126,9 @@ def command_run(args) -> int:
     started = time.monotonic()
     try:
         with display.Activity(args.quiet, "samples") as activity:
-            for job in jobs:
+            for number, job in enumerate(jobs, 1):
                 activity.begin(str(job), args.samples or 1000)
+                job_started = time.monotonic()
                 try:
                     if args.port:
                         results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
@@ -136,9 +137,13 @@ def command_run(args) -> int:
                     else:
                         results.append(measure(job, args.samples, args.timeout, activity.advance_to,
                                                activity.on_stage, vcds.get(str(job))))
+                    said = display.outcome_text(results[-1])
                 except SwitchscopeError as error:
                     activity.say(f"error: {error}")
                     failures.append({"job": str(job), "error": error.message})
+                    said = "failed, as said above"
+                activity.finished(number, len(jobs), display.measurement_name(job), said,
+                                  time.monotonic() - job_started)
     except Interrupted as interruption:
         if results:  # what was measured before the signal is written where asked, then shown
             interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
@@ -339,13 +344,18 @@ def command_intrusion(args) -> int:
     cases = dict.fromkeys((job.kernel, job.target, job.scenario) for job in found.jobs
                           if (job.kernel.name, job.target.name, job.scenario.name) not in skipped)
     with display.Activity(args.quiet, "measurements") as activity:
-        for kernel, target, scenario in cases:
+        for number, (kernel, target, scenario) in enumerate(cases, 1):
             activity.begin(f"{kernel.name}/{target.name}", 4)
+            case_started = time.monotonic()
             try:
                 rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout, activity.on_stage))
+                said = display.intrusion_text(rows[-1])
             except SwitchscopeError as error:
                 activity.say(f"error: {error}")
                 failed += 1
+                said = "failed, as said above"
+            activity.finished(number, len(cases), f"{kernel.name} {scenario.name} on {target.name}, every method",
+                              said, time.monotonic() - case_started)
     if json_path:  # the file first: a terminal that fails or goes away costs none of it
         report.write_json(json_path, rows, [])
     if rows:
