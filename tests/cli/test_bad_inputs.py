@@ -99,7 +99,7 @@ CASES = [
     (["measure", "notes.txt", "--target", "mps2-an385", "--from", "a", "--to", "b", "--json", "notes.txt"],
      2, "is the input"),
     (["measure", "notes.txt", "--target", "mps2-an385", "--from", "a", "--to", "b", "--count", "0"],
-     2, "--count must be at least 1"),
+     2, "--count takes 1 to 4294967295, got 0"),
     (["measure", "notes.txt", "--target", "all", "--from", "a", "--to", "b"], 2, "the one --target"),
     (["measure", "notes.txt", "--target", "mps2-an385"], 2, "--from and --to"),
     (["measure", "notes.txt", "--target", "mps2-an385", "--switches"], 2, "needs the --kernel"),

@@ -76,3 +76,30 @@ def test_a_peer_that_speaks_garbage_fails_within_seconds(tmp_path, monkeypatch, 
     assert "Traceback" not in said and status in (1, 2) and fragment in said, said
     assert time.monotonic() - started < 20
     assert not list(tmp_path.iterdir())
+
+
+def stray_end_of_subnegotiation(connection):
+    connection.sendall(b"\xff\xf0")  # IAC SE with no IAC SB before it: pyserial's reader thread raises on it
+    time.sleep(1)
+
+
+def test_a_peer_that_kills_pyserials_reader_thread_is_one_clear_error(monkeypatch):
+    """pyserial's RFC 2217 reader thread dies with a TypeError on such bytes, and Python printed its
+    traceback under the command's error; the error is now said in the command's one line."""
+    from switchscope.common.errors import SwitchscopeError
+    from switchscope.run import serial_port
+
+    died = []
+    monkeypatch.setattr(threading, "excepthook", died.append)  # where a thread's traceback would have gone
+    peer = Peer(stray_end_of_subnegotiation)
+    try:
+        with pytest.raises(SwitchscopeError) as refused:  # timeout: pyserial's wait for the option negotiation
+            serial_port.open_port(f"rfc2217://127.0.0.1:{peer.port}?timeout=0.2", 115200)
+    finally:
+        peer.close()
+    assert not died, died
+    assert threading.excepthook == died.append  # put back once the port is closed
+    said = str(refused.value)
+    assert said.startswith(f"rfc2217://127.0.0.1:{peer.port}?timeout=0.2: the far end does not speak RFC 2217 "
+                           "(pyserial could not read what it sent: TypeError"), said
+    assert "give socket://HOST:PORT instead" in said

@@ -58,7 +58,7 @@ def command_analyze(args) -> int:
         raise SwitchscopeError(f"--clock takes the CPU clock in Hz, a positive number, not {args.clock:g}")
     json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.capture),)) if args.json else None
     result = analyze(Path(args.capture), args.channel, args.clock)
-    print(report.capture_table(result))
-    if json_path:
+    if json_path:  # the file first: a terminal that fails or goes away costs none of it
         report.write_json(json_path, [result], [])
+    print(report.capture_table(result))
     return 0

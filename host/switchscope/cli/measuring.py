@@ -29,10 +29,10 @@ def _check_exports(args) -> tuple:
                  for path, option in ((args.export_csv, "--export-csv"), (args.export_markdown, "--export-markdown")))
 
 
-def check_samples(count: int) -> None:
-    """Before any work: the firmware counts samples in 32 bits."""
+def check_samples(count: int, option: str = "--samples") -> None:
+    """Before any work: the firmware counts samples in 32 bits, and so may a firmware measure runs."""
     if not 1 <= count <= MAX_SAMPLES:
-        raise SwitchscopeError(f"--samples takes 1 to {MAX_SAMPLES}, got {count}")
+        raise SwitchscopeError(f"{option} takes 1 to {MAX_SAMPLES}, got {count}")
 
 
 def say_skipped(found: Plan) -> None:
@@ -126,8 +126,9 @@ def command_run(args) -> int:
     started = time.monotonic()
     try:
         with display.Activity(args.quiet, "samples") as activity:
-            for job in jobs:
+            for number, job in enumerate(jobs, 1):
                 activity.begin(str(job), args.samples or 1000)
+                job_started = time.monotonic()
                 try:
                     if args.port:
                         results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
@@ -136,19 +137,26 @@ def command_run(args) -> int:
                     else:
                         results.append(measure(job, args.samples, args.timeout, activity.advance_to,
                                                activity.on_stage, vcds.get(str(job))))
+                    said = display.outcome_text(results[-1])
                 except SwitchscopeError as error:
                     activity.say(f"error: {error}")
                     failures.append({"job": str(job), "error": error.message})
+                    said = "failed, as said above"
+                activity.finished(number, len(jobs), display.measurement_name(job), said,
+                                  time.monotonic() - job_started)
     except Interrupted as interruption:
-        if results:  # what was measured before the signal is shown, and written where asked
-            print(report.table(results))
+        if results:  # what was measured before the signal is written where asked, then shown
             interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
             if json_path:
                 report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
                                                                            f"{len(jobs)} measurements")
                 interruption.kept += f" and written to {json_path}"
+            print(report.table(results))
         raise
     floor.attach(results)
+    if json_path:  # the files first: a terminal that fails or goes away costs none of them
+        report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
+    exports.write(csv_path, markdown_path, results, args.percentiles)
     if results:
         print(report.table(results, args.percentiles))
         comparison = report.method_comparison(results)
@@ -163,9 +171,6 @@ def command_run(args) -> int:
     say_skipped(found)
     if not args.quiet:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
-    if json_path:
-        report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
-    exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if failures or ruler_view.failed(results) else 0  # a ruler that reads wrong is a failed self-test
 
 
@@ -238,6 +243,11 @@ def command_sweep(args) -> int:
             interruption.kept = f"{len(kept_now)} of {len(points)} points in {json_path}"
         raise
     results = _results(outcomes)
+    if json_path:  # the files first: a terminal that fails or goes away costs none of them
+        report.write_json(json_path, results,
+                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)],
+                          subset=share, plan=sweep_plan)
+    exports.write(csv_path, markdown_path, results, args.percentiles)
     for point, outcome in outcomes:
         if isinstance(outcome, str):
             print(f"error: {point.job}: {outcome}", file=sys.stderr)
@@ -247,11 +257,6 @@ def command_sweep(args) -> int:
             print("\n" + comparison)
         if per_byte := message_cost.terminal_table(message_costs(results)):
             print("\n" + per_byte)
-    if json_path:
-        report.write_json(json_path, results,
-                          [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)],
-                          subset=share, plan=sweep_plan)
-    exports.write(csv_path, markdown_path, results, args.percentiles)
     return 1 if len(results) < len(outcomes) else 0
 
 
@@ -301,8 +306,7 @@ def _check_measure_choice(args) -> None:
 
 
 def command_measure(args) -> int:
-    if args.count < 1:
-        raise SwitchscopeError(f"--count must be at least 1, got {args.count}")
+    check_samples(args.count, "--count")
     _check_measure_choice(args)
     targets = catalog.select_targets(args.target)
     if len(targets) != 1:
@@ -324,16 +328,15 @@ def command_measure(args) -> int:
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count)
     if args.switches:
         result = measure_switches(Path(args.elf), target, kernel, args.count, limit)
-        print(switches_view.text(result))
     else:
         result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
-        print(report.marker_table(result))
+    if json_path:  # the file first: a terminal that fails or goes away costs none of it
+        report.write_json(json_path, [result], [])
+    print(switches_view.text(result) if args.switches else report.marker_table(result))
     what = "switches" if args.switches else "intervals"
     if result.count < args.count:
         why = result.details.get("switches", result.details).get("stopped") or "the firmware ended"
         print(f"warning: {result.count} of {args.count} {what}: {why}", file=sys.stderr)
-    if json_path:
-        report.write_json(json_path, [result], [])
     return 0
 
 
@@ -350,17 +353,22 @@ def command_intrusion(args) -> int:
     cases = dict.fromkeys((job.kernel, job.target, job.scenario) for job in found.jobs
                           if (job.kernel.name, job.target.name, job.scenario.name) not in skipped)
     with display.Activity(args.quiet, "measurements") as activity:
-        for kernel, target, scenario in cases:
+        for number, (kernel, target, scenario) in enumerate(cases, 1):
             activity.begin(f"{kernel.name}/{target.name}", 4)
+            case_started = time.monotonic()
             try:
                 rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout, activity.on_stage))
+                said = display.intrusion_text(rows[-1])
             except SwitchscopeError as error:
                 activity.say(f"error: {error}")
                 failed += 1
+                said = "failed, as said above"
+            activity.finished(number, len(cases), f"{kernel.name} {scenario.name} on {target.name}, every method",
+                              said, time.monotonic() - case_started)
+    if json_path:  # the file first: a terminal that fails or goes away costs none of it
+        report.write_json(json_path, rows, [])
     if rows:
         print(report.intrusion_table(rows))
-    if json_path:
-        report.write_json(json_path, rows, [])
     return 1 if failed else 0
 
 

@@ -19,15 +19,15 @@ def command_compare(args) -> int:
     outputs.distinct((junit, "--junit"), (json_path, "--json"))
     found = compare.compare(compare.load(inputs[0], "base"), compare.load(inputs[1], "new"), args.metric, threshold,
                             tuple(args.ignore_option))
-    print("\n".join(display.table(compare.table_rows(found, args.fail_on), markup=True)) if found
-          else "  nothing to compare")
-    print(compare.summary(found, threshold, tuple(args.ignore_option), args.fail_on))
-    if junit:
+    if junit:  # the files first: a terminal that fails or goes away costs none of them
         compare.write_junit(junit, found, threshold, args.fail_on)
     if json_path:
         outputs.write_text(json_path, json.dumps({"metric": args.metric, "threshold": str(threshold),
                                                   "fail_on": args.fail_on,
                                                   "comparisons": [c.as_json() for c in found]}, indent=1) + "\n")
+    print("\n".join(display.table(compare.table_rows(found, args.fail_on), markup=True)) if found
+          else "  nothing to compare")
+    print(compare.summary(found, threshold, tuple(args.ignore_option), args.fail_on))
     return 1 if compare.regressions(found, args.fail_on) else 0
 
 

@@ -16,7 +16,7 @@ from switchscope.catalog.job import Job
 from switchscope.common.errors import Interrupted, SwitchscopeError
 from switchscope.figures import results_files
 from switchscope.figures.measure import measure
-from switchscope.figures.result import Result
+from switchscope.figures.result import AlteredResult, Result
 from switchscope.run.runner import die_with_parent
 
 
@@ -82,7 +82,11 @@ def results_already_in(path, points: list[Point], share: dict | None = None,
     if path is None or not path.exists():
         return {}
     try:
-        written = results_files.read_file(path)
+        written = results_files.read_file(path)  # compare's reader and its rules: what it refuses, resume does
+    except AlteredResult as error:
+        raise SwitchscopeError(f"--resume: {error.message}",
+                               f"{path}'s results cannot be kept: measure the sweep again into a new --json file "
+                               "(or remove this one first)") from None
     except SwitchscopeError as error:
         raise SwitchscopeError(f"--resume: {path} is not the JSON of a sweep ({error.message})",
                                "give the --json file the interrupted sweep was writing") from None
@@ -161,7 +165,7 @@ def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
 
 
 def run_points(points: list[Point], workers: int | None = None,
-               progress: Callable[[int, int], None] | None = None,
+               progress: Callable[[int, int, Point, "Result | str"], None] | None = None,
                on_outcome: Callable[[Point, "Result | str", list], None] | None = None,
                done: dict[int, Result] | None = None, cluster: str | None = None) -> list[tuple[Point, Result | str]]:
     """Measure every point, `workers` at a time (default: every core); each
@@ -170,7 +174,8 @@ def run_points(points: list[Point], workers: int | None = None,
     back): not measured again, but returned with the others.
     `on_outcome(point, outcome, completed)` sees each new outcome as soon as it
     is known (to write it), with every outcome known so far in the points'
-    order. On an interruption every worker and its simulator is ended, and the
+    order; `progress(done, total, point, outcome)` then counts it. On an
+    interruption every worker and its simulator is ended, and the
     Interrupted exception carries those (`completed`). `cluster`: on a Dask
     cluster instead of the local pool (figures/cluster.py)."""
     workers = workers or os.cpu_count() or 1
@@ -188,7 +193,7 @@ def run_points(points: list[Point], workers: int | None = None,
         if on_outcome:
             on_outcome(points[index], outcome, completed())
         if progress:
-            progress(len(outcomes), len(points))
+            progress(len(outcomes), len(points), points[index], outcome)
 
     if cluster:
         from switchscope.figures import cluster as dask_cluster  # imported only here: dask is an optional extra

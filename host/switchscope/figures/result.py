@@ -175,25 +175,20 @@ class Result:
         if missing:
             raise SwitchscopeError(f"{where}: a result lacks {', '.join(missing)}")
         if not isinstance(document["samples"], list) or not all(
-                isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
                 for value in document["samples"]):
-            raise SwitchscopeError(f"{where}: 'samples' must be a list of finite numbers")
-        bounds = document.get("bounds")
-        if bounds is not None and not (isinstance(bounds, dict) and all(
-                isinstance(bounds.get(side), dict) and all(isinstance(bounds[side].get(key), (int, float))
-                                                           for key in STAT_KEYS) for side in ("min", "max"))):
-            raise SwitchscopeError(f"{where}: 'bounds' must be {{\"min\": statistics, \"max\": statistics}}, "
-                                   f"each with {', '.join(STAT_KEYS)}")
-        if bounds is not None and (document.get("unit") != "cycles" or any(
-                not bounds["min"][key] <= document.get("stats", {}).get(key, bounds["min"][key]) <= bounds["max"][key]
-                for key in STAT_KEYS if key != "stddev")):
-            raise SwitchscopeError(f"{where}: 'bounds' must be cycles whose least lies at or below each statistic "
-                                   "and whose most at or above it", "measure again: the file was altered")
+            raise SwitchscopeError(f"{where}: 'samples' must be a list of finite numbers no larger than a float holds")
+        if not document["samples"]:  # every result is written with its statistics, which need a sample
+            raise SwitchscopeError(f"{where}: 'samples' is empty: a result holds at least one",
+                                   "measure again: the file was altered or damaged")
+        _check_bounds(document, where)
         interfered = document.get("interfered")
         if interfered is not None and not (isinstance(interfered, list) and all(
                 isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(document["samples"])
                 for i in interfered)):
             raise SwitchscopeError(f"{where}: 'interfered' must list positions in 'samples'")
+        if document.get("kind") == "switches" or "switches" in document:
+            _check_switches(document, where)
         x_floor, floor = document.get("x_floor"), document.get("floor")
         if x_floor is not None and not (isinstance(x_floor, (int, float)) and not isinstance(x_floor, bool)
                                         and math.isfinite(x_floor) and x_floor > 0):
@@ -212,3 +207,80 @@ class Result:
         known.setdefault("project", None)
         known.setdefault("first", document["samples"][0] if document["samples"] else 0)
         return cls(**known, details=details)
+
+
+def _finite(value: int | float) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an integer past what a float holds
+        return False
+
+
+# The statistics a least and a most bound: each is a sample's order statistic or their mean, and each sample
+# lies between its least and its most. Not the mode (the most frequent value need not lie between the
+# most frequent least and most), nor the spread.
+BOUNDED_KEYS = ("min", "median", "mean", "max", "p99")
+
+
+class AlteredResult(SwitchscopeError):
+    """A result whose parts contradict each other: no run writes one, an edit or a damaged copy does."""
+
+
+def _check_bounds(document: dict, where: str) -> None:
+    """The TRM range must be well formed and hold the samples' own statistics (which every reader works
+    from) and those written beside them: samples edited to lie outside their range are refused."""
+    bounds = document.get("bounds")
+    if bounds is None:
+        return
+    if not (isinstance(bounds, dict) and all(
+            isinstance(bounds.get(side), dict) and all(isinstance(bounds[side].get(key), (int, float))
+                                                       for key in STAT_KEYS) for side in ("min", "max"))):
+        raise SwitchscopeError(f"{where}: 'bounds' must be {{\"min\": statistics, \"max\": statistics}}, "
+                               f"each with {', '.join(STAT_KEYS)}")
+    if document.get("unit") != "cycles":
+        raise AlteredResult(f"{where}: 'bounds' (a TRM range) must be cycles, not {document.get('unit')}",
+                            "measure again: the file was altered")
+    written = document.get("stats") if isinstance(document.get("stats"), dict) else {}
+    for what, figures in (("of its samples", stats.statistics(document["samples"])), ("written in 'stats'", written)):
+        outside = [key for key in BOUNDED_KEYS if key in figures
+                   and not bounds["min"][key] <= figures[key] <= bounds["max"][key]]
+        if outside:
+            key = outside[0]
+            raise AlteredResult(f"{where}: the {key} {what}, {figures[key]:g}, lies outside its TRM range "
+                                f"('bounds': {bounds['min'][key]:g} to {bounds['max'][key]:g}), which no run writes",
+                                "measure again: the file was altered")
+
+
+def _check_switches(document: dict, where: str) -> None:
+    """measure --switches: the switches block must describe the samples it sits beside (one entry each,
+    naming tasks and causes it lists; the least and most cycles, and the timeline's times, of as many),
+    else its tables and figures cannot be drawn."""
+    block = document.get("switches")
+    hint = "measure again: the file was altered or damaged"
+    if not isinstance(block, dict):
+        raise AlteredResult(f"{where}: a result of measure --switches lacks its 'switches' block", hint)
+    lists = {name: block.get(name) for name in ("tasks", "causes", "samples", "switch_path")}
+    for name, value in lists.items():
+        if not isinstance(value, list) or not value:
+            raise AlteredResult(f"{where}: switches.{name} is {'empty' if value == [] else 'missing'}", hint)
+    if not isinstance(block.get("current"), str):
+        raise AlteredResult(f"{where}: switches.current (the kernel's current-task variable) is missing", hint)
+    count = len(document["samples"])
+    if len(lists["samples"]) != count:
+        raise AlteredResult(f"{where}: switches.samples has {len(lists['samples'])} entries for {count} samples",
+                            hint)
+    tasks, causes = len(lists["tasks"]), len(lists["causes"])
+    for index, entry in enumerate(lists["samples"]):
+        if not (isinstance(entry, list) and len(entry) == 3 and all(isinstance(i, int) for i in entry)
+                and 0 <= entry[0] < tasks and 0 <= entry[1] < tasks and 0 <= entry[2] < causes):
+            raise AlteredResult(f"{where}: switches.samples[{index}]: {entry} is not [outgoing task, incoming "
+                                f"task, cause] among its {tasks} tasks and {causes} causes", hint)
+    least, most = block.get("least"), block.get("most")
+    if (least is None) != (most is None) or least is not None and not (
+            isinstance(least, list) and isinstance(most, list) and len(least) == len(most) == count):
+        raise AlteredResult(f"{where}: switches.least and switches.most must both be absent or hold a figure "
+                            f"for each of the {count} samples", hint)
+    starts, ends = block.get("starts") or [], block.get("ends") or []
+    if not (isinstance(starts, list) and isinstance(ends, list) and len(starts) == len(ends) <= count):
+        raise AlteredResult(f"{where}: switches.starts and switches.ends must hold as many times, at most one "
+                            f"for each of the {count} samples", hint)

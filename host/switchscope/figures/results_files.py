@@ -53,6 +53,37 @@ def _check_schema(document, where: str) -> None:
                            f"{HINT} (the schema: {SCHEMA_FILE.name} in the switchscope package)")
 
 
+LARGEST_NUMBER = 2**53  # beyond it a float, which statistics, scaling and figures work in, skips integers
+
+
+def _too_large(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > LARGEST_NUMBER
+
+
+def _check_numbers(document, where: str) -> None:
+    """Refuse, naming the field, a number no run writes and no reader can work with: an integer too large
+    for a float (a figure would raise) or any number past LARGEST_NUMBER in size."""
+    pending = [("", document)]  # walked without recursion, in the document's order: the first such is named
+    while pending:
+        path, value = pending.pop()
+        if isinstance(value, list) and value and set(map(type, value)) <= {int, float} \
+                and -LARGEST_NUMBER <= min(value) and max(value) <= LARGEST_NUMBER:
+            continue  # a list of samples, in C's time: a million numbers in a few hundredths of a second
+        items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+        nested = []
+        for key, item in items:  # a million samples are a million numbers: a path is made only where needed
+            if isinstance(item, (dict, list)):
+                nested.append((f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]", item))
+            elif _too_large(item):
+                where_in = f"{path}.{key}" if isinstance(key, str) else f"{path}[{key}]"
+                shown = f"{item:g}" if isinstance(item, float) else \
+                    (str(item) if len(str(item)) <= 24 else f"an integer of {len(str(item))} digits")
+                raise SwitchscopeError(f"{where}: {where_in.removeprefix('.')}: {shown} is too large for a result "
+                                       f"(its numbers stay within {LARGEST_NUMBER:,} in size)",
+                                       "no run writes such a number: the file was altered or damaged; measure again")
+        pending += reversed(nested)
+
+
 @dataclass
 class ResultsFile:
     path: Path
@@ -110,6 +141,7 @@ def read_file(file: Path, side: str = "") -> ResultsFile:
             raise SwitchscopeError(f"{where}, result {index}: schema '{entry['schema']}' is not {CURRENT}",
                                    "measure again with this switchscope, or use the version that wrote it")
     _check_schema(document, where)
+    _check_numbers(document, where)
     found = ResultsFile(file, [])
     for index, entry in enumerate(document["results"]):
         if "marker" in entry and "probe" in entry:

@@ -1,6 +1,6 @@
 """What a person sees while switchscope works and when it is done: progress
-on stderr (only on a terminal, never with --quiet) and aligned tables, both
-drawn by rich."""
+on stderr (never with --quiet): on a terminal a live bar, elsewhere (a CI log)
+one line per finished measurement; and aligned tables, drawn by rich."""
 
 from __future__ import annotations
 
@@ -14,14 +14,53 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgress
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
+from switchscope.catalog import configs
+
+
+def figure(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
+
+
+def measurement_name(job, samples: int | None = None) -> str:
+    """A job as a progress line names it: "freertos rotate (4 tasks), probe on mps2-an385 [preemption=off]",
+    with its sample count where a command measures several (a sweep's, a suite's points)."""
+    name = f"{job.kernel.name} {job.scenario.name}" + (f" ({job.tasks} tasks)" if job.tasks else "")
+    name += f", {job.method.name} on {job.target.name}"
+    if job.unit and job.unit != job.target.resolve_unit(None):
+        name += f" in {job.unit}"
+    if job.config:
+        defaults = configs.resolve({}, job.kernel, job.target, job.scenario, job.tasks)
+        if job.config != defaults:
+            name += f" [{job.config.label(defaults)}]"
+    return name + (f", {samples:,} samples" if samples else "")
+
+
+def outcome_text(outcome) -> str:
+    """A measurement's outcome in a few words: its median, or that it failed and the first line of why
+    (a sweep's and a suite's failures are outcomes given as their error's text)."""
+    if isinstance(outcome, str):
+        return f"failed: {outcome.splitlines()[0] if outcome else 'no reason given'}"
+    return f"median {figure(outcome.stats.median)} {outcome.unit}"
+
+
+def intrusion_text(row: dict) -> str:
+    """An intrusion report's row (figures.intrusion.report) in a few words: the marker's median and what
+    each other method adds to it."""
+    printed = row["print"]
+    said = (f"marker median {figure(row['marker'])} {row['unit']}; the probe adds {figure(row['probe']['adds'])}, "
+            f"the scope {figure(row['scope']['adds'])}")
+    return said + (f", a printed line {figure(printed['adds'])}" if "adds" in printed else ", printing n/a")
+
 
 class Activity:
-    """Progress of one or many measurements: a bar with the count, the rate and
-    the time left. Silent when stderr is not a terminal or when quiet."""
+    """Progress of one or many measurements. On a terminal a bar with the count, the rate and the time
+    left; elsewhere (a CI log, a file) one line per finished measurement, so that a long command is not
+    silent; nothing when quiet."""
 
     def __init__(self, quiet: bool, unit: str):
         console = Console(stderr=True)
         self.enabled = not quiet and console.is_terminal
+        self.lines = not quiet and not console.is_terminal
         self.unit = unit
         self.progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                                  TextColumn(unit), TaskProgressColumn(), TextColumn("{task.fields[rate]}"),
@@ -61,11 +100,21 @@ class Activity:
         speed = self.progress.tasks[-1].speed if self.progress.tasks else None
         self.progress.update(self.task, completed=done, rate=f"{speed:,.0f} {self.unit}/s" if speed else "")
 
-    def batch(self, done: int, total: int) -> None:
-        """For a sweep or suite: `done` of `total` measurements."""
+    def batch(self, done: int, total: int, point=None, outcome=None) -> None:
+        """For a sweep or suite: `done` of `total` measurements, the last of them `point` (a job at a
+        sample count) with its `outcome` (a Result, or the error's text)."""
+        if point is not None:
+            self.finished(done, total, measurement_name(point.job, point.samples), outcome_text(outcome),
+                          getattr(outcome, "wall_seconds", None))
         if self.task is None:
             self.begin(self.label or "measurements", total)
         self.advance_to(done, every_time=True)
+
+    def finished(self, done: int, total: int, name: str, said: str, seconds: float | None = None) -> None:
+        """Off a terminal, a line for a finished measurement: "[3/10] NAME: SAID (1.2 s)"."""
+        if self.lines:
+            took = f" ({seconds:.1f} s)" if seconds is not None else ""
+            self.say(f"[{done}/{total}] {name}: {said}{took}")
 
 
 def table(rows: list[list[str]], markup: bool = False) -> list[str]:
@@ -74,7 +123,7 @@ def table(rows: list[list[str]], markup: bool = False) -> list[str]:
     headers only when standard output is a terminal. Cells are plain text
     (a configuration's [brackets] included) unless `markup`: then rich markup,
     for colour on a terminal."""
-    terminal = sys.stdout.isatty()
+    terminal = sys.stdout is not None and sys.stdout.isatty()  # None: closed before the command started
     grid = Table(box=None, show_edge=False, pad_edge=False, padding=(0, 1), header_style="bold" if terminal else "")
     for index, name in enumerate(rows[0]):
         grid.add_column(name, justify="left" if index == 0 else "right", no_wrap=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import select
 import socket
+import threading
 import time
 import urllib.parse
 from dataclasses import dataclass
@@ -84,11 +85,41 @@ def _socket_address(url: str) -> tuple[str, int]:
     return where.hostname, port
 
 
+PYSERIAL_READER = "pySerial RFC 2217 reader thread"  # how pyserial names the thread that reads an rfc2217:// port
+NOT_RFC2217 = "for a raw TCP serial bridge (ser2net raw, QEMU's -serial tcp) give socket://HOST:PORT instead"
+
+
+class _ReaderThreadError:
+    """pyserial's RFC 2217 reader thread dies on some bytes no RFC 2217 server sends (a TypeError on a stray
+    end of sub-negotiation), and Python prints its traceback. While a port is open this keeps that error
+    instead, for the port to say in one line; any other thread's goes where it went before."""
+
+    def __init__(self):
+        self.error: BaseException | None = None
+        self._previous = threading.excepthook
+        threading.excepthook = self._hook
+
+    def _hook(self, args) -> None:
+        if args.thread is not None and args.thread.name.startswith(PYSERIAL_READER):
+            self.error = args.exc_value
+            return
+        self._previous(args)
+
+    def said(self, url: str) -> SwitchscopeError:
+        return FirmwareFailed(f"{url}: the far end does not speak RFC 2217 (pyserial could not read what it sent: "
+                              f"{type(self.error).__name__}: {self.error})", NOT_RFC2217)
+
+    def restore(self) -> None:
+        threading.excepthook = self._previous
+
+
 class _SerialPort:
     """A serial device or an rfc2217:// URL, through pyserial."""
 
-    def __init__(self, port):
+    def __init__(self, port, url: str, reader: _ReaderThreadError):
         self.port = port
+        self.url = url
+        self.reader = reader
 
     def read_some(self) -> bytes | None:
         """What has arrived (b"" if nothing did within the port's timeout); None once it is gone."""
@@ -98,10 +129,15 @@ class _SerialPort:
             waiting = self.port.in_waiting
             return self.port.read(waiting if waiting else 1)
         except (serial.SerialException, OSError):
+            if self.reader.error is not None:
+                raise self.reader.said(self.url) from None
             return None  # unplugged, or a pty's simulator ended: what came before is decoded already
 
     def close(self) -> None:
-        self.port.close()
+        try:
+            self.port.close()  # pyserial waits here for its reader thread to end
+        finally:
+            self.reader.restore()
 
 
 class _SocketPort:
@@ -137,12 +173,23 @@ def open_port(url: str, baud: int):
     when it cannot be. What a device had before it was opened is stale, and pyserial drops it."""
     if url.startswith("socket://"):
         return _SocketPort(url)
+    check_exists(url)
+    reader = _ReaderThreadError()
+    try:
+        return _SerialPort(_opened(url, baud), url, reader)
+    except BaseException:
+        reader.restore()  # pyserial has ended its reader thread before it lets a failed open go
+        if reader.error is not None:
+            raise reader.said(url) from None
+        raise
+
+
+def _opened(url: str, baud: int):
     import serial  # pyserial
 
-    check_exists(url)
     try:
-        return _SerialPort(serial.serial_for_url(url, baudrate=baud, timeout=0.05,
-                                                 **({"exclusive": True} if _is_device(url) else {})))
+        return serial.serial_for_url(url, baudrate=baud, timeout=0.05,
+                                     **({"exclusive": True} if _is_device(url) else {}))
     except ValueError as error:
         raise SwitchscopeError(f"--port {url}: {error}", URL_HINT) from None
     except (serial.SerialException, OSError) as error:
@@ -157,8 +204,7 @@ def open_port(url: str, baud: int):
                                    "close the serial monitor, terminal or flasher that holds it") from None
         if "does not seem to support RFC2217" in text:  # a raw TCP bridge, or something else altogether
             raise SwitchscopeError(f"{url}: the far end does not speak RFC 2217 (it did not answer the option "
-                                   "negotiation)", "for a raw TCP serial bridge (ser2net raw, QEMU's -serial tcp) "
-                                   "give socket://HOST:PORT instead") from None
+                                   "negotiation)", NOT_RFC2217) from None
         if "refused" in text.lower():
             raise SwitchscopeError(f"{url}: nothing listens there (connection refused)",
                                    "start the board's bridge or simulator first, or check the host and port") from None

@@ -1,0 +1,226 @@
+"""Results are never lost and nothing hangs or ends in a traceback: a reader of standard output that goes
+away or a standard output closed from the start ends only the printing (every file is written first, and
+the exit status says how the measuring went); a count too large for the firmware is refused like a sample
+count; a results file no run writes (empty samples, a number no float holds, samples outside their own TRM
+range, a damaged switches block) is refused by compare, report and sweep --resume alike, naming the file
+and the field; and off a terminal, every finished measurement is a line on stderr."""
+
+import errno
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import lay_out, refused_cleanly, run_command
+
+COMMAND = [sys.executable, "-m", "switchscope"]
+
+VCD = """$timescale 1 ns $end
+$scope module top $end
+$var wire 1 ! D13 $end
+$upscope $end
+$enddefinitions $end
+#0
+0!
+""" + "".join(f"#{t}\n1!\n#{t + 100}\n0!\n#{t + 200}\n1!\n#{t + 350}\n0!\n" for t in range(1000, 20000, 1000))
+
+GOOD = {"scenario": "yield", "method": "probe", "unit": "cycles", "samples": [124, 124, 125], "overhead": 8,
+        "first": 124, "kernel": "freertos", "target": "mps2-an385", "options": {"preemption": "on"}}
+
+
+def results_file(*results: dict) -> str:
+    return json.dumps({"results": list(results)})
+
+
+BAD_RESULTS = [  # (a result no run writes, what names its field)
+    ({**GOOD, "samples": []}, "results[0].samples"),
+    ({**GOOD, "samples": [124, 10**400]}, "results[0].samples[1]: an integer of 401 digits is too large"),
+    ({**GOOD, "samples": [124, 10**30]}, "results[0].samples[1]: an integer of 31 digits is too large"),
+    ({**GOOD, "overhead": 10**400}, "results[0].overhead: an integer of 401 digits is too large"),
+    ({**GOOD, "f_cpu_hz": 1e300}, "results[0].f_cpu_hz: 1e+300 is too large"),
+]
+
+
+@pytest.mark.parametrize("command", ["compare", "report"])
+@pytest.mark.parametrize("result, fragment", BAD_RESULTS, ids=[fragment[:40] for _, fragment in BAD_RESULTS])
+def test_a_result_no_reader_can_work_with_is_refused_naming_the_file_and_field(tmp_path, monkeypatch, capsys,
+                                                                               command, result, fragment):
+    arguments = ["compare", "good.json", "bad.json"] if command == "compare" else \
+        ["report", "bad.json", "--html", "page.html"]
+    said = refused_cleanly(tmp_path, {"good.json": results_file(GOOD), "bad.json": results_file(result)},
+                           arguments, 2, fragment, monkeypatch, capsys)
+    assert "bad.json" in said
+
+
+SWITCHES = {"kind": "switches", "scenario": "switches", "method": "marker", "unit": "cycles",
+            "samples": [113, 113, 120, 113], "overhead": 0, "first": 113, "kernel": "freertos",
+            "target": "mps2-an385", "cpu": "cortex-m3", "f_cpu_hz": 25000000, "source": "app.elf",
+            "timing_model": "cortex-m3", "simulator": {"name": "QEMU emulator version 10.0.2"},
+            "switches": {"current": "pxCurrentTCB", "switch_path": ["PendSV_Handler"], "tasks": ["consume", "produce"],
+                         "causes": ["tick", "call in xQueueReceive"],
+                         "samples": [[0, 1, 0], [1, 0, 1], [0, 1, 1], [1, 0, 0]],
+                         "least": [108, 108, 110, 108], "most": [128, 128, 135, 128],
+                         "starts": [10, 200, 400, 600], "ends": [123, 313, 520, 713],
+                         "unswitched": 0, "asked": 4, "stopped": None}}
+
+
+def damaged(**block) -> dict:
+    """SWITCHES with its switches block changed (a value of None: the field removed)."""
+    changed = {**SWITCHES["switches"], **block}
+    return {**SWITCHES, "switches": {key: value for key, value in changed.items() if value is not None}}
+
+
+DAMAGED_SWITCHES = [  # (a damaged block, what names the field); each raised in the report's view before
+    (damaged(tasks=[]), "results[0].switches.tasks: [] should be non-empty"),  # ZeroDivisionError
+    (damaged(causes=[]), "results[0].switches.causes: [] should be non-empty"),
+    (damaged(current=None), "results[0].switches: 'current' is a required property"),  # KeyError
+    (damaged(switch_path=None), "results[0].switches: 'switch_path' is a required property"),
+    (damaged(samples=[[0, 1, 0], [1, 5, 1], [0, 1, 1], [1, 0, 0]]), "switches.samples[1]: [1, 5, 1] is not"),
+    (damaged(samples=[[0, 1, 0], [1, 0, 1], [0, 1, 7], [1, 0, 0]]), "switches.samples[2]: [0, 1, 7] is not"),
+    (damaged(samples=[[0, 1, 0], [1, 0, 1], [0, 1, 1]]), "switches.samples has 3 entries for 4 samples"),
+    (damaged(most=None), "switches.least and switches.most must both be absent"),  # TypeError
+    (damaged(least=[108, 108]), "switches.least and switches.most must both be absent"),  # IndexError
+    (damaged(starts=[10, 200, 400, 600, 800], ends=[123, 313, 520, 713, 900]), "switches.starts and"),
+    (damaged(ends=[123]), "switches.starts and switches.ends must hold as many times"),  # IndexError
+    ({key: value for key, value in SWITCHES.items() if key != "switches"},
+     "results[0]: 'switches' is a required property"),  # KeyError
+]
+
+
+@pytest.mark.parametrize("result, fragment", DAMAGED_SWITCHES, ids=[f[:40] for _, f in DAMAGED_SWITCHES])
+def test_report_refuses_a_damaged_switches_block_naming_what_is_wrong(tmp_path, monkeypatch, capsys, result,
+                                                                       fragment):
+    said = refused_cleanly(tmp_path, {"switches.json": results_file(result)},
+                           ["report", "switches.json", "--html", "page.html"], 2, fragment, monkeypatch, capsys)
+    assert "input switches.json" in said
+
+
+def test_report_shows_a_whole_switches_block(tmp_path, monkeypatch, capsys):
+    lay_out(tmp_path, {"switches.json": results_file(SWITCHES)})
+    monkeypatch.chdir(tmp_path)
+    status, said = run_command(["report", "switches.json", "--html", "page.html"], capsys)
+    assert status == 0, said
+    page = (tmp_path / "page.html").read_text()
+    assert "freertos task switches" in page and "consume -&gt; produce" in page
+
+
+def forged(samples: list) -> dict:
+    """A sweep's result of yield whose TRM range is 118-144 and whose samples were replaced by `samples`,
+    its written statistics left as the run wrote them."""
+    figures = {"min": 124, "median": 124.0, "mode": 124, "mean": 124.0, "max": 124, "stddev": 0.0, "p99": 124}
+    bounds = {side: {key: (0.0 if key == "stddev" else value) for key in figures}
+              for side, value in (("min", 118), ("max", 144))}
+    return {**GOOD, "samples": samples, "first": samples[0], "timing_model": "cortex-m3", "bounds": bounds,
+            "stats": figures}
+
+
+@pytest.mark.parametrize("arguments", [
+    ["compare", "good.json", "sweep.json"],
+    ["report", "sweep.json", "--html", "page.html"],
+    ["sweep", "--scenario", "yield", "--samples", "3", "--resume", "--json", "sweep.json"],
+], ids=["compare", "report", "sweep --resume"])
+def test_samples_outside_their_own_trm_range_are_refused_by_every_reader(tmp_path, monkeypatch, capsys, arguments):
+    """One reader and one rule: what compare refuses as altered, sweep --resume does not keep."""
+    files = {"good.json": results_file(forged([124, 124, 125])), "sweep.json": results_file(forged([1, 1, 1]))}
+    said = refused_cleanly(tmp_path, files, arguments, 2,
+                           "sweep.json, result 0: the min of its samples, 1, lies outside its TRM range "
+                           "('bounds': 118 to 144)", monkeypatch, capsys)
+    if arguments[0] == "sweep":
+        assert said.startswith("error: --resume: ") and "measure the sweep again into a new --json file" in said
+
+
+def test_samples_inside_their_trm_range_are_read(tmp_path, monkeypatch, capsys):
+    lay_out(tmp_path, {"base.json": results_file(forged([124, 124, 125])),
+                       "new.json": results_file(forged([124, 126, 143]))})
+    monkeypatch.chdir(tmp_path)
+    status, said = run_command(["compare", "base.json", "new.json"], capsys)
+    assert status == 1 and "slower, inside the TRM range" in said, said
+
+
+def test_measure_count_is_bounded_as_samples_are(tmp_path, monkeypatch, capsys):
+    """A count the firmware cannot count to ran until it was killed; it is refused before any work."""
+    said = refused_cleanly(tmp_path, {"app.elf": "not an ELF"},
+                           ["measure", "app.elf", "--target", "mps2-an385", "--switches", "--kernel", "freertos",
+                            "--count", "99999999999999999999"], 2,
+                           "--count takes 1 to 4294967295, got 99999999999999999999", monkeypatch, capsys)
+    assert "app.elf" not in said  # said before the firmware is even looked at
+
+
+class ReaderGone(io.TextIOBase):
+    """Standard output whose reader went away (switchscope ... | head -1): every write is a broken pipe."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    def flush(self) -> None:
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+
+# commands that print and write, with what each must have written
+PRINTING_COMMANDS = [
+    (["analyze", "capture.vcd", "--channel", "D13", "--json", "out.json"], ["out.json"]),
+    (["compare", "base.json", "new.json", "--json", "out.json", "--junit", "out.xml"], ["out.json", "out.xml"]),
+    (["report", "base.json", "--html", "page.html"], ["page.html"]),
+]
+
+
+@pytest.mark.parametrize("stdout", [ReaderGone, None], ids=["reader gone", "closed"])
+@pytest.mark.parametrize("arguments, written", PRINTING_COMMANDS, ids=[a[0] for a, _ in PRINTING_COMMANDS])
+def test_standard_output_gone_ends_the_printing_only(tmp_path, monkeypatch, capsys, stdout, arguments, written):
+    lay_out(tmp_path, {"capture.vcd": VCD, "base.json": results_file(GOOD), "new.json": results_file(GOOD)})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "stdout", stdout() if stdout else None)
+    status, said = run_command(arguments, capsys)
+    assert status == 0, said
+    assert "Traceback" not in said and "Broken pipe" not in said and "error" not in said, said
+    for name in written:
+        assert (tmp_path / name).stat().st_size > 0, name
+    if arguments[0] != "report":
+        assert json.loads((tmp_path / "out.json").read_text())
+
+
+def closed_pipe() -> int:
+    """The writing end of a pipe whose reader is gone already: every write to it is a broken pipe."""
+    reading, writing = os.pipe()
+    os.close(reading)
+    return writing
+
+
+def run_process(arguments: list[str], cwd, stdout) -> subprocess.CompletedProcess:
+    """switchscope ARGUMENTS as a process, standard output a closed pipe ("pipe") or closed (">&-")."""
+    if stdout == ">&-":
+        return subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *COMMAND, *arguments], cwd=cwd,
+                              stderr=subprocess.PIPE, text=True, timeout=600)
+    writing = closed_pipe()
+    try:
+        return subprocess.run([*COMMAND, *arguments], cwd=cwd, stdout=writing, stderr=subprocess.PIPE, text=True,
+                              timeout=600)
+    finally:
+        os.close(writing)
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("stdout", ["pipe", ">&-"])
+def test_run_writes_its_json_whatever_became_of_standard_output(tmp_path, stdout):
+    done = run_process(["run", "--scenario", "yield", "--samples", "200", "--json", "p.json"], tmp_path, stdout)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    written = json.loads((tmp_path / "p.json").read_text())
+    assert [result["count"] for result in written["results"]] == [200] and "incomplete" not in written
+    # stderr is no terminal here: the finished measurement is a line of its own
+    assert "[1/1] freertos yield, probe on mps2-an385: median 124 cycles (" in done.stderr, done.stderr
+
+
+@pytest.mark.firmware
+def test_a_sweep_whose_reader_went_away_finishes_its_json(tmp_path):
+    done = run_process(["sweep", "--scenario", "yield", "--samples", "200,300", "--jobs", "1", "--json", "s.json"],
+                       tmp_path, "pipe")
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    written = json.loads((tmp_path / "s.json").read_text())
+    assert "incomplete" not in written and [r["count"] for r in written["results"]] == [200, 300]
+    assert "[2/2] freertos yield, probe on mps2-an385, 300 samples: median 124 cycles (" in done.stderr
