@@ -101,7 +101,10 @@ class _Canvas:
                                   f' transform="translate({FONT_SIZE} {middle:.1f}) rotate(-90)" text-anchor="middle"'))
 
     def x_tick_label(self, x: float, text: str, room: float | None = None) -> None:
+        """A label centred under `x`, shortened to `room`; at the figure's edge moved in to stay whole."""
         y = self.bottom_of_plot + 4 + FONT_SIZE
+        half = min(text_width(text), room or self.width) / 2
+        x = min(max(x, half + 2), self.width - half - 2)
         self.label(x, y, text, room or self.width, ' text-anchor="middle"')
         self.reach = max(self.reach, y + DESCENT)
 
