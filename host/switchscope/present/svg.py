@@ -123,11 +123,12 @@ class _Canvas:
         if not names:
             return
         colours = colours or [PALETTE[s % len(PALETTE)] for s in range(len(names))]
-        left, room = self.left, self.width - self.left - 4
         widest = max(map(text_width, names)) + SWATCH
-        if widest > room:  # the whole width, not only the plot's
+        fitting = lambda room: max(1, min(3, int((room + 14) // (widest + 14))))  # names to a row
+        left, room = self.left, self.width - self.left - 4  # under the plot, where the names fit as well there
+        if widest > room or fitting(self.width - 8) > fitting(room):
             left, room = 4, self.width - 8
-        per_row = max(1, min(3, int((room + 14) // (widest + 14))))
+        per_row = fitting(room)
         column = room / per_row
         top = self.reach + 10
         for first in range(0, len(names), per_row):
