@@ -201,7 +201,8 @@ def with_us(result: Result) -> str:
     return f'<span class="figure">{number_text(result.stats.median)} {escape(result.unit)}</span>' + "".join(
         f' <span class="us">({escape(text)})</span>' for text in beside_median(result)) + (
         f' <span class="floor" title="the median over the floor kernel\'s, {number_text(result.floor["median"])} '
-        f'{escape(result.unit)}">x{result.x_floor:.2f} floor</span>' if result.x_floor else "")
+        f'{escape(result.unit)} ({escape(result.floor.get("options", ""))})">x{result.x_floor:.2f} floor '
+        f'{number_text(result.floor["median"])}</span>' if result.x_floor else "")
 
 
 def stat_cells(stats) -> list[str]:

@@ -38,7 +38,9 @@ def details(entry: Entry, opened: bool) -> str:
               + (f" (from {r.kernel_source})" if r.kernel_source else "")),
              ("target", f"{r.target} ({r.cpu})" if r.target else None),
              ("x floor", f"{r.x_floor:.2f}: the median over the floor kernel's, {number_text(r.floor['median'])} "
-                         f"{r.unit} ({r.floor.get('method')} on {r.floor.get('target')})" if r.x_floor else None),
+                         f"{r.unit} ({r.floor.get('method')} on {r.floor.get('target')}"
+                         + (f"; {r.floor['options']}" if r.floor.get("options") else "") + ")" if r.x_floor
+              else f"none: {r.floor['refused']}" if r.floor and "refused" in r.floor else None),
              ("source", r.source),
              ("load", load_fact),
              ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.options.items()))),
