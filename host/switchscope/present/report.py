@@ -19,7 +19,7 @@ X_FLOOR_COLUMN = "x floor"  # the median as a multiple of the floor kernel's
 
 
 def percentile_label(percent: float) -> str:
-    return f"p{percent:g}"
+    return "p" + repr(float(percent)).removesuffix(".0")  # every digit it has: p99, p99.9, p99.99999
 
 
 def columns(percentiles=PERCENTILES) -> tuple[str, ...]:
