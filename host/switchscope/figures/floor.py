@@ -32,7 +32,7 @@ def workload_options(kernel: str) -> dict[str, str]:
     """A kernel's options that change what a scenario does rather than how the kernel does it (they apply
     to some scenarios only), with their defaults."""
     found = catalog.KERNELS.get(kernel)
-    return {o.name: o.default for o in found.options if getattr(o, "scenarios", ())} if found else {}
+    return {o.name: o.default for o in found.options if o.scenarios or o.requires} if found else {}
 
 
 def differences(result: Result, floor: Result) -> list[str]:

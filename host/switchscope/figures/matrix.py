@@ -4,7 +4,6 @@ configuration, tasks) at one sample count, and gives a full distribution."""
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 import os
 import signal
@@ -39,8 +38,12 @@ def parse_counts(text: str, what: str, maximum: int) -> list[int]:
             first, last = (int(low), int(high)) if sep else (int(low), int(low))
             if not 1 <= first <= maximum or not 1 <= last <= maximum:
                 raise SwitchscopeError(f"{what} takes numbers from 1 to {maximum}, not '{part}'")
+            if first > last:
+                raise SwitchscopeError(f"{what} '{part}': the range is reversed", f"write it {last}-{first}")
             if len(found) + last - first + 1 > MAX_POINTS:
                 raise SwitchscopeError(f"{what} '{text}' gives more than {MAX_POINTS} values")
+            if twice := sorted(set(found) & set(range(first, last + 1))):  # each would be measured twice
+                raise SwitchscopeError(f"{what} '{text}' gives {twice[0]} twice", "give each number once")
             found += list(range(first, last + 1))
     except ValueError:
         raise SwitchscopeError(f"{what} takes numbers and ranges such as 2-8 or 100,1000,10000, not '{text}'") from None
@@ -51,14 +54,8 @@ def parse_counts(text: str, what: str, maximum: int) -> list[int]:
 
 def config_variants(pairs: list[str]) -> list[dict[str, str]]:
     """["preemption=on,off", "opt=-O0,-O2"] (or "preemption=on,off,opt=-O0,-O2") -> every combination, as
-    option dicts."""
-    axes = []
-    for pair in configs.split_pairs(pairs):
-        name, sep, values = pair.partition("=")
-        if not sep or not values or not name.strip() or "" in values.split(","):
-            raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{pair}'", "see: switchscope list")
-        axes.append([(name, value) for value in values.split(",")])
-    return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
+    option dicts (an option or a value given twice refused)."""
+    return configs.variants(pairs)
 
 
 def point_key(point: Point) -> tuple:
