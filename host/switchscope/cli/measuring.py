@@ -120,7 +120,7 @@ def _floor_jobs(jobs: list[Job], kernels: list[catalog.Kernel]) -> list[Job]:
     for job in jobs:
         if job.target.name not in kernel.targets:
             continue
-        chosen = floor.matching_options(job.resolved_config().as_dict(), kernel)
+        chosen = floor.matching_options(job.resolved_config().as_dict(), kernel, job.scenario)
         try:
             config = configs.resolve(chosen, kernel, job.target, job.scenario, job.tasks)
         except SwitchscopeError:
