@@ -16,6 +16,7 @@ from switchscope.decode.methods import METHODS
 from switchscope.build.firmware import build_example
 from switchscope.figures import breakdown, floor, intrusion, matrix, shards, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
+from switchscope.figures.result import Result
 from switchscope.figures.measure_elf import check_built_for, measure_elf
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.switches import measure_switches
@@ -56,34 +57,19 @@ def command_run(args) -> int:
     outputs.distinct((json_path, "--json"), (csv_path, "--export-csv"), (markdown_path, "--export-markdown"),
                      *((vcd, "--vcd") for vcd in vcds.values()))
     paths.build_dir()  # a build directory nothing can be made in is refused here, not once per job
-    results, failures = [], []
     started = time.monotonic()
     try:
-        with display.Activity(args.quiet, "samples") as activity:
-            for number, job in enumerate(jobs, 1):
-                activity.begin(str(job), args.samples or 1000)
-                job_started = time.monotonic()
-                try:
-                    if args.port:
-                        results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
-                                                       args.samples, not args.no_flash, args.timeout,
-                                                       activity.advance_to, activity.on_stage))
-                    else:
-                        results.append(measure(job, args.samples, args.timeout, activity.advance_to,
-                                               activity.on_stage, vcds.get(str(job))))
-                    said = display.outcome_text(results[-1])
-                except SwitchscopeError as error:
-                    activity.say(f"error: {error}")
-                    failures.append({"job": str(job), "error": error.message})
-                    said = "failed, as said above"
-                activity.finished(number, len(jobs), display.measurement_name(job), said,
-                                  time.monotonic() - job_started)
+        if not args.port and not vcds and args.timeout is None and len(jobs) > 1:
+            results, failures = _measure_side_by_side(jobs, args)
+        else:
+            results, failures = _measure_one_by_one(jobs, args, vcds)
     except Interrupted as interruption:
+        results = [outcome for _, outcome in interruption.completed if isinstance(outcome, Result)]
         if results:  # what was measured before the signal is written where asked, then shown
             interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
             if json_path:
-                report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
-                                                                           f"{len(jobs)} measurements")
+                report.write_json(json_path, results, [], incomplete=f"interrupted after {len(results)} of "
+                                                                     f"{len(jobs)} measurements")
                 interruption.kept += f" and written to {json_path}"
             print(report.table(results))
         raise
@@ -106,6 +92,61 @@ def command_run(args) -> int:
     if not args.quiet:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
     return 1 if failures or ruler_view.failed(results) else 0  # a ruler that reads wrong is a failed self-test
+
+
+def _measure_one_by_one(jobs: list[Job], args, vcds: dict) -> tuple[list[Result], list[dict]]:
+    """Each job in turn, with its progress drawn sample by sample: a board over its port, a scope's VCD, a
+    time limit. On an interruption, what was measured goes with it (`completed`)."""
+    results, failures, completed = [], [], []
+    try:
+        with display.Activity(args.quiet, "samples") as activity:
+            for number, job in enumerate(jobs, 1):
+                activity.begin(str(job), args.samples or 1000)
+                job_started = time.monotonic()
+                try:
+                    if args.port:
+                        results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
+                                                       args.samples, not args.no_flash, args.timeout,
+                                                       activity.advance_to, activity.on_stage))
+                    else:
+                        results.append(measure(job, args.samples, args.timeout, activity.advance_to,
+                                               activity.on_stage, vcds.get(str(job))))
+                    completed.append((job, results[-1]))
+                    said = display.outcome_text(results[-1])
+                except SwitchscopeError as error:
+                    activity.say(f"error: {error}")
+                    failures.append({"job": str(job), "error": error.message})
+                    said = "failed, as said above"
+                activity.finished(number, len(jobs), display.measurement_name(job), said,
+                                  time.monotonic() - job_started)
+    except Interrupted as interruption:
+        interruption.completed = completed
+        raise
+    return results, failures
+
+
+def _measure_side_by_side(jobs: list[Job], args) -> tuple[list[Result], list[dict]]:
+    """Simulated jobs on every core at once, the longest first (an interrupt latency's sweep), each said as
+    it finishes; the results in the jobs' order."""
+    order = sorted(range(len(jobs)), key=lambda i: not jobs[i].scenario.latency)
+    points = [matrix.Point(jobs[i], args.samples) for i in order]
+    failures = []
+    with display.Activity(args.quiet, "measurements") as activity:
+        activity.begin("measuring", len(points))
+
+        def progress(done: int, total: int, point: matrix.Point, outcome) -> None:
+            measured = isinstance(outcome, Result)
+            if not measured:
+                activity.say(f"error: {outcome}")
+            activity.advance_to(done, every_time=True)
+            activity.finished(done, total, display.measurement_name(point.job),
+                              display.outcome_text(outcome) if measured else "failed, as said above",
+                              outcome.wall_seconds if measured else None)
+
+        outcomes = dict(zip(order, (outcome for _, outcome in matrix.run_points(points, progress=progress))))
+    results = [outcomes[i] for i in range(len(jobs)) if isinstance(outcomes[i], Result)]
+    failures = [{"job": str(jobs[i]), "error": outcomes[i]} for i in range(len(jobs)) if isinstance(outcomes[i], str)]
+    return results, failures
 
 
 def _floor_jobs(jobs: list[Job], kernels: list[catalog.Kernel]) -> list[Job]:
