@@ -25,8 +25,9 @@ import tempfile
 import time
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
-SWITCHSCOPE = str(CHECKOUT / ".venv" / "bin" / "switchscope")
+from checkout import CHECKOUT, switchscope_command
+
+SWITCHSCOPE = switchscope_command()
 AXES = {"mps2-an385": "2-11", "atmega328p": "2-4"}
 COMMON = ["--kernel", "freertos", "--scenario", "rotate", "--config", "opt=-O0,-O1,-O2,-O3,-Os",
           "--config", "preemption=on,off", "--samples", "100,300", "--quiet"]
@@ -34,7 +35,7 @@ VARYING = {"measured_at", "wall_seconds", "project"}
 
 
 def sweep(target: str, out: Path, *more: str) -> None:
-    subprocess.run([SWITCHSCOPE, "sweep", "--target", target, "--tasks", AXES[target], *COMMON, "--json", str(out),
+    subprocess.run([*SWITCHSCOPE, "sweep", "--target", target, "--tasks", AXES[target], *COMMON, "--json", str(out),
                     *more], check=True, stdout=subprocess.DEVNULL)
 
 
@@ -65,7 +66,7 @@ def main() -> int:
                 for k, half in enumerate(halves, 1):
                     sweep(target, half, "--subset", f"{k}/2")
                 files.append(work / f"{target}-merged.json")
-                subprocess.run([SWITCHSCOPE, "merge", *map(str, halves), "--out", str(files[-1])], check=True,
+                subprocess.run([*SWITCHSCOPE, "merge", *map(str, halves), "--out", str(files[-1])], check=True,
                                stdout=subprocess.DEVNULL)
             else:
                 files.append(work / f"{target}-{len(times)}.json")

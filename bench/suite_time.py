@@ -7,26 +7,25 @@ it takes to write summary.md, index.html and the figures.
     python3 bench/suite_time.py [--kernel freertos] [--target mps2-an385] [--jobs 1]
 
 Once built (a first suite builds every firmware; this script runs one first).
-Prints one Markdown table; its figures go in docs/architecture.md and the issue notes.
+Prints one Markdown table; bench/pages.py puts it in docs/architecture.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+from checkout import switchscope_command
 
 
-def suite(switchscope: str, out: Path, kernel: str, target: str, jobs: int) -> float:
+def suite(switchscope: list[str], out: Path, kernel: str, target: str, jobs: int) -> float:
     started = time.monotonic()
-    finished = subprocess.run([switchscope, "suite", "--kernel", kernel, "--target", target, "--jobs", str(jobs),
+    finished = subprocess.run([*switchscope, "suite", "--kernel", kernel, "--target", target, "--jobs", str(jobs),
                                "--out", str(out), "--quiet"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               text=True)
     if finished.returncode != 0:
@@ -41,8 +40,7 @@ def main() -> int:
     options.add_argument("--jobs", type=int, default=1, help="workers (1: the sum of the measurements is the "
                                                               "least the suite can take)")
     args = options.parse_args()
-    local = CHECKOUT / ".venv" / "bin" / "switchscope"
-    switchscope = str(local) if local.exists() else shutil.which("switchscope") or "switchscope"
+    switchscope = switchscope_command()
     with tempfile.TemporaryDirectory() as scratch:
         suite(switchscope, Path(scratch) / "warm", args.kernel, args.target, args.jobs)  # builds what is missing
         out = Path(scratch) / "suite"
