@@ -9,8 +9,9 @@ ATmega328P), measured
 
     python3 bench/matrix.py [--cold]
 
---cold empties the build directory before each way, so that each builds its firmware; without it the
-firmware is built once, untimed, before the first way, so that no way pays for the builds.
+--cold gives each way an empty build directory of its own (a temporary one: the checkout's build/ is left
+as it is), so that each builds its firmware; without it the firmware is built once, untimed, before the
+first way, so that no way pays for the builds.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from checkout import CHECKOUT, switchscope_command
+from checkout import switchscope_command
 
 SWITCHSCOPE = switchscope_command()
 AXES = {"mps2-an385": "2-11", "atmega328p": "2-4"}
@@ -48,7 +49,6 @@ def main() -> int:
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--cold", action="store_true")
     args = options.parse_args()
-    build_dir = Path(os.environ.get("SWITCHSCOPE_BUILD", CHECKOUT / "build"))
     work = Path(tempfile.mkdtemp(prefix="switchscope-matrix-"))
     ways = {"local pool": [], "--cluster local:2": ["--cluster", "local:2"]}
     times, outputs = {}, {}
@@ -56,8 +56,8 @@ def main() -> int:
         for target in AXES:
             sweep(target, work / f"{target}-warm.json")
     for way, more in [*ways.items(), ("two --subset halves, merged", None)]:
-        if args.cold and build_dir.exists():
-            shutil.rmtree(build_dir)
+        if args.cold:  # a build directory of the way's own, empty: the builds are part of its time
+            os.environ["SWITCHSCOPE_BUILD"] = str(work / f"build-{len(times)}")
         started = time.monotonic()
         files = []
         for target in AXES:

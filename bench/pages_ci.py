@@ -39,14 +39,17 @@ def render_avr_os(measured) -> str:
 
 
 def render_suite_cost(measured) -> str:
-    printed = measured["suite-cost"].outputs[0]
-    rows = [line for line in printed.splitlines() if line.startswith("|")]
+    tables = [[line for line in printed.splitlines() if line.startswith("|")] for printed in measured["suite-cost"].outputs]
+    rows = [tables[0][0], tables[0][1], *(table[2] for table in tables)]
     cells = [c.strip() for c in rows[2].strip("|").split("|")]
-    return (f"`python3 bench/suite_time.py --jobs 2` runs `switchscope suite --kernel freertos --target mps2-an385` "
-            f"once built, with two workers, and compares its wall time with the sum of its measurements' own times "
-            f"(each result's `wall_seconds`), on {timed(machine())}:\n\n" + timed_table("\n".join(rows), (1, 5)) +
+    return (f"`python3 bench/suite_time.py --jobs N` runs `switchscope suite --kernel freertos --target mps2-an385` "
+            f"once built, with one worker and with two, and compares its wall time with the sum of its "
+            f"measurements' own times (each result's `wall_seconds`), on {timed(machine())}:\n\n"
+            + timed_table("\n".join(rows), (1, 5)) +
             f"\nThe suite writes {cells[1]} measurements ({cells[5]} files with summary.md, index.html and the SVG "
-            f"figures). Every figure, the suite's files as the HTML page's, is SVG drawn by `present/svg.py`.\n")
+            f"figures). With one worker, what the suite adds to its measurements is the per-run JSON files, the "
+            f"pages and the figures. Every figure, the suite's files as the HTML page's, is SVG drawn by "
+            f"`present/svg.py`.\n")
 
 
 def render_avr_wraps(measured) -> str:
