@@ -39,10 +39,9 @@ def render_avr_os(measured) -> str:
 
 
 def render_suite_cost(measured) -> str:
-    tables = [[line for line in printed.splitlines() if line.startswith("|")] for printed in measured["suite-cost"].outputs]
-    rows = [tables[0][0], tables[0][1], *(table[2] for table in tables)]
+    rows = [line for line in measured["suite-cost"].outputs[0].splitlines() if line.startswith("|")]
     cells = [c.strip() for c in rows[2].strip("|").split("|")]
-    return (f"`python3 bench/suite_time.py --jobs N` runs `switchscope suite --kernel freertos --target mps2-an385` "
+    return (f"`python3 bench/suite_time.py --jobs 1,2` runs `switchscope suite --kernel freertos --target mps2-an385` "
             f"once built, with one worker and with two, and compares its wall time with the sum of its "
             f"measurements' own times (each result's `wall_seconds`), on {timed(machine())}:\n\n"
             + timed_table("\n".join(rows), (1, 5)) +

@@ -205,7 +205,7 @@ RUNS = {run.name: run for run in (
                                      ("embassy", "atmega328p"))),
         samples=1000, check_samples=200),
     Run("suite-cost", "the suite's wall time against its measurements' own (bench/suite_time.py)",
-        (("bench/suite_time.py", "--jobs", "1"), ("bench/suite_time.py", "--jobs", "2"))),
+        (("bench/suite_time.py", "--jobs", "1,2"),)),
     Run("cycles-cost", "what counting cycles costs against counting instructions (bench/cycles.py)",
         (("bench/cycles.py",),)),
     Run("throughput", "a million samples end to end, the simulator alone, the decoder alone (bench/throughput.py)",
