@@ -42,7 +42,7 @@ def _use_the_checkouts_python() -> None:
                  "that ./setup.sh made")
 
 
-from pages_runs import RUNS, Block, Outcome, Run, measure  # noqa: E402
+from pages_runs import PLACEHOLDER, RUNS, Block, Outcome, Run, measure  # noqa: E402
 from pages_text import COUNT, TIME, blocks_in, differences, plain, rewrite  # noqa: E402
 
 
@@ -56,16 +56,17 @@ def ignored_kinds(block: Block, measured: dict[str, Outcome]) -> set[str]:
     return {TIME} | ({COUNT} if any(not measured[run].at_page_count for run in block.runs) else set())
 
 
-def derive(blocks: list[Block], check: bool, scratch: Path, measured: dict[str, Outcome] | None = None,
-           progress=print, keep: Path | None = None) -> dict[str, Outcome]:
-    """Measure every run the blocks need, once each (those already in `measured` are kept); with `keep`, each
-    run's outputs are saved there as soon as it is measured."""
+def derive(blocks: list[Block], quick: bool, scratch: Path, measured: dict[str, Outcome] | None = None,
+           progress=print, keep: Path | None = None, timing: bool = False) -> dict[str, Outcome]:
+    """Measure every run the blocks need, once each (those already in `measured` are kept), at each run's check
+    count if `quick`; `timing`: the times will be written (pages_runs.measure). With `keep`, each run's outputs
+    are saved there as soon as it is measured."""
     measured = {} if measured is None else measured
     for name in dict.fromkeys(run for block in blocks for run in block.runs):
         if name not in measured:
             progress(f"measuring {name}: {RUNS[name].what}")
             started = time.monotonic()
-            measured[name] = measure(RUNS[name], check, scratch)
+            measured[name] = measure(RUNS[name], quick, scratch, timing)
             progress(f"  {time.monotonic() - started:.1f} s")
             if keep:
                 _keep(keep, {name: measured[name]})
@@ -105,10 +106,15 @@ def main() -> int:
     if args.list:
         for name, block in blocks.items():
             page = on_pages[name].page.relative_to(HERE.parent) if name in on_pages else "(on no page)"
-            print(f"{name}  [{page}]{'  (slow)' if block.slow else ''}")
-            for run in block.runs:
-                for command in RUNS[run].commands:
-                    print(f"    {' '.join(command) if command[0].endswith('.py') else 'switchscope ' + ' '.join(command)}")
+            print(f"{name}  [{page}]{'  (slow)' if block.slow else ''}: runs {', '.join(block.runs) or 'none'}")
+        for run in RUNS.values():
+            counts = (f"{run.samples} samples" if run.samples else "no --samples") + \
+                (f", checked at {run.check_samples}" if run.check_samples else "")
+            print(f"run {run.name} ({counts}): {run.what}")
+            for command in run.commands:
+                shown = PLACEHOLDER.sub(lambda m: m.group(2) + (".json" if m.group(1) == "json" else "/"),
+                                        " ".join(command).replace("{samples}", str(run.samples)))
+                print(f"    {shown if command[0].endswith('.py') else 'switchscope ' + shown}")
         return 0
     unknown = sorted(set(on_pages) - set(blocks)) + sorted(set((args.only or "").split(",")) - set(blocks) - {""})
     if unknown:
@@ -118,7 +124,7 @@ def main() -> int:
     measured = _load(args.reuse) if args.reuse else {}
     with tempfile.TemporaryDirectory(prefix="switchscope-pages-") as scratch:
         measured = derive(chosen, args.quick, Path(scratch), measured, lambda line: print(line, file=sys.stderr),
-                          args.keep)
+                          args.keep, timing=not (args.check or args.print))
     bodies, different = {}, []
     for block in chosen:
         rendered = block.render(measured)

@@ -94,9 +94,10 @@ def _results_in(path: Path) -> list[dict]:
     return found
 
 
-def measure(run: Run, check: bool, scratch: Path) -> Outcome:
-    """Run every command of `run`, at the page's sample count or (check) at the check's."""
-    samples = run.check_samples if check and run.check_samples else run.samples
+def measure(run: Run, quick: bool, scratch: Path, timing: bool = True) -> Outcome:
+    """Run every command of `run`, at the page's sample count or (quick) at the check's; `timing`: its times
+    will be written, so a run whose times a page states first builds what it needs, untimed."""
+    samples = run.check_samples if quick and run.check_samples else run.samples
     outcome = Outcome(run, samples)
 
     def commands(folder: Path):
@@ -112,7 +113,7 @@ def measure(run: Run, check: bool, scratch: Path) -> Outcome:
             return PLACEHOLDER.sub(place, argument.replace("{samples}", str(samples)))
         return [[fill(argument) for argument in command] for command in run.commands], places
 
-    if run.warm and not check:  # builds whatever is missing, so that the times below are of measuring only
+    if run.warm and timing:  # builds whatever is missing, so that the times below are of measuring only
         for command in commands(scratch / f"{run.name}-warm")[0]:
             invoke(command, run.statuses)
     filled, places = commands(scratch / run.name)
