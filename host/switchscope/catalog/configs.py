@@ -165,6 +165,8 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
     options = options_of(kernel)
     values = defaults(kernel, target)
     for name, why in not_applying(chosen, kernel, target, scenario).items():
+        if chosen[name] == values.get(name):  # its default, as a complete configuration read back holds it
+            continue
         raise SwitchscopeError(f"option {why}, not {scenario.name} ({name}={chosen[name]})",
                                applying_hint(options[name], scenario))
     for name, value in chosen.items():
