@@ -99,8 +99,9 @@ def jobs_asked(monkeypatch):
 def test_an_option_of_one_scenario_applies_there_and_the_others_are_measured_without_it(jobs_asked, capsys):
     status, said = run_command(["run", "--config", "lock=mutex", "--samples", "10", "--quiet"], capsys)
     assert status == 1, said  # every measurement failed (on purpose): the plan is what is checked
-    assert "freertos/mps2-an385/sem-shuffle/probe [lock=mutex]" in jobs_asked
-    assert "freertos/mps2-an385/yield/probe" in jobs_asked  # no lock=mutex in its label
+    # run measures simulated jobs side by side, as a sweep's points of its --samples
+    assert "freertos/mps2-an385/sem-shuffle/probe [lock=mutex] x10" in jobs_asked
+    assert "freertos/mps2-an385/yield/probe x10" in jobs_asked  # no lock=mutex in its label
     assert not any("lock=" in job for job in jobs_asked if "sem-shuffle" not in job)
     assert said.count("note: lock applies to sem-shuffle only") == 1, said
 
