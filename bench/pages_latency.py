@@ -20,15 +20,19 @@ def _worst(result: dict) -> str:
 
 
 def _where(result: dict) -> str:
-    """The function the worst case was asserted in; nowhere when the worst is the chip's own entry at every step."""
-    if result["stats"]["max"] == result["stats"]["mode"] and result["stats"]["min"] < result["stats"]["max"]:
+    """The function the worst case was asserted in; nowhere when no code held the interrupt (the worst is the
+    chip's own latency)."""
+    if result.get("worst", {}).get("held") is False:
         return "nowhere: the chip's own latency at every step"
     return result.get("worst", {}).get("function") or "-"
 
 
 def _tick_worst(result: dict) -> str:
-    tick = result.get("phases", {}).get("tick")
-    return f"{tick['worst']}" if tick else "(no tick round)"
+    """The tick round's worst where the board aims at the tick, else the worst of the samples a tick fell into."""
+    phases = result.get("phases", {})
+    if phases.get("tick"):
+        return f"{phases['tick']['worst']} (tick round)"
+    return f"{phases['ticked']['worst']} (where a tick fell)" if phases.get("ticked") else "-"
 
 
 def latency_rows(measured) -> list[tuple[str, str, str, dict]]:
@@ -57,11 +61,11 @@ def render_latency(measured) -> str:
                      "FreeRTOS" if kernel == "freertos" else kernel, priority, s["min"], median(s["median"]),
                      _worst(r), _where(r), _tick_worst(r)])
         seen.add(target)
-    count = {r["count"] for *_, r in latency_rows(measured)}
-    samples = ", ".join(f"{c:,}" for c in sorted(count))
-    return (f"Cycles, {samples} samples, `-O2`:\n\n"
+    steps = sorted({r["phases"]["period"] for *_, r in latency_rows(measured)})
+    return (f"Cycles, `-O2`, one sample per step of each kernel's loop ({steps[0]:,} to {steps[-1]:,} steps), "
+            f"the tick's own worst beside them:\n\n"
             + markdown_table(["target", "kernel", "irq_priority", "best", "median", "worst", "worst asserted in",
-                              "tick round's worst"], "lllrrrlr", rows))
+                              "the tick's worst"], "lllrrrlr", rows))
 
 
 def render_latency_prose(measured) -> str:
