@@ -174,6 +174,9 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
     if loop_samples is not None:  # the tick round and the samples a tick fell into: beside the distribution
         disturbed = ((output.stream.samples.column("flags") & TICK_IN_WINDOW) != 0).tolist()
         kept, ticked, covered = one_per_phase(found, disturbed, loop_samples)
+        if not kept:
+            raise FirmwareFailed(f"{job}: the sweep met no step of the loop in an iteration of the workload's own: "
+                                 f"the loop is longer than the sweep's round of {round_steps(job):,} steps")
         ticked, tick_round = [latencies[k] for k in ticked], latencies[loop_samples:]
     latencies = [latencies[k] for k in kept]
     addresses = [found.addresses[k] for k in kept]
