@@ -62,8 +62,8 @@ def render_latency(measured) -> str:
                      _worst(r), _where(r), _tick_worst(r)])
         seen.add(target)
     steps = sorted({r["phases"]["period"] for *_, r in latency_rows(measured)})
-    return (f"Cycles, `-O2`, one sample per step of each kernel's loop ({steps[0]:,} to {steps[-1]:,} steps), "
-            f"the tick's own worst beside them:\n\n"
+    return (f"Cycles, `-O2`, one sample per instruction (QEMU) or cycle (simavr) of each kernel's loop "
+            f"({steps[0]:,} to {steps[-1]:,} of them), the tick's own worst beside them:\n\n"
             + markdown_table(["target", "kernel", "irq_priority", "best", "median", "worst", "worst asserted in",
                               "the tick's worst"], "lllrrrlr", rows))
 

@@ -282,3 +282,11 @@ def test_a_run_of_several_scenarios_measures_an_option_where_it_applies_and_says
     options = {r["scenario"]: r["options"] for r in json.loads((tmp_path / "r.json").read_text())["results"]}
     assert options["sem-shuffle"]["lock"] == "mutex" and options["yield"]["lock"] == "semaphore"  # its default
     assert said.count("note: lock applies to sem-shuffle only: yield measured without it") == 1, said
+
+
+@pytest.mark.parametrize("option,values", [("--scenario", ("yield", "isr")), ("--kernel", ("freertos", "floor")),
+                                           ("--samples", ("100", "200"))])
+def test_an_option_given_twice_is_refused_not_the_last_kept(option, values, capsys):
+    status, said = run_command(["run", option, values[0], option, values[1]], capsys)
+    assert status == 2, said
+    assert f"{option} given twice" in said and "Traceback" not in said

@@ -118,3 +118,17 @@ def test_no_multiple_where_the_kernel_does_work_the_floor_cannot():
 def test_the_floors_options_shown_are_those_that_change_its_scenario():
     least = configured("floor", [84], lock="semaphore", msg_size="4")  # yield: neither lock nor msg_size applies
     assert floor.options_label(least) == "opt=-O2"
+
+
+def test_an_interrupt_latency_says_why_it_has_no_multiple():
+    kernel, least = configured("freertos", [12, 189], "irq-latency"), configured("floor", [12, 120], "irq-latency")
+    kernel.worst, least.worst = {"cycles": 189}, {"cycles": 120}
+    floor.attach([kernel, least])
+    assert kernel.x_floor is None and "a kernel that masks less waits less" in kernel.floor["refused"]
+
+
+def test_a_kernel_below_the_floor_built_the_same_way_is_said_so():
+    kernel, least = configured("freertos", [173], opt="-O0"), configured("floor", [196], opt="-O0")
+    floor.attach([kernel, least])
+    assert kernel.x_floor == 0.88
+    assert "yield is below 1: this kernel switched in fewer cycles than the floor" in report.table([kernel])

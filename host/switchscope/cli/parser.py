@@ -24,8 +24,27 @@ MAX_JOBS = 256
 CLOCK_RANGE_HZ = (1.0, 1e12)  # 1 Hz to 1 THz: any CPU clock there is
 
 
+class _StoreOnce(argparse._StoreAction):
+    """An option's value, given once: argparse keeps the last of `--scenario yield --scenario isr` without a
+    word; several values are one comma list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_options_given", set())
+        if self.dest in given:
+            parser.error(f"{option_string} given twice: give it once (several values are one comma list, "
+                         f"e.g. {option_string} a,b, where the option takes several)")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose 'invalid choice' (a misspelt command, unit, ...) also says the closest choice."""
+    """argparse's parser, whose 'invalid choice' (a misspelt command, unit, ...) also says the closest choice,
+    and whose options are each given once."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def error(self, message: str):
         wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)

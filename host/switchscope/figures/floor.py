@@ -85,7 +85,13 @@ def attach(results: list[Result]) -> None:
     waits less."""
     floors = [r for r in results if r.kernel == FLOOR and r.kind == "scenario"]
     for result in results:
-        if result.kernel == FLOOR or result.kind != "scenario" or not result.samples or result.worst:
+        if result.kernel == FLOOR or result.kind != "scenario" or not result.samples:
+            continue
+        if result.worst:  # an interrupt's latency
+            if any(f.scenario == result.scenario for f in floors):
+                result.floor = {"refused": "an interrupt's latency is no multiple of the floor's: the floor masks "
+                                           "every interrupt in its critical sections, and a kernel that masks less "
+                                           "waits less (compare the worst cases side by side)"}
             continue
         found, why = floor_for(result, floors)
         result.x_floor, result.floor = None, ({"refused": why} if why else None)
