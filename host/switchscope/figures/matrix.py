@@ -123,6 +123,7 @@ def check_fits_in_memory(points: list[Point]) -> None:
 
 
 _busy = False  # in a worker: whether a measurement is under way
+_signalled = 0  # in a worker: the signal it obeyed, once one came
 
 
 def _on_signal_in_worker(signal_number, _frame):
@@ -131,8 +132,10 @@ def _on_signal_in_worker(signal_number, _frame):
     first signal is the one obeyed: a command killed outright sends one to
     each worker for every thread of the command that dies, and a second one
     would cut the clean-up short."""
+    global _signalled
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, signal.SIG_IGN)
+    _signalled = signal_number
     if _busy:
         raise Interrupted(signal_number)
     os._exit(128 + signal_number)
@@ -157,6 +160,10 @@ def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
         return index, str(error)
     except Interrupted as interruption:
         os._exit(interruption.exit_status)
+    except BaseException:
+        if _signalled:  # a clean-up the signal cut into failed (a compiler ended under it, a scratch directory
+            os._exit(128 + _signalled)  # half removed): the command says it was interrupted, no traceback
+        raise
     finally:
         _busy = False
 
