@@ -33,12 +33,15 @@ def resolve(point: str, found: dict[str, int], path: Path) -> int:
 
 # the architecture each Cortex-M core of a board.toml executes, as an ELF's build attributes name it
 CORE_ARCHITECTURES = {"cortex-m3": "ARMv7-M", "cortex-m4": "ARMv7E-M"}
+# the architectures a core of each runs unchanged besides its own: ARMv7E-M adds the DSP instructions to ARMv7-M,
+# which holds ARMv6-M
+RUNS_ALSO = {"ARMv7-M": ("ARMv6-M", "ARMv6S-M"), "ARMv7E-M": ("ARMv7-M", "ARMv6-M", "ARMv6S-M")}
 
 
 def check_built_for(firmware_elf: Path, target: Target) -> str | None:
-    """The firmware is an ELF for the target's architecture, and on Cortex-M for the target's core (timed by
-    another core's model its figures would be that core's of code built for this one), or a clear error.
-    Returns what to say where the ELF does not record its core, else None."""
+    """The firmware is an ELF for the target's architecture, and on Cortex-M for the target's core or one it
+    runs unchanged (ARMv7-M code on a Cortex-M4), or a clear error: code for a larger architecture would not
+    run. Returns what to say where the ELF does not record its core or was built for a smaller one, else None."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
     wanted = "EM_AVR" if target.simulator == "simavr" else "EM_ARM"
@@ -54,6 +57,9 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     if architecture is None:
         return (f"{firmware_elf} does not record the core it was built for (no Arm build attributes): it runs as "
                 f"{target.name}'s {target.cpu}")
+    if architecture in RUNS_ALSO.get(core, ()):
+        return (f"{firmware_elf} is built for {architecture} ({elf.ARM_M_CORES[architecture]}): the {target.cpu} "
+                f"runs it unchanged, and its {target.cpu} model times it as that core runs it")
     if architecture != core:
         cores = [cpu for cpu, named in CORE_ARCHITECTURES.items() if named == architecture]
         boards = [t.name for t in catalog.current().targets.values() if t.cpu in cores and t.simulator == "qemu"]
