@@ -213,3 +213,14 @@ def applying_hint(option: Option, scenario: Scenario) -> str:
     if not option.applies_to(scenario):
         return f"leave it out, or measure it with --scenario {' or '.join(option.scenarios)}"
     return "add " + " ".join(f"--config {name}={value}" for name, value in option.requires) + ", or leave it out"
+
+
+def changes_scenario(kernel: str, option: str, scenario: str, values: dict[str, str] | None = None) -> bool:
+    """Whether a kernel's option (by names) changes a scenario's firmware, in a configuration of `values`
+    (load_period_us only with load=voip); an unknown kernel, option or scenario (a result read back from
+    another version) is taken to."""
+    found, chosen = catalog.KERNELS.get(kernel), catalog.SCENARIOS.get(scenario)
+    options = options_of(found) if found else {}
+    if option not in options or chosen is None:
+        return True
+    return options[option].applies_to(chosen) and not (values is not None and options[option].unmet(values))

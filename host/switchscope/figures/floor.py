@@ -28,19 +28,12 @@ def _same_point(result: Result) -> tuple:
     return result.scenario, result.unit, result.method, result.tasks
 
 
-def _changes(kernel: str, option: str, scenario: str) -> bool:
-    """Whether a kernel's option changes a scenario's firmware (an unknown one is taken to)."""
-    found, chosen = catalog.KERNELS.get(kernel), catalog.SCENARIOS.get(scenario)
-    options = configs.options_of(found) if found else {}
-    return option not in options or chosen is None or options[option].applies_to(chosen)
-
-
 def workload_options(kernel: str, scenario: str) -> dict[str, str]:
     """A kernel's options that change what `scenario` does rather than how the kernel does it (they apply to
     some scenarios only, or with another option's value), with their defaults."""
     found = catalog.KERNELS.get(kernel)
     return {o.name: o.default for o in (found.options if found else ())
-            if (o.scenarios or o.requires) and _changes(kernel, o.name, scenario)}
+            if (o.scenarios or o.requires) and configs.changes_scenario(kernel, o.name, scenario)}
 
 
 def differences(result: Result, floor: Result) -> tuple[list[str], list[str]]:
@@ -48,7 +41,7 @@ def differences(result: Result, floor: Result) -> tuple[list[str], list[str]]:
     values; and the workload options the floor has not, chosen away from their defaults."""
     mine, its = result.options or {}, floor.options or {}
     shared = [f"{name}={mine[name]} (the floor's: {its[name]})" for name in sorted(set(mine) & set(its))
-              if mine[name] != its[name] and _changes(floor.kernel, name, result.scenario)]
+              if mine[name] != its[name] and configs.changes_scenario(floor.kernel, name, result.scenario)]
     lacking = [f"{name}={mine[name]} (the floor has no {name})"
                for name, default in sorted(workload_options(result.kernel, result.scenario).items())
                if name not in its and mine.get(name, default) != default]
@@ -74,8 +67,7 @@ def floor_for(result: Result, floors: list[Result]) -> tuple[Result | None, str]
 def options_label(result: Result) -> str:
     """The floor's configuration as shown beside a multiple: every option it was built and run with that
     changes its scenario."""
-    return ",".join(f"{k}={v}" for k, v in sorted((result.options or {}).items())
-                    if _changes(result.kernel, k, result.scenario)) or "default"
+    return ",".join(f"{k}={v}" for k, v in sorted(result.scenario_options().items())) or "default"
 
 
 def attach(results: list[Result]) -> None:

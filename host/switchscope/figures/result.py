@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from switchscope import __version__
+from switchscope.catalog.configs import changes_scenario
 from switchscope.common import provenance
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode import stats
@@ -118,6 +119,11 @@ class Result:
     def percentile(self, percent: float) -> float:
         """The nearest-rank percentile of the samples: the smallest with `percent` % of them at or below it."""
         return stats.percentile_nearest_rank(sorted(self.samples), percent) if self.samples else float("nan")
+
+    def scenario_options(self) -> dict:
+        """The options it was built with that change its scenario (lock only for sem-shuffle, ...)."""
+        options = self.options or {}
+        return {k: v for k, v in options.items() if changes_scenario(self.kernel, k, self.scenario, options)}
 
     @property
     def undisturbed(self) -> list:

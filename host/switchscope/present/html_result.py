@@ -43,7 +43,7 @@ def details(entry: Entry, opened: bool) -> str:
               else f"none: {r.floor['refused']}" if r.floor and "refused" in r.floor else None),
              ("source", r.source),
              ("load", load_fact),
-             ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.options.items()))),
+             ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.scenario_options().items()))),
              ("firmware reports", ", ".join(f"{k}={v}" for k, v in r.config.items())),
              ("compiler", (r.toolchain or {}).get("compiler")),
              ("flags", " ".join((r.toolchain or {}).get("cflags", []))),
