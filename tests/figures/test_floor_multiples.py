@@ -132,3 +132,13 @@ def test_a_kernel_below_the_floor_built_the_same_way_is_said_so():
     floor.attach([kernel, least])
     assert kernel.x_floor == 0.88
     assert "yield is below 1: this kernel switched in fewer cycles than the floor" in report.table([kernel])
+
+
+def test_a_results_options_shown_are_those_that_change_its_scenario():
+    """kernel.toml: lock is sem-shuffle's, msg_size msg's, irq_priority irq-latency's, rotation and load
+    rotate's, load_period_us only with load=voip."""
+    options = {"lock": "semaphore", "msg_size": "4", "irq_priority": "low", "rotation": "three_levels",
+               "load": "none", "load_period_us": "125", "preemption": "on", "opt": "-O2"}
+    assert configured("freertos", [124], **options).scenario_options() == {"preemption": "on", "opt": "-O2"}
+    rotate = configured("freertos", [296], "rotate", **{**options, "load": "voip"}).scenario_options()
+    assert set(rotate) == {"rotation", "load", "load_period_us", "preemption", "opt"}
