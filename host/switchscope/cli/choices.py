@@ -59,9 +59,11 @@ def nothing_measurable(skipped) -> SwitchscopeError:
     """A selection with nothing measurable in it is bad input, said with why, not '0 of 0 measurements'."""
     reasons = sorted({f"{s.kernel} on {s.target}: {s.reason}" for s in skipped})
     shown = "; ".join(reasons[:4]) + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
+    # a reason that names the option to change already says what to do
+    says_what_to_do = reasons and all("--unit" in r or "--method" in r for r in reasons)
     return SwitchscopeError(f"nothing to measure: {shown}" if reasons else "nothing to measure",
-                            "choose a --target the kernel is ported to, another --kernel, or a --scenario it has "
-                            "(see: switchscope list)")
+                            None if says_what_to_do else "choose a --target the kernel is ported to, another "
+                            "--kernel, or a --scenario it has (see: switchscope list)")
 
 
 def require_jobs(found: Plan) -> None:
