@@ -10,6 +10,7 @@ whether two runs of each program give identical output and watch logs.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
 import subprocess
@@ -18,10 +19,22 @@ import tempfile
 from pathlib import Path
 
 HARNESS = Path(__file__).resolve().parents[1] / "host" / "ibex-harness"
-sys.path.insert(0, str(HARNESS))
-import build  # noqa: E402
-import programs  # noqa: E402
-import run  # noqa: E402
+
+
+def sibling(name: str):
+    """host/ibex-harness/NAME.py as a module, loaded by its path under the name ibex_harness_NAME:
+    the folder is not a package, and plain names such as `build` or `run` must not
+    shadow other modules on sys.path."""
+    qualified = f"ibex_harness_{name}"
+    if qualified not in sys.modules:
+        spec = importlib.util.spec_from_file_location(qualified, HARNESS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module
+        spec.loader.exec_module(module)
+    return sys.modules[qualified]
+
+
+build, programs, run = sibling("build"), sibling("programs"), sibling("run")
 
 
 def children_cpu() -> float:

@@ -12,14 +12,29 @@ Exit statuses: those of the harness (0 halted, 1 the cycle bound came first),
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-import build  # noqa: E402  (this folder's build.py)
+
+
+def sibling(name: str):
+    """This folder's NAME.py as a module, loaded by its path under the name ibex_harness_NAME:
+    the folder is not a package, and plain names such as `build` or `run` must not
+    shadow other modules on sys.path."""
+    qualified = f"ibex_harness_{name}"
+    if qualified not in sys.modules:
+        spec = importlib.util.spec_from_file_location(qualified, HERE / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module
+        spec.loader.exec_module(module)
+    return sys.modules[qualified]
+
+
+build = sibling("build")
 
 
 def symbols(elf: Path, prefix: str) -> dict[str, int]:

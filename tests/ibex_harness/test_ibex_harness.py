@@ -17,13 +17,15 @@ HARNESS = Path(__file__).resolve().parents[2] / "host" / "ibex-harness"
 
 
 def load(name: str):
-    """One of the prototype's scripts as a module, under a name of its own."""
-    if str(HARNESS) not in sys.path:
-        sys.path.insert(0, str(HARNESS))  # run.py imports build.py by its plain name
-    spec = importlib.util.spec_from_file_location(f"ibex_{name}", HARNESS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """One of the prototype's scripts as a module, by its path and under the name its
+    siblings give it (run.py loads build.py as ibex_harness_build): sys.path untouched."""
+    qualified = f"ibex_harness_{name}"
+    if qualified not in sys.modules:
+        spec = importlib.util.spec_from_file_location(qualified, HARNESS / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module
+        spec.loader.exec_module(module)
+    return sys.modules[qualified]
 
 
 ibex_build = load("build")
