@@ -5,20 +5,19 @@ loop of ordinary code (loads, stores, ALU, a taken branch per iteration).
 
     python3 bench/cycles.py [--samples 10000] [--iterations 20000000]
 
-Prints one table; its figures go in the README's performance notes.
+Prints one table; bench/pages.py --slow puts it in docs/measurement.md.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+from checkout import CHECKOUT, switchscope_command
 
 LOOP = """
     .syntax unified
@@ -71,11 +70,9 @@ def main() -> int:
     options.add_argument("--samples", type=int, default=10000)
     options.add_argument("--iterations", type=int, default=20_000_000)
     args = options.parse_args()
-    # this checkout's own command first: another checkout's may be the one on PATH
-    local = CHECKOUT / ".venv" / "bin" / "switchscope"
-    switchscope = str(local) if local.exists() else shutil.which("switchscope") or "switchscope"
+    switchscope = switchscope_command()
 
-    run = [switchscope, "run", "--samples", str(args.samples), "--quiet"]
+    run = [*switchscope, "run", "--samples", str(args.samples), "--quiet"]
     timed(run)  # builds what is missing, so both timings below are warm
     run_cycles, run_instructions = timed(run), timed([*run, "--unit", "instructions"])
 
@@ -85,14 +82,14 @@ def main() -> int:
         (folder / "loop.ld").write_text(LINK)
         subprocess.run(["arm-none-eabi-gcc", "-mcpu=cortex-m3", "-mthumb", "-nostdlib", "-T", str(folder / "loop.ld"),
                         str(folder / "loop.S"), "-o", str(folder / "loop.elf")], check=True)
-        measure = [switchscope, "measure", str(folder / "loop.elf"), "--target", "mps2-an385", "--from", "loop_from",
+        measure = [*switchscope, "measure", str(folder / "loop.elf"), "--target", "mps2-an385", "--from", "loop_from",
                    "--to", "loop_to", "--count", "1", "--timeout", "600"]
         loop_cycles, loop_instructions = timed([*measure, "--unit", "cycles"]), timed([*measure, "--unit", "instructions"])
 
     executed = args.iterations * INSTRUCTIONS_PER_ITERATION / 1e6
     print(f"| what | instructions | cycles (timing model) | cycles / instructions |")
     print(f"|---|--:|--:|--:|")
-    print(f"| `switchscope run --samples {args.samples}` (FreeRTOS, mps2-an385, 5 scenarios), wall s | "
+    print(f"| `switchscope run --samples {args.samples}` (FreeRTOS, mps2-an385, every scenario), wall s | "
           f"{run_instructions:.2f} | {run_cycles:.2f} | {run_cycles / run_instructions:.2f}x |")
     print(f"| a loop of {executed:.0f} M instructions, wall s | {loop_instructions:.2f} | {loop_cycles:.2f} | "
           f"{loop_cycles / loop_instructions:.2f}x |")

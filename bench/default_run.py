@@ -5,7 +5,7 @@
 
 --cold removes the build directory first, so the time includes building every
 firmware. Prints the wall time of the whole command, the simulator time of each
-scenario, and the table the README shows.
+scenario, and a table of its results (bench/pages.py writes the README's).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+from checkout import CHECKOUT, switchscope_command
 
 
 def main() -> int:
@@ -31,16 +31,14 @@ def main() -> int:
                                                          "e.g. -- --target atmega328p")
     args = options.parse_args()
 
-    # this checkout's own command first: another checkout's may be the one on PATH
-    local = CHECKOUT / ".venv" / "bin" / "switchscope"
-    switchscope = str(local) if local.exists() else shutil.which("switchscope") or "switchscope"
+    switchscope = switchscope_command()
     build_dir = Path(os.environ.get("SWITCHSCOPE_BUILD", CHECKOUT / "build"))
     if args.cold and build_dir.exists():
         shutil.rmtree(build_dir)
 
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "results.json"
-        command = [switchscope, "run", "--samples", str(args.samples), "--json", str(out), "--quiet", *args.run_options]
+        command = [*switchscope, "run", "--samples", str(args.samples), "--json", str(out), "--quiet", *args.run_options]
         started = time.monotonic()
         finished = subprocess.run(command, stdout=subprocess.DEVNULL)
         wall = time.monotonic() - started
@@ -49,7 +47,7 @@ def main() -> int:
             return 1
         results = json.loads(out.read_text())["results"]
 
-    print(f"command: {' '.join(['switchscope', *command[1:3], str(args.samples), *args.run_options])}")
+    print(f"command: switchscope run --samples {args.samples} {' '.join(args.run_options)}".rstrip())
     print(f"wall time: {wall:.2f} s ({'cold: builds included' if args.cold else 'warm: firmware already built'})")
     for r in results:
         print(f"  {r['scenario']:8} simulator {r['wall_seconds']:.2f} s for {r['count'] + r['excluded']} samples")

@@ -9,8 +9,9 @@ ATmega328P), measured
 
     python3 bench/matrix.py [--cold]
 
---cold empties the build directory before each way, so that each builds its firmware; without it the
-firmware is built once, untimed, before the first way, so that no way pays for the builds.
+--cold gives each way an empty build directory of its own (a temporary one: the checkout's build/ is left
+as it is), so that each builds its firmware; without it the firmware is built once, untimed, before the
+first way, so that no way pays for the builds.
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
-SWITCHSCOPE = str(CHECKOUT / ".venv" / "bin" / "switchscope")
+from checkout import switchscope_command
+
+SWITCHSCOPE = switchscope_command()
 AXES = {"mps2-an385": "2-11", "atmega328p": "2-4"}
 COMMON = ["--kernel", "freertos", "--scenario", "rotate", "--config", "opt=-O0,-O1,-O2,-O3,-Os",
           "--config", "preemption=on,off", "--samples", "100,300", "--quiet"]
@@ -34,7 +36,7 @@ VARYING = {"measured_at", "wall_seconds", "project"}
 
 
 def sweep(target: str, out: Path, *more: str) -> None:
-    subprocess.run([SWITCHSCOPE, "sweep", "--target", target, "--tasks", AXES[target], *COMMON, "--json", str(out),
+    subprocess.run([*SWITCHSCOPE, "sweep", "--target", target, "--tasks", AXES[target], *COMMON, "--json", str(out),
                     *more], check=True, stdout=subprocess.DEVNULL)
 
 
@@ -47,7 +49,6 @@ def main() -> int:
     options = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     options.add_argument("--cold", action="store_true")
     args = options.parse_args()
-    build_dir = Path(os.environ.get("SWITCHSCOPE_BUILD", CHECKOUT / "build"))
     work = Path(tempfile.mkdtemp(prefix="switchscope-matrix-"))
     ways = {"local pool": [], "--cluster local:2": ["--cluster", "local:2"]}
     times, outputs = {}, {}
@@ -55,8 +56,8 @@ def main() -> int:
         for target in AXES:
             sweep(target, work / f"{target}-warm.json")
     for way, more in [*ways.items(), ("two --subset halves, merged", None)]:
-        if args.cold and build_dir.exists():
-            shutil.rmtree(build_dir)
+        if args.cold:  # a build directory of the way's own, empty: the builds are part of its time
+            os.environ["SWITCHSCOPE_BUILD"] = str(work / f"build-{len(times)}")
         started = time.monotonic()
         files = []
         for target in AXES:
@@ -65,7 +66,7 @@ def main() -> int:
                 for k, half in enumerate(halves, 1):
                     sweep(target, half, "--subset", f"{k}/2")
                 files.append(work / f"{target}-merged.json")
-                subprocess.run([SWITCHSCOPE, "merge", *map(str, halves), "--out", str(files[-1])], check=True,
+                subprocess.run([*SWITCHSCOPE, "merge", *map(str, halves), "--out", str(files[-1])], check=True,
                                stdout=subprocess.DEVNULL)
             else:
                 files.append(work / f"{target}-{len(times)}.json")

@@ -18,7 +18,8 @@ import sys
 import time
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+from checkout import CHECKOUT, switchscope_command
+
 sys.path.insert(0, str(CHECKOUT / "host"))
 
 from switchscope import catalog  # noqa: E402
@@ -43,15 +44,15 @@ def main() -> int:
     qemu = require("qemu-system-arm", "qemu-system-arm")
     gauge = build(kernel, target, catalog.Scenario("gauge", "200 M instructions", source=CHECKOUT / "bench" /
                                                    "firmware" / "gauge.c"))
-    switchscope = str(CHECKOUT / ".venv" / "bin" / "switchscope")
+    switchscope = switchscope_command()
     firmware = build(kernel, target, catalog.SCENARIOS["yield"])
     commands = {
         "bare": qemu_command(qemu, target, gauge.elf, []),
         # as a run counts it: QEMU with the plugin timing every instruction in cycles (switchscope measure)
-        "gauge": [switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup", "--to",
+        "gauge": [*switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup", "--to",
                   "board_exit", "--count", "1"],
         "alone": qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}", BATCHED_STREAM]),
-        "end_to_end": [switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"],
+        "end_to_end": [*switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"],
     }
     rounds: dict[str, list[float]] = {name: [] for name in commands}
     stream = 0

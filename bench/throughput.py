@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+from checkout import CHECKOUT, switchscope_command
+
 sys.path.insert(0, str(CHECKOUT / "host"))
 
 from switchscope import catalog  # noqa: E402
@@ -43,7 +44,7 @@ def main() -> int:
     options.add_argument("--samples", type=int, default=1_000_000)
     options.add_argument("--no-suite", action="store_true", help="leave out the suite's wall time")
     args = options.parse_args()
-    switchscope = str(CHECKOUT / ".venv" / "bin" / "switchscope")
+    switchscope = switchscope_command()
     print("| target | end to end, s | samples/s | simulator alone, s | stream, bytes/sample | decoder alone, s | "
           "samples/s decoded |")
     print("|---|--:|--:|--:|--:|--:|--:|")
@@ -52,7 +53,7 @@ def main() -> int:
         kernel, scenario = catalog.KERNELS["freertos"], catalog.SCENARIOS["yield"]
         firmware = build(kernel, target, scenario)
         started = time.monotonic()
-        subprocess.run([switchscope, "run", "--target", name, "--scenario", "yield", "--samples", str(args.samples),
+        subprocess.run([*switchscope, "run", "--target", name, "--scenario", "yield", "--samples", str(args.samples),
                         "--quiet", "--timeout", "3600"], check=True, stdout=subprocess.DEVNULL)
         end_to_end = time.monotonic() - started
         started = time.monotonic()
@@ -70,9 +71,9 @@ def main() -> int:
               f"{len(stream) / args.samples:.1f} | {decoding:.2f} | {args.samples / decoding:,.0f} |")
     if not args.no_suite:
         with tempfile.TemporaryDirectory(prefix="switchscope-bench-") as scratch:
-            subprocess.run([switchscope, "suite", "--out", scratch], check=True, stdout=subprocess.DEVNULL)  # builds
+            subprocess.run([*switchscope, "suite", "--out", scratch], check=True, stdout=subprocess.DEVNULL)  # builds
             started = time.monotonic()
-            subprocess.run([switchscope, "suite", "--out", str(Path(scratch) / "again")], check=True,
+            subprocess.run([*switchscope, "suite", "--out", str(Path(scratch) / "again")], check=True,
                            stdout=subprocess.DEVNULL)
             print(f"\nswitchscope suite, firmware built: {time.monotonic() - started:.1f} s")
     return 0

@@ -3,8 +3,11 @@ order, glitches, sigrok sessions that would unpack to gigabytes, truncated or
 foreign ELFs. Each gives the right figure with what was left out said, or one
 line and status 2; none a traceback, none touches its input."""
 
+import bz2
+import gzip
 import io
 import json
+import lzma
 import struct
 import zipfile
 from pathlib import Path
@@ -119,3 +122,52 @@ def test_an_elf_that_is_cut_short_or_foreign_is_refused(tmp_path, monkeypatch, c
     refused_cleanly(tmp_path, {"firmware.elf": make(host_elf)},
                     ["measure", "firmware.elf", "--target", target, "--from", "main", "--to", "exit"], 2, fragment,
                     monkeypatch, capsys)
+
+
+def _declared(*variables: str, scopes=("top",)) -> str:
+    """A VCD header declaring `variables` ("wire 1 ! D13") inside `scopes`, innermost last."""
+    opened = "".join(f"$scope module {name} $end\n" for name in scopes)
+    declared = "".join(f"$var {variable} $end\n" for variable in variables)
+    return "$timescale 1 ns $end\n" + opened + declared + "$upscope $end\n" * len(scopes) + "$enddefinitions $end\n"
+
+
+def _changes(pulses, code="!", vector=False) -> str:
+    value = (lambda level: f"b{level} {code}\n") if vector else (lambda level: f"{level}{code}\n")
+    return f"#0\n{value(0)}" + "".join(f"#{rise}\n{value(1)}#{fall}\n{value(0)}" for rise, fall in sorted(pulses))
+
+
+TWO_SCOPES = ("$timescale 1 ns $end\n$scope module top $end\n$scope module la $end\n$var wire 1 ! D13 $end\n"
+              "$upscope $end\n$scope module cpu $end\n$var wire 1 \" D13 $end\n$upscope $end\n$upscope $end\n"
+              "$enddefinitions $end\n")
+
+
+@pytest.mark.parametrize("name, content, fragment", [
+    ("capture.vcd.gz", gzip.compress(vcd(clean_pulses()).encode()), "is gzip-compressed: gunzip it first"),
+    ("capture.vcd.xz", lzma.compress(vcd(clean_pulses()).encode()), "is xz-compressed: unxz it first"),
+    ("capture.vcd.bz2", bz2.compress(vcd(clean_pulses()).encode()), "is bzip2-compressed: bunzip2 it first"),
+    ("bus.vcd", _declared("wire 8 ! D13") + _changes(clean_pulses(), vector=True),
+     "channel 'D13' is a vector of 8 bits, and a pin is one bit"),
+    ("twice.vcd", _declared("wire 1 ! D13", 'wire 1 " D13') + _changes(clean_pulses(), '"'),
+     "'D13' is declared twice in one scope, as two signals (! and \")"),
+    ("scopes.vcd", TWO_SCOPES + _changes(clean_pulses(), '"'), "'D13' names 2 signals (top.la.D13, top.cpu.D13)"),
+])
+def test_a_capture_is_refused_for_what_is_really_wrong(tmp_path, monkeypatch, capsys, name, content, fragment):
+    said = refused_cleanly(tmp_path, {name: content}, ["analyze", name, "--channel", "D13"], 2, fragment,
+                           monkeypatch, capsys)
+    assert "truncated" not in said and "no complete" not in said
+
+
+@pytest.mark.parametrize("name, content, channel", [
+    ("cr.vcd", vcd(clean_pulses()).replace("\n", "\r"), "D13"),
+    ("crlf.vcd", vcd(clean_pulses()).replace("\n", "\r\n"), "D13"),
+    ("one-bit-vector.vcd", _declared("wire 1 ! D13") + _changes(clean_pulses(), vector=True), "D13"),
+    ("scopes.vcd", TWO_SCOPES + _changes(clean_pulses(), '"'), "top.cpu.D13"),
+])
+def test_a_capture_written_another_valid_way_reads_as_the_plain_one(tmp_path, monkeypatch, capsys, name, content,
+                                                                    channel):
+    lay_out(tmp_path, {name: content.encode()})
+    monkeypatch.chdir(tmp_path)
+    status, said = run_command(["analyze", name, "--channel", channel, "--json", "out.json"], capsys)
+    assert status == 0, said
+    (result,) = json.loads(Path("out.json").read_text())["results"]
+    assert result["count"] == 20 and set(result["samples"]) == {400}

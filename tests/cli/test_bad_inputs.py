@@ -75,7 +75,7 @@ CASES = [
     (["sweep", "--samples", "4294967296"], 2, "--samples takes numbers from 1 to"),
     (["sweep", "--tasks", "1-100000000"], 2, "--tasks takes numbers from 1 to 255"),
     (["sweep", "--samples", "1-9000000"], 2, "gives more than 10000 values"),
-    (["sweep", "--samples", "4000000000,4000000000", "--tasks", "2-8"], 2, "GiB"),
+    (["sweep", "--samples", "4000000000,4000000001", "--tasks", "2-8"], 2, "GiB"),
     (["sweep", "--config", "preemption"], 2, "--config takes NAME=VALUE"),
     (["sweep", "--json", "some-dir"], 2, "is a directory"),
     (["sweep", "--resume"], 2, "--resume continues the sweep written to --json"),

@@ -3,7 +3,7 @@ last pass of its top, the loop's period from the iterations no interrupt fell in
 
 import numpy as np
 
-from switchscope.decode.latency import Sweep, masked_region, one_per_phase, sweep
+from switchscope.decode.latency import Sweep, held_steps, masked_region, one_per_phase, sweep
 from switchscope.decode.recording import Events
 
 
@@ -76,3 +76,12 @@ def test_a_step_met_only_where_a_tick_fell_is_not_covered():
     kept, ticked, covered = one_per_phase(sweep_of(phases, ordinary), [False, True, False], loop_samples=3)
     assert kept == [0, 2] and ticked == [1]
     assert covered == 2 < 4  # steps 1 and 3 never met undisturbed: the sweep covers part of the loop
+
+
+def test_the_held_steps_are_the_run_of_steps_around_the_worst_that_waited_longer_than_usual():
+    # a 10-step loop, one sample per step (in the order taken: steps 5..9 then 0..4); steps 8, 9, 0 and 1 held
+    phases = [5, 6, 7, 8, 9, 0, 1, 2, 3, 4]
+    latency = [12, 12, 12, 40, 35, 30, 25, 12, 12, 12]
+    first, last, steps = held_steps(phases, latency, at=3, usual=12, period=10)
+    assert (phases[first], phases[last], steps) == (8, 1, 4)  # followed across the loop's top
+    assert held_steps(phases, latency, at=0, usual=12, period=10) == (0, 0, 0)  # not held at all

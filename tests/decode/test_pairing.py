@@ -98,6 +98,19 @@ def test_a_pin_that_drops_for_an_instant_is_left_out(shape, data):
     check(edges_of(split), shape["t_cs"], shape["patterns"], 1)
 
 
+def test_a_last_window_split_by_a_drop_wider_than_half_the_gap_between_patterns_is_left_out():
+    found = pulses_of(train(patterns=27, t_ab=177, t_cs=3359, inner=5, outer=4000))
+    a, _ = found[-2]
+    c, d = found[-1]
+    # the window drops for 2,000 ns, half the 4,000 ns between patterns: its last piece, 108 ns, is no glitch
+    # and sits past a gap as wide as a cut capture's last bare pulse may, but within the window
+    found[-1:] = [(c, c + 1428), (c + 3428, d)]
+    kept, left_out = scope.paired(edges_of(found))
+    assert [m.t_cs for m in kept] == [3359] * 26
+    assert [(item.time, item.reason) for item in left_out] == [
+        (a, "next to a glitch or a pulse with no partner"), (c + 3428, "a pulse with no partner")]
+
+
 @pytest.mark.property
 @settings(max_examples=300, deadline=None)
 @given(clean, st.data())

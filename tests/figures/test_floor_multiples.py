@@ -101,3 +101,34 @@ def test_the_floor_that_did_the_same_work_is_divided_by_and_shown_with_its_optio
     assert kernel.x_floor == 3.6  # 504 / 140
     assert kernel.floor["median"] == 140 and kernel.floor["options"] == "lock=mutex,opt=-O2"
     assert "sem-shuffle 140 [lock=mutex,opt=-O2]" in report.table([mutex, kernel])
+
+
+def test_no_multiple_where_the_kernel_does_work_the_floor_cannot():
+    """rotate under FreeRTOS's load=voip: the floor has no load, so no floor figure is the same work."""
+    kernel = configured("freertos", [296], "rotate", load="voip")
+    kernel.tasks = 2
+    least = configured("floor", [87], "rotate")
+    least.tasks = 2
+    floor.attach([kernel, least])
+    assert kernel.x_floor is None
+    assert "load=voip (the floor has no load)" in kernel.floor["refused"]
+    assert "the floor cannot do that work" in kernel.floor["refused"]
+
+
+def test_the_floors_options_shown_are_those_that_change_its_scenario():
+    least = configured("floor", [84], lock="semaphore", msg_size="4")  # yield: neither lock nor msg_size applies
+    assert floor.options_label(least) == "opt=-O2"
+
+
+def test_an_interrupt_latency_says_why_it_has_no_multiple():
+    kernel, least = configured("freertos", [12, 189], "irq-latency"), configured("floor", [12, 120], "irq-latency")
+    kernel.worst, least.worst = {"cycles": 189}, {"cycles": 120}
+    floor.attach([kernel, least])
+    assert kernel.x_floor is None and "a kernel that masks less waits less" in kernel.floor["refused"]
+
+
+def test_a_kernel_below_the_floor_built_the_same_way_is_said_so():
+    kernel, least = configured("freertos", [173], opt="-O0"), configured("floor", [196], opt="-O0")
+    floor.attach([kernel, least])
+    assert kernel.x_floor == 0.88
+    assert "yield is below 1: this kernel switched in fewer cycles than the floor" in report.table([kernel])

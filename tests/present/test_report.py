@@ -216,12 +216,55 @@ return Array.prototype.map.call(document.querySelectorAll("svg.plot"), function 
 """
 
 
+# Per figure: each label (legend, axis name, tick, category) whose drawn box reaches past the figure's viewBox,
+# the box taken through the label's own rotation into the figure's units.
+LABELS_OUTSIDE = """
+var outside = [];
+document.querySelectorAll("svg.plot").forEach(function (drawing) {
+  var box = drawing.viewBox.baseVal, toFigure = drawing.getScreenCTM().inverse();
+  drawing.querySelectorAll("text").forEach(function (text) {
+    var b = text.getBBox(), through = toFigure.multiply(text.getScreenCTM());
+    var corners = [[b.x, b.y], [b.x + b.width, b.y], [b.x, b.y + b.height], [b.x + b.width, b.y + b.height]]
+      .map(function (c) { var p = drawing.createSVGPoint(); p.x = c[0]; p.y = c[1]; return p.matrixTransform(through); });
+    var xs = corners.map(function (p) { return p.x; }), ys = corners.map(function (p) { return p.y; });
+    if (Math.min.apply(null, xs) < box.x - 0.5 || Math.max.apply(null, xs) > box.x + box.width + 0.5 ||
+        Math.min.apply(null, ys) < box.y - 0.5 || Math.max.apply(null, ys) > box.y + box.height + 0.5)
+      outside.push(drawing.querySelector("title").textContent + ": " + text.textContent);
+  });
+});
+return outside;
+"""
+
+
+def _long_configurations() -> list:
+    """Results whose legends and category names are as long as a page gets: many options changed, rotate
+    up to 8 tasks, a msg_size sweep given out of order."""
+    from switchscope import catalog
+    from switchscope.catalog import configs
+    from switchscope.figures.result import Result
+
+    defaults = configs.defaults(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"])
+    variants = [{}, {"opt": "-Os", "lock": "mutex", "time_slicing": "off", "stack_check": "on", "switch": "software"},
+                {"opt": "-Os", "lock": "mutex", "time_slicing": "off", "stack_check": "on", "optimised_selection": "off"},
+                *({"msg_size": size} for size in ("64", "8", "16"))]
+    return [Result(kind="scenario", scenario=scenario, method="probe", unit="cycles", tasks=tasks, overhead=8,
+                   samples=[12_345 + i % 13 for i in range(50)], first=12_345, kernel="freertos", target="mps2-an385",
+                   f_cpu_hz=25e6, options={**defaults, **variant})
+            for variant in variants
+            for scenario, tasks in [("resume", None), ("deadlock-release", None), ("msg", None),
+                                    *(("rotate", n) for n in (2, 3, 8))]]
+
+
 @pytest.mark.firmware
 def test_the_report_fits_a_desktop_and_reads_on_a_phone(measured, tmp_path):
     """At 1,400 px the table of every result needs no sideways scrolling, even with the widest row
     switchscope writes (the longest target and unit, five-figure statistics, four options changed, a
     long file name); at 375 px every label of every figure is at least 9 px and none sits on another;
-    the histograms are open without a click; no two headings are the same."""
+    at 1,280 and 390 px no legend or label reaches past its figure, even with many options changed;
+    the histograms are open without a click; no two headings are the same; the configuration column
+    sorts msg_size=8, 16, 64 in that order."""
+    from selenium.webdriver.common.by import By
+
     from switchscope import catalog
     from switchscope.catalog import configs
     from switchscope.figures.result import Result
@@ -234,8 +277,10 @@ def test_the_report_fits_a_desktop_and_reads_on_a_phone(measured, tmp_path):
                     overhead=8, first=samples[0], kernel="freertos", target="stm32vldiscovery", options=options)
     wide = tmp_path / "freertos-stm32vldiscovery-signal-scope-cooperative-nopri-Os.json"
     wide.write_text(json.dumps({"results": [widest.to_json()]}))
+    configurations = tmp_path / "configurations.json"
+    configurations.write_text(json.dumps({"results": [r.to_json() for r in _long_configurations()]}))
     path = tmp_path / "report.html"
-    assert main(["report", *map(str, inputs), str(wide), "--html", str(path)]) == 0
+    assert main(["report", *map(str, inputs), str(wide), str(configurations), "--html", str(path)]) == 0
     headings = re.findall(r"<h3>([^<]+)</h3>", path.read_text())
     assert len(set(headings)) == len(headings), headings
 
@@ -247,6 +292,16 @@ def test_the_report_fits_a_desktop_and_reads_on_a_phone(measured, tmp_path):
             "var box = document.getElementById('every-result').parentElement;"
             "return box.scrollWidth - box.clientWidth")
         assert overflow <= 1, f"the table of every result is {overflow} px too wide at 1,400 px"
+        for width in (1280, 390):
+            browser.set_window_size(width, 900)
+            assert browser.execute_script(LABELS_OUTSIDE) == [], f"labels cut at {width} px"
+        browser.set_window_size(1400, 900)
+        browser.find_element(By.ID, "filter").send_keys("msg_size")
+        browser.find_element(By.XPATH, "//table[@id='every-result']//th[text()='configuration']").click()
+        assert [c for c in _column(browser, "configuration") if c.startswith("msg_size")] == \
+            ["msg_size=8"] * 6 + ["msg_size=16"] * 6 + ["msg_size=64"] * 6
+        browser.find_element(By.ID, "filter").clear()
+        browser.execute_script("document.getElementById('filter').dispatchEvent(new Event('input'))")
 
         browser.set_window_size(375, 800)
         shown = browser.execute_script(LABELS_AS_SHOWN)
@@ -254,7 +309,7 @@ def test_the_report_fits_a_desktop_and_reads_on_a_phone(measured, tmp_path):
             min(shown, key=lambda figure: figure["smallest"])
         assert not [figure for figure in shown if figure["overlapping"]]
         histograms = [figure for figure in shown if figure["figure"].startswith("distribution of")]
-        assert len(histograms) == sum(len(results_files.results(p, "input")) for p in [*inputs, wide])
+        assert len(histograms) == sum(len(results_files.results(p, "input")) for p in [*inputs, wide, configurations])
         assert all(figure["height"] > 50 for figure in histograms)  # open, drawn, without a click
         assert browser.execute_script(
             "return document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1

@@ -84,13 +84,13 @@ def test_histograms_are_open_unless_there_are_too_many_to_scroll(tmp_path):
 
 
 def _labels(drawing: str) -> list[tuple[float, float, float]]:
-    """(font size, left, right) of each unrotated label, its width estimated at CHARACTER_WIDTH a character."""
+    """(font size, left, right, baseline) of each unrotated label, its width as svg measures it."""
     found = []
     for text in ElementTree.fromstring(drawing).iter(f"{SVG}text"):
         if text.get("transform"):
             continue
         size = float(text.get("font-size", svg.FONT_SIZE))
-        width = len(text.text) * svg.CHARACTER_WIDTH * size / svg.FONT_SIZE
+        width = svg.text_width("".join(text.itertext()), size)
         x = float(text.get("x"))
         left = {"end": x - width, "middle": x - width / 2}.get(text.get("text-anchor"), x)
         found.append((size, left, left + width, float(text.get("y"))))

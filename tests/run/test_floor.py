@@ -49,3 +49,17 @@ def test_run_with_floor_shows_each_figure_as_a_multiple_of_it(tmp_path, capsys):
     assert kernel["floor"]["median"] == least["stats"]["median"]
     assert kernel["x_floor"] == round(kernel["stats"]["median"] / least["stats"]["median"], 2) > 1
     assert f"{kernel['x_floor']:.2f}" in said and "x floor" in said
+
+
+def test_run_floor_measures_the_floor_doing_the_same_work(capsys, tmp_path):
+    """--floor with lock=mutex measures the floor's sem-shuffle with a mutex too, and divides by that."""
+    path = tmp_path / "r.json"
+    status, said = run_command(["run", "--scenario", "sem-shuffle", "--floor", "--config", "lock=mutex",
+                                "--samples", "200", "--quiet", "--json", str(path)], capsys)
+    assert status == 0, said
+    results = {r["kernel"]: r for r in json.loads(path.read_text())["results"]}
+    assert results["floor"]["options"]["lock"] == "mutex"
+    freertos = results["freertos"]
+    assert freertos["floor"]["median"] == results["floor"]["stats"]["median"]
+    assert "lock=mutex" in freertos["floor"]["options"]
+    assert freertos["x_floor"] == round(freertos["stats"]["median"] / results["floor"]["stats"]["median"], 2)

@@ -59,7 +59,7 @@ def test_a_longer_period_falls_into_fewer_windows_and_more_encoders_are_made():
 
 
 @pytest.mark.parametrize("arguments,said", [
-    (["--scenario", "yield"], "load=voip loads rotate"),
+    (["--scenario", "yield"], "option load applies to rotate only, not yield"),
     (["--scenario", "rotate", "--target", "stm32vldiscovery"], "not driven yet"),
     (["--scenario", "rotate", "--target", "atmega328p"], "ATmega328P"),
     (["--scenario", "rotate", "--config", "priorities=off,time_slicing=off"], "priorities=off takes away"),

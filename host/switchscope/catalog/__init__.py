@@ -6,13 +6,14 @@ job, and the planner that turns a command's choices into jobs.
 May import: decode, common. Imported by: build, run, figures, present, cli.
 """
 
-from switchscope.catalog.folders import (Catalog, current, real_boards, select_kernels, select_methods,
-                                         scenario_groups, select_scenarios, select_targets)
+from switchscope.catalog.folders import Catalog, current
+from switchscope.catalog.selection import (real_boards, real_boards_named, select_kernels, select_methods,
+                                           scenario_groups, select_scenarios, select_targets)
 from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel,
                                        Option, Port, RealBoard, Scenario, Target)
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW, Method
 
-__all__ = ["Catalog", "current", "real_boards", "select_kernels", "select_methods", "scenario_groups",
+__all__ = ["Catalog", "current", "real_boards", "real_boards_named", "select_kernels", "select_methods", "scenario_groups",
            "select_scenarios", "select_targets", "SCENARIOS", "SIMULATORS", "TIMING_MODELS", "UNITS", "Conflict",
            "CrateSource", "Kernel", "Option", "Port", "RealBoard", "Scenario", "Target", "METHODS", "PRINT_IN_WINDOW",
            "Method"]

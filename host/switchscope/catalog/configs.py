@@ -10,6 +10,7 @@ Invalid values and combinations are refused with the reason.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from switchscope import catalog
@@ -75,18 +76,65 @@ def split_pairs(pairs: list[str]) -> list[str]:
     return items
 
 
+def _named_once(items: list[str]) -> list[tuple[str, str]]:
+    """(name, values) of each NAME=VALUE[,VALUE...] item, an option given twice refused: the one measured
+    would be the last, or each value twice."""
+    found: dict[str, str] = {}
+    for item in items:
+        name, sep, values = item.partition("=")
+        if not sep or not name.strip():
+            raise SwitchscopeError(f"--config takes NAME=VALUE, got '{item}'", "see: switchscope list")
+        name = name.strip()
+        if name in found:
+            raise SwitchscopeError(f"option {name} given twice (--config {name}={found[name]} and {item})",
+                                   f"give it once; several values are one list: {name}=A,B")
+        found[name] = values
+    return list(found.items())
+
+
 def parse(pairs: list[str]) -> dict[str, str]:
     """["preemption=off,opt=-Os", ...] -> {"preemption": "off", "opt": "-Os"}, with clear errors."""
     chosen = {}
-    for pair in split_pairs(pairs):
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise SwitchscopeError(f"--config takes NAME=VALUE, got '{pair}'", "see: switchscope list")
+    for name, value in _named_once(split_pairs(pairs)):
         if "," in value:
-            raise SwitchscopeError(f"--config {pair}: one value each here",
+            raise SwitchscopeError(f"--config {name}={value}: one value each here",
                                    "switchscope sweep measures several values of an option")
-        chosen[name.strip()] = value.strip()
+        chosen[name] = value.strip()
     return chosen
+
+
+def variants(pairs: list[str]) -> list[dict[str, str]]:
+    """["preemption=on,off", "opt=-O0,-O2"] (or "preemption=on,off,opt=-O0,-O2") -> every combination, as
+    option dicts; an option or a value given twice is refused (it would be measured twice)."""
+    axes = []
+    for name, values in _named_once(split_pairs(pairs)):
+        listed = [value.strip() for value in values.split(",")]
+        if "" in listed:
+            raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{name}={values}'",
+                                   "see: switchscope list")
+        twice = next((value for index, value in enumerate(listed) if value in listed[:index]), None)
+        if twice is not None:
+            raise SwitchscopeError(f"--config {name}={values}: {twice} given twice",
+                                   "give each value once: each is measured once")
+        axes.append([(name, value) for value in listed])
+    return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
+
+
+def not_applying(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario) -> dict[str, str]:
+    """Why each chosen option the kernel has changes nothing in this scenario, by name: it belongs to other
+    scenarios (lock: sem-shuffle), or needs another option's value (load_period_us: load=voip)."""
+    options = options_of(kernel)
+    values = {**defaults(kernel, target), **{k: v for k, v in chosen.items() if k in options}}
+    why = {}
+    for name in chosen:
+        option = options.get(name)
+        if option is None:
+            continue
+        if not option.applies_to(scenario):
+            why[name] = f"{name} applies to {', '.join(option.scenarios)} only"
+        elif (unmet := option.unmet(values)) is not None:
+            why[name] = f"{name} applies with {unmet[0]}={unmet[1]} only"
+    return why
 
 
 def applies(chosen: dict[str, str], kernel: Kernel) -> bool:
@@ -116,6 +164,11 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
     what is wrong with the choice."""
     options = options_of(kernel)
     values = defaults(kernel, target)
+    for name, why in not_applying(chosen, kernel, target, scenario).items():
+        if chosen[name] == values.get(name):  # its default, as a complete configuration read back holds it
+            continue
+        raise SwitchscopeError(f"option {why}, not {scenario.name} ({name}={chosen[name]})",
+                               applying_hint(options[name], scenario))
     for name, value in chosen.items():
         option = options.get(name)
         if option is None:
@@ -154,3 +207,9 @@ def _check(values: dict[str, str], kernel: Kernel, target: Target, scenario: Sce
         if not 2 <= tasks <= target.max_tasks:
             refuse(f"rotate takes 2 to {target.max_tasks} tasks on {target.name}, not {tasks}",
                    "the kernel heap of the target holds no more" if tasks > target.max_tasks else None)
+
+
+def applying_hint(option: Option, scenario: Scenario) -> str:
+    if not option.applies_to(scenario):
+        return f"leave it out, or measure it with --scenario {' or '.join(option.scenarios)}"
+    return "add " + " ".join(f"--config {name}={value}" for name, value in option.requires) + ", or leave it out"

@@ -5,7 +5,7 @@ where the kernel's source comes from, its port for each CPU, its options and
 the combinations it refuses; a target is a board folder with a board.toml
 (firmware/boards/<name>/): its CPU and clock, memories, compiler, simulator,
 stamp timer, scope pin and UART, its C board code beside it. Adding either is
-adding a folder; this module only reads them, and selects by name."""
+adding a folder; this module only reads them (selection.py selects them by name)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from switchscope.catalog.model import (MEMORIES, SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
-                                       Kernel, LatencyTimer, Option, Port, RealBoard, Scenario, SwitchMarks, Target)
+                                       Kernel, LatencyTimer, Option, Port, RealBoard, SwitchMarks, Target)
 from switchscope.common import paths
-from switchscope.common.errors import SwitchscopeError, UnknownName
-from switchscope.common.suggest import did_you_mean
-from switchscope.decode.methods import METHODS, Method
+from switchscope.common.errors import SwitchscopeError
 
 
 # --- reading kernel.toml and board.toml --------------------------------------------------------
@@ -94,9 +92,18 @@ def _option(name: str, table: _Table) -> Option:
             raise table._error(f"implies.{value}", f"is not one of the values ({' | '.join(values)})")
         if not isinstance(brought, dict) or not all(isinstance(v, str) for v in brought.values()):
             raise table._error(f"implies.{value}", 'must be a table of option = "value"')
+    scenarios = table.strings("scenarios")
+    known = {*SCENARIOS, *(s.group for s in SCENARIOS.values() if s.group)}
+    for scenario in scenarios:
+        if scenario not in known:
+            raise table._error("scenarios", f"names '{scenario}', which is no scenario ({', '.join(sorted(known))})")
+    requires = table.get("requires", dict, {})
+    if not all(isinstance(value, str) for value in requires.values()):
+        raise table._error("requires", 'must be a table of option = "value"')
     option = Option(name, table.get("summary", str, required=True), values, table.get("default", str, required=True),
                     table.get("define", str), table.get("inverted", bool, False), tuple(span) if span else None,
-                    tuple((value, tuple(sorted(brought.items()))) for value, brought in sorted(implies.items())))
+                    tuple((value, tuple(sorted(brought.items()))) for value, brought in sorted(implies.items())),
+                    scenarios, tuple(sorted(requires.items())))
     if option.default not in option.values:
         raise table._error("default", f"is not one of the values ({option.describe_values()})")
     return option
@@ -223,6 +230,7 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
     for option in options:
         for value, brought in option.implies:
             check_option_values(options_table.table(option.name), f"implies.{value}", dict(brought))
+        check_option_values(options_table.table(option.name), "requires", dict(option.requires))
     for cpu in ports_table.data:
         port = ports_table.table(cpu)
         defaults = port.get("defaults", dict, {})
@@ -293,57 +301,3 @@ def _load(firmware: Path) -> Catalog:
 def current() -> Catalog:
     """The kernels and targets of the firmware tree in use (paths.firmware_dir())."""
     return _load(paths.firmware_dir())
-
-
-def _select(kind: str, table: dict, requested: str) -> list:
-    if requested == "all":
-        return [item for item in table.values() if not getattr(item, "check", False)]
-    if requested not in table:
-        valid = ", ".join([*table, "all"])
-        raise UnknownName(f"unknown {kind} '{requested}'",
-                          f"{did_you_mean(requested, table)}valid {kind}s: {valid} (see: switchscope list)")
-    return [table[requested]]
-
-
-def select_kernels(name: str) -> list[Kernel]:
-    return _select("kernel", current().kernels, name)
-
-
-def real_boards() -> dict[str, Target]:
-    """The real kits, by name, each with the target whose image it runs."""
-    return {t.real_board.name: t for t in current().targets.values() if t.real_board}
-
-
-def select_targets(name: str) -> list[Target]:
-    """Targets by name; a real kit's name (arduino-uno) selects the target whose image it runs."""
-    if name in real_boards():
-        return [real_boards()[name]]
-    try:
-        return _select("target", current().targets, name)
-    except UnknownName as error:
-        boards = ", ".join(real_boards())
-        raise UnknownName(error.message, f"{error.hint}; real boards (with --port): {boards}") from None
-
-
-def scenario_groups() -> dict[str, list[Scenario]]:
-    """The scenarios that measure several windows, by name, with a scenario of its own for each window."""
-    groups: dict[str, list[Scenario]] = {}
-    for scenario in SCENARIOS.values():
-        if scenario.group:
-            groups.setdefault(scenario.group, []).append(scenario)
-    return groups
-
-
-def select_scenarios(name: str) -> list[Scenario]:
-    """Scenarios by name; a scenario of several windows (deadlock-break) selects each of them."""
-    if name in scenario_groups():
-        return scenario_groups()[name]
-    try:
-        return _select("scenario", SCENARIOS, name)
-    except UnknownName as error:
-        raise UnknownName(error.message, error.hint.replace("all (see", f"{', '.join(scenario_groups())}, all (see")) \
-            from None
-
-
-def select_methods(name: str) -> list[Method]:
-    return _select("method", METHODS, name)

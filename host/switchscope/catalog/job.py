@@ -35,8 +35,11 @@ class Job:
             name += f"/{self.tasks} tasks"
         if self.unit and self.unit != self.target.resolve_unit(None):
             name += f" (in {self.unit})"
-        if self.config:
-            defaults = configs.resolve({}, self.kernel, self.target, self.scenario, self.tasks)
-            if self.config != defaults:
-                name += f" [{self.config.label(defaults)}]"
-        return name
+        return name + (f" [{self.changed_options()}]" if self.changed_options() else "")
+
+    def changed_options(self) -> str:
+        """The options not at their defaults, as "name=value,...", or "" for the default configuration."""
+        if not self.config:
+            return ""
+        defaults = configs.resolve({}, self.kernel, self.target, self.scenario, self.tasks)
+        return self.config.label(defaults) if self.config != defaults else ""

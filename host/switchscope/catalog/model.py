@@ -30,6 +30,15 @@ class Option:
     numeric_range: tuple[int, int] | None = None  # values are the whole numbers of this range
     # other options' defaults a value brings, where the user chose none: (value, ((option, value), ...))
     implies: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    scenarios: tuple[str, ...] = ()  # the scenarios (or groups) whose firmware it changes; () every scenario
+    requires: tuple[tuple[str, str], ...] = ()  # other options' values without which it changes nothing
+
+    def applies_to(self, scenario: "Scenario") -> bool:
+        return not self.scenarios or scenario.name in self.scenarios or scenario.group in self.scenarios
+
+    def unmet(self, values: dict[str, str]) -> tuple[str, str] | None:
+        """The first (option, value) it requires that `values` (a configuration's) lacks, or None."""
+        return next(((name, value) for name, value in self.requires if values.get(name) != value), None)
 
     def defines(self, value: str) -> dict[str, str]:
         if self.define is None:

@@ -9,10 +9,10 @@ import itertools
 from dataclasses import dataclass, field
 
 from switchscope.catalog import configs
-from switchscope.catalog import Kernel, Scenario, Target
+from switchscope.catalog import Kernel, Option, Scenario, Target
 from switchscope.catalog.job import Job
 from switchscope.decode.methods import METHODS, Method
-from switchscope.common.errors import ConfigurationRefused
+from switchscope.common.errors import ConfigurationRefused, SwitchscopeError
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,49 @@ class Skipped:
 class Plan:
     jobs: list[Job] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    # options chosen that apply to some of the combinations only, each said once: "lock applies to
+    # sem-shuffle only: yield, isr measured without it"
+    notes: list[str] = field(default_factory=list)
+
+
+class _LeftOut:
+    """The chosen options a combination measures without (they change nothing in it), and where each
+    applied: an option that applied nowhere is refused, one that applied somewhere is said once."""
+
+    def __init__(self):
+        self.applied: set[str] = set()
+        # name: (why, the option, the first scenario left without it, the scenarios left without it)
+        self.left: dict[str, tuple[str, Option, Scenario, list[str]]] = {}
+
+    def keep(self, variant: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario) -> dict[str, str]:
+        """The part of `variant` that applies to the combination."""
+        why = configs.not_applying(variant, kernel, target, scenario)
+        for name in variant:
+            if name in why:
+                where = self.left.setdefault(name, (why[name], configs.options_of(kernel)[name], scenario, []))[3]
+                if scenario.name not in where:
+                    where.append(scenario.name)
+            elif name in configs.options_of(kernel):
+                self.applied.add(name)
+        return {name: value for name, value in variant.items() if name not in why}
+
+    def notes(self, variants: list[dict[str, str]]) -> list[str]:
+        """What was left out where, once per option; an option that applied to nothing asked for is refused."""
+        notes = []
+        for name, (why, option, first, where) in self.left.items():
+            other_scenarios = not option.applies_to(first)  # else: another option's value it needs
+            if name not in self.applied:
+                values = ",".join(dict.fromkeys(variant[name] for variant in variants if name in variant))
+                raise SwitchscopeError(f"option {why}" + (f", not {_listed(where)}" if other_scenarios else "")
+                                       + f" ({name}={values})", configs.applying_hint(option, first))
+            notes.append(f"{why}: {_listed(where)} measured without it" if other_scenarios else
+                         f"{why}: measured without it where " + " or ".join(f"{k} is not {v}"
+                                                                             for k, v in option.requires))
+        return notes
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names) if len(names) <= 4 else f"{', '.join(names[:3])} and {len(names) - 3} other scenarios"
 
 
 def _foreign_options(kernel: Kernel, options: dict[str, str]) -> str | None:
@@ -53,8 +96,11 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
     `strict_options` (by default: when one kernel was selected). `unit`: what to
     count (None: each target's default unit); a target that cannot count it is an error.
     With several `variants` or `targets`, a combination a kernel refuses (its conflicts) is skipped with the
-    reason, as one it cannot measure is. Without `method_chosen` a latency scenario (irq-latency) is measured the one way it can be, by the
-    simulator (marker), whatever `methods` says."""
+    reason, as one it cannot measure is. An option that changes nothing in a combination (kernel.toml: its
+    `scenarios`, or the option value it `requires`) is left out of that combination's configuration, and said
+    once in the plan's notes; one that changes nothing in any is refused. Without `method_chosen` a latency
+    scenario (irq-latency) is measured the one way it can be, by the simulator (marker), whatever `methods`
+    says."""
     strict = len(kernels) == 1 if strict_options is None else strict_options
     # several values of an option, or several targets: a combination the kernel refuses is skipped with its reason
     several_choices = len(variants) > 1 or len(targets) > 1
@@ -66,6 +112,7 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
     if not method_chosen:
         combinations = list(dict.fromkeys((k, t, s, METHODS["marker"] if s.latency else m, v)
                                           for k, t, s, m, v in combinations))
+    left_out, planned = _LeftOut(), set()
     for kernel, target, scenario, method, variant_index in combinations:
         variant = variants[variant_index]
         why = kernel.not_measured(target, scenario, method, unit)
@@ -77,6 +124,11 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
             if what not in entries:
                 entries.append(what)
             continue
+        variant = left_out.keep(variant, kernel, target, scenario)
+        combination = (kernel.name, target.name, scenario.name, method.name, tuple(sorted(variant.items())))
+        if combination in planned:  # values of an option it is measured without: once, not once per value
+            continue
+        planned.add(combination)
         for count in (tasks if scenario.name == "rotate" else [None]):
             try:
                 config = configs.resolve(variant, kernel, target, scenario, count)
@@ -88,4 +140,5 @@ def plan(kernels: list[Kernel], targets: list[Target], scenarios: list[Scenario]
                 continue
             found.jobs.append(Job(kernel, target, scenario, method, config, count, unit))
     found.skipped = [Skipped(kernel, target, why, tuple(what)) for (kernel, target, why), what in reasons.items()]
+    found.notes = left_out.notes(variants)
     return found

@@ -9,94 +9,29 @@ from pathlib import Path
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.catalog.plan import Plan, plan
+from switchscope.catalog.plan import plan
 from switchscope.common import outputs, paths
 from switchscope.common.errors import FirmwareFailed, Interrupted, SwitchscopeError
 from switchscope.decode.methods import METHODS
 from switchscope.build.firmware import build_example
 from switchscope.figures import breakdown, floor, intrusion, matrix, shards, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
-from switchscope.figures.measure_elf import measure_elf
+from switchscope.figures.result import Result
+from switchscope.figures.measure_elf import check_built_for, measure_elf
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.switches import measure_switches
+from switchscope.cli.choices import (check_board_options, check_exports, check_samples, nothing_measurable,
+                                     require_jobs, say_skipped, scenarios_with_tasks)
 from switchscope.present import (breakdown_text, display, exports, mechanism, message_cost, report,
                                  ruler_view, suite_page, switches_view)
-from switchscope.run import serial_port
-
-def _check_exports(args) -> tuple:
-    """--export-csv and --export-markdown, checked before any work like every output."""
-    return tuple(outputs.check_file(path, option) if path else None
-                 for path, option in ((args.export_csv, "--export-csv"), (args.export_markdown, "--export-markdown")))
-
-
-def check_samples(count: int, option: str = "--samples") -> None:
-    """Before any work: the firmware counts samples in 32 bits, and so may a firmware measure runs."""
-    if not 1 <= count <= MAX_SAMPLES:
-        raise SwitchscopeError(f"{option} takes 1 to {MAX_SAMPLES}, got {count}")
-
-
-def say_skipped(found: Plan) -> None:
-    """What the selection left out, once per kernel and reason, with every target it applies to."""
-    grouped: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
-    for skipped in found.skipped:
-        targets, what = grouped.setdefault((skipped.kernel, skipped.reason), ([], []))
-        targets.append(skipped.target)
-        what.extend(item for item in skipped.what if item not in what)
-    for (kernel, reason), (targets, what) in grouped.items():
-        combinations = ", ".join(what) if len(what) <= 4 else f"{len(what)} scenario/method combinations"
-        print(f"n/a: {kernel} on {', '.join(targets)} ({combinations}): {reason}")
-
-
-def require_jobs(found: Plan) -> None:
-    """A selection with nothing measurable in it is bad input, said with why, not '0 of 0 measurements'."""
-    if found.jobs:
-        return
-    reasons = sorted({f"{s.kernel} on {s.target}: {s.reason}" for s in found.skipped})
-    shown = "; ".join(reasons[:4]) + (f"; and {len(reasons) - 4} more" if len(reasons) > 4 else "")
-    raise SwitchscopeError(f"nothing to measure: {shown}" if reasons else "nothing to measure",
-                           "choose a --target the kernel is ported to, another --kernel, or a --scenario it has "
-                           "(see: switchscope list)")
-
-
-def _check_board_options(args) -> None:
-    """--port, --no-flash, --baud and --simulate: a real board is read over its port, its image simulated
-    with --simulate; the simulated targets are read over a port only when asked (--port)."""
-    # a kit's own name (arduino-uno) needs its port; a kit QEMU also models (stm32vldiscovery) is simulated without
-    is_real_board = args.target in catalog.real_boards() and args.target not in catalog.TARGETS
-    if args.port is None:
-        if args.no_flash or args.baud:
-            raise SwitchscopeError(f"{'--no-flash' if args.no_flash else '--baud'} applies to a board read over "
-                                   "--port")
-        if is_real_board and not args.simulate:
-            (target,) = catalog.select_targets(args.target)
-            raise SwitchscopeError(f"{args.target} is a real board: give its serial port",
-                                   f"switchscope run --target {args.target} --port /dev/ttyACM0, or --simulate to "
-                                   f"run its image on {target.name}'s simulator")
-        return
-    if args.simulate:
-        raise SwitchscopeError("--simulate runs the image on a simulator; --port reads a board: give one of them")
-    if args.vcd:
-        raise SwitchscopeError("--vcd records the scope pin on a simulator: on a board, record the pin with a logic "
-                               "analyzer and read the capture with switchscope analyze")
-    if args.target == "all" or args.kernel == "all":
-        raise SwitchscopeError("a board runs one kernel's image at a time: choose --kernel and --target")
-    (target,) = catalog.select_targets(args.target)
-    board = target.real_board
-    by_hand = f"to flash it by hand: {board.by_hand}, then add --no-flash" if board and not args.no_flash else ""
-    serial_port.check_port(args.port, by_hand)  # before any build: a missing board or a bad URL is said at once
-
 
 def command_run(args) -> int:
-    _check_board_options(args)
+    check_board_options(args)
     if args.samples is None and args.port is None:
         args.samples = 10_000
     if args.samples is not None:
         check_samples(args.samples)
-    scenarios = catalog.select_scenarios(args.scenario)
-    if args.tasks is not None:
-        if args.scenario not in ("all", "rotate"):
-            raise SwitchscopeError("--tasks applies to the rotate scenario only")
-        scenarios = [catalog.SCENARIOS["rotate"]]  # --tasks only means something there
+    scenarios = scenarios_with_tasks(args.scenario, args.tasks is not None, only_rotate_for_all=True)
     kernels = catalog.select_kernels(args.kernel)
     found = plan(kernels, catalog.select_targets(args.target), scenarios,
                  catalog.select_methods(args.method or "probe"), matrix.config_variants(args.config), [args.tasks],
@@ -118,38 +53,23 @@ def command_run(args) -> int:
                 f"{Path(args.vcd).stem}-{job.target.name}-{job.scenario.name}{Path(args.vcd).suffix}")
             vcds[str(job)] = outputs.check_file(vcd, "--vcd")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
-    csv_path, markdown_path = _check_exports(args)
+    csv_path, markdown_path = check_exports(args)
     outputs.distinct((json_path, "--json"), (csv_path, "--export-csv"), (markdown_path, "--export-markdown"),
                      *((vcd, "--vcd") for vcd in vcds.values()))
     paths.build_dir()  # a build directory nothing can be made in is refused here, not once per job
-    results, failures = [], []
     started = time.monotonic()
     try:
-        with display.Activity(args.quiet, "samples") as activity:
-            for number, job in enumerate(jobs, 1):
-                activity.begin(str(job), args.samples or 1000)
-                job_started = time.monotonic()
-                try:
-                    if args.port:
-                        results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
-                                                       args.samples, not args.no_flash, args.timeout,
-                                                       activity.advance_to, activity.on_stage))
-                    else:
-                        results.append(measure(job, args.samples, args.timeout, activity.advance_to,
-                                               activity.on_stage, vcds.get(str(job))))
-                    said = display.outcome_text(results[-1])
-                except SwitchscopeError as error:
-                    activity.say(f"error: {error}")
-                    failures.append({"job": str(job), "error": error.message})
-                    said = "failed, as said above"
-                activity.finished(number, len(jobs), display.measurement_name(job), said,
-                                  time.monotonic() - job_started)
+        if not args.port and not vcds and args.timeout is None and len(jobs) > 1:
+            results, failures = _measure_side_by_side(jobs, args)
+        else:
+            results, failures = _measure_one_by_one(jobs, args, vcds)
     except Interrupted as interruption:
+        results = [outcome for _, outcome in interruption.completed if isinstance(outcome, Result)]
         if results:  # what was measured before the signal is written where asked, then shown
             interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
             if json_path:
-                report.write_json(json_path, results, failures, incomplete=f"interrupted after {len(results)} of "
-                                                                           f"{len(jobs)} measurements")
+                report.write_json(json_path, results, [], incomplete=f"interrupted after {len(results)} of "
+                                                                     f"{len(jobs)} measurements")
                 interruption.kept += f" and written to {json_path}"
             print(report.table(results))
         raise
@@ -174,6 +94,61 @@ def command_run(args) -> int:
     return 1 if failures or ruler_view.failed(results) else 0  # a ruler that reads wrong is a failed self-test
 
 
+def _measure_one_by_one(jobs: list[Job], args, vcds: dict) -> tuple[list[Result], list[dict]]:
+    """Each job in turn, with its progress drawn sample by sample: a board over its port, a scope's VCD, a
+    time limit. On an interruption, what was measured goes with it (`completed`)."""
+    results, failures, completed = [], [], []
+    try:
+        with display.Activity(args.quiet, "samples") as activity:
+            for number, job in enumerate(jobs, 1):
+                activity.begin(str(job), args.samples or 1000)
+                job_started = time.monotonic()
+                try:
+                    if args.port:
+                        results.append(measure_on_port(job, args.port, args.baud or job.target.uart_baud,
+                                                       args.samples, not args.no_flash, args.timeout,
+                                                       activity.advance_to, activity.on_stage))
+                    else:
+                        results.append(measure(job, args.samples, args.timeout, activity.advance_to,
+                                               activity.on_stage, vcds.get(str(job))))
+                    completed.append((job, results[-1]))
+                    said = display.outcome_text(results[-1])
+                except SwitchscopeError as error:
+                    activity.say(f"error: {error}")
+                    failures.append({"job": str(job), "error": error.message})
+                    said = "failed, as said above"
+                activity.finished(number, len(jobs), display.measurement_name(job), said,
+                                  time.monotonic() - job_started)
+    except Interrupted as interruption:
+        interruption.completed = completed
+        raise
+    return results, failures
+
+
+def _measure_side_by_side(jobs: list[Job], args) -> tuple[list[Result], list[dict]]:
+    """Simulated jobs on every core at once, the longest first (an interrupt latency's sweep), each said as
+    it finishes; the results in the jobs' order."""
+    order = sorted(range(len(jobs)), key=lambda i: not jobs[i].scenario.latency)
+    points = [matrix.Point(jobs[i], args.samples) for i in order]
+    failures = []
+    with display.Activity(args.quiet, "measurements") as activity:
+        activity.begin("measuring", len(points))
+
+        def progress(done: int, total: int, point: matrix.Point, outcome) -> None:
+            measured = isinstance(outcome, Result)
+            if not measured:
+                activity.say(f"error: {outcome}")
+            activity.advance_to(done, every_time=True)
+            activity.finished(done, total, display.measurement_name(point.job),
+                              display.outcome_text(outcome) if measured else "failed, as said above",
+                              outcome.wall_seconds if measured else None)
+
+        outcomes = dict(zip(order, (outcome for _, outcome in matrix.run_points(points, progress=progress))))
+    results = [outcomes[i] for i in range(len(jobs)) if isinstance(outcomes[i], Result)]
+    failures = [{"job": str(jobs[i]), "error": outcomes[i]} for i in range(len(jobs)) if isinstance(outcomes[i], str)]
+    return results, failures
+
+
 def _floor_jobs(jobs: list[Job], kernels: list[catalog.Kernel]) -> list[Job]:
     """--floor: the floor kernel's job for each (target, scenario, method, unit, tasks, configuration)
     measured, with the job's values of the options the floor has (the same work: the lock, the message's
@@ -186,7 +161,7 @@ def _floor_jobs(jobs: list[Job], kernels: list[catalog.Kernel]) -> list[Job]:
     for job in jobs:
         if job.target.name not in kernel.targets:
             continue
-        chosen = floor.matching_options(job.resolved_config().as_dict(), kernel)
+        chosen = floor.matching_options(job.resolved_config().as_dict(), kernel, job.scenario)
         try:
             config = configs.resolve(chosen, kernel, job.target, job.scenario, job.tasks)
         except SwitchscopeError:
@@ -201,8 +176,9 @@ def command_sweep(args) -> int:
     tasks = matrix.parse_counts(args.tasks, "--tasks", 255) if args.tasks else [None]
     samples = matrix.parse_counts(args.samples, "--samples", MAX_SAMPLES)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
-                 catalog.select_scenarios(args.scenario), catalog.select_methods(args.method or "probe"),
-                 matrix.config_variants(args.config), tasks, method_chosen=args.method is not None)
+                 scenarios_with_tasks(args.scenario, args.tasks is not None, only_rotate_for_all=False),
+                 catalog.select_methods(args.method or "probe"), matrix.config_variants(args.config), tasks,
+                 method_chosen=args.method is not None)
     require_jobs(found)
     points = [matrix.Point(job, count) for job in found.jobs for count in samples]
     sweep_plan = {"digest": shards.plan_digest(points), "points": len(points)}  # the whole plan's, for --resume
@@ -217,7 +193,7 @@ def command_sweep(args) -> int:
     if args.resume and not args.json:
         raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
-    csv_path, markdown_path = _check_exports(args)
+    csv_path, markdown_path = check_exports(args)
     outputs.distinct((json_path, "--json"), (csv_path, "--export-csv"), (markdown_path, "--export-markdown"))
     paths.build_dir()
     kept = matrix.results_already_in(json_path, points, share, sweep_plan) if args.resume else {}
@@ -267,15 +243,19 @@ def _results(outcomes: list) -> list:
 
 def command_suite(args) -> int:
     check_samples(args.samples)
+    kernels, targets = catalog.select_kernels(args.kernel), catalog.select_targets(args.target)
     out = outputs.check_directory(args.out, "--out")
     if not args.resume:
         suite.check_out(out, resumable=True)
+    if not suite.points(kernels, targets, args.samples):  # said with why, before a directory is made for nothing
+        scenarios = [catalog.SCENARIOS[name] for name in (*suite.BERTOS_SCENARIOS, *suite.RHEALSTONE_SCENARIOS,
+                                                          "rotate")]
+        raise nothing_measurable(plan(kernels, targets, scenarios, [METHODS["probe"]]).skipped)
     paths.build_dir()
     with display.Activity(args.quiet, "measurements") as activity:
         activity.label = "suite"
-        outcomes, written, wall = suite.run(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
-                                            args.samples, out, args.jobs, suite_page.write, activity.batch,
-                                            args.resume, args.subset, args.cluster)
+        outcomes, written, wall = suite.run(kernels, targets, args.samples, out, args.jobs, suite_page.write,
+                                            activity.batch, args.resume, args.subset, args.cluster)
     failed = [(p, o) for p, o in outcomes if isinstance(o, str)]
     for point, outcome in failed:
         print(f"error: {point.job}: {outcome}", file=sys.stderr)
@@ -310,17 +290,26 @@ def command_measure(args) -> int:
     _check_measure_choice(args)
     targets = catalog.select_targets(args.target)
     if len(targets) != 1:
-        raise SwitchscopeError("measure runs a firmware on the one --target it was built for, not all",
+        raise SwitchscopeError("measure runs a firmware on the one --target it was built for, not "
+                               + ("all" if args.target == "all" else "several"),
                                "name the target (see: switchscope list targets)")
     (target,) = targets
+    if catalog.real_boards_named(args.target):  # its simulated twin would run it, under another name
+        raise SwitchscopeError(f"{args.target} is a real board, and measure runs a firmware on a simulator",
+                               f"--target {target.name} runs it on the simulated {target.cpu}, the board's chip; "
+                               f"on the board itself, switchscope run --target {args.target} --port /dev/ttyACM0 "
+                               "measures the scenarios")
     kernels = catalog.select_kernels(args.kernel) if args.switches else [None]
     if len(kernels) != 1:
-        raise SwitchscopeError("--switches takes the one --kernel the firmware is built with, not all")
+        raise SwitchscopeError("--switches takes the one --kernel the firmware is built with, not "
+                               + ("all" if args.kernel == "all" else "several"))
     kernel = kernels[0]
     if args.build_example == bool(args.elf):
         raise SwitchscopeError("measure takes a firmware (an ELF) or --build-example, one of the two")
     json_path = outputs.check_file(args.json, "--json", inputs=(Path(args.elf),) if args.elf else ()) \
         if args.json else None
+    if args.elf and not args.switches and (built_for := check_built_for(Path(args.elf), target)):
+        print(f"note: {built_for}", file=sys.stderr)  # before any work; --switches checks the kernel's marks first
     paths.build_dir()
     if args.build_example:
         args.elf = str(build_example(catalog.KERNELS["freertos"], target))
@@ -343,15 +332,17 @@ def command_measure(args) -> int:
 def command_intrusion(args) -> int:
     check_samples(args.samples)
     json_path = outputs.check_file(args.json, "--json") if args.json else None
-    paths.build_dir()
     rows, failed = [], 0
     # a combination is reported only where every method can measure it (the printing build may be n/a)
     found = plan(catalog.select_kernels(args.kernel), catalog.select_targets(args.target),
                  catalog.select_scenarios(args.scenario), list(METHODS.values()))
     skipped = {(s.kernel, s.target, what.split("/")[0]) for s in found.skipped for what in s.what}
-    say_skipped(found)
     cases = dict.fromkeys((job.kernel, job.target, job.scenario) for job in found.jobs
                           if (job.kernel.name, job.target.name, job.scenario.name) not in skipped)
+    if not cases:
+        raise nothing_measurable(found.skipped)
+    paths.build_dir()
+    say_skipped(found)
     with display.Activity(args.quiet, "measurements") as activity:
         for number, (kernel, target, scenario) in enumerate(cases, 1):
             activity.begin(f"{kernel.name}/{target.name}", 4)

@@ -17,14 +17,34 @@ from switchscope.common.suggest import did_you_mean
 from switchscope.figures.cluster import check_address
 from switchscope.figures.shards import Subset
 from switchscope.present import compare
+from switchscope.present.report import percentile_label
 
 MAX_TIMEOUT_S = 7 * 24 * 3600  # a week: a bound, not a wish
 MAX_JOBS = 256
 CLOCK_RANGE_HZ = (1.0, 1e12)  # 1 Hz to 1 THz: any CPU clock there is
 
 
+class _StoreOnce(argparse._StoreAction):
+    """An option's value, given once: argparse keeps the last of `--scenario yield --scenario isr` without a
+    word; several values are one comma list."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_options_given", set())
+        if self.dest in given:
+            parser.error(f"{option_string} given twice: give it once (several values are one comma list, "
+                         f"e.g. {option_string} a,b, where the option takes several)")
+        given.add(self.dest)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose 'invalid choice' (a misspelt command, unit, ...) also says the closest choice."""
+    """argparse's parser, whose 'invalid choice' (a misspelt command, unit, ...) also says the closest choice,
+    and whose options are each given once."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.register("action", None, _StoreOnce)
+        self.register("action", "store", _StoreOnce)
 
     def error(self, message: str):
         wrong = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
@@ -45,20 +65,35 @@ def _number(text: str, kind, least, most, what: str):
 
 
 def percentiles(text: str) -> tuple[float, ...]:
-    """--percentiles 50,90,99,99.9: each above 0 and at most 100, in the order given."""
-    chosen = []
+    """--percentiles 50,90,99,99.9: each above 0 and at most 100, in the order given, each its own column."""
+    chosen: dict[str, str] = {}  # column: the percentile as given
+    values = []
     for item in text.split(","):
         value = _number(item.strip(), float, 0.0, 100.0, "a percentile")
         if value == 0:
             raise argparse.ArgumentTypeError("a percentile: 0 is the minimum, shown already; give 0 < P <= 100")
-        chosen.append(value)
-    return tuple(dict.fromkeys(chosen))
+        column = percentile_label(value)
+        if column in chosen:
+            said = f"{item.strip()} given twice" if chosen[column] == item.strip() else \
+                f"{chosen[column]} and {item.strip()} are one percentile"
+            raise argparse.ArgumentTypeError(f"--percentiles {text}: {said} (column {column}); give each once")
+        chosen[column] = item.strip()
+        values.append(value)
+    return tuple(values)
+
+
+def output_path(text: str) -> str:
+    """A file or directory to write: an empty one is refused, not taken as none (or as the current directory)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the path is empty: give a file name, or leave the option out")
+    return text
 
 
 def _add_exports(command) -> None:
     """What a table shows, for other tools (as hyperfine's options of the same names)."""
-    command.add_argument("--export-csv", metavar="PATH", help="also write one row per result as CSV")
-    command.add_argument("--export-markdown", metavar="PATH", help="also write the results as a Markdown table")
+    command.add_argument("--export-csv", type=output_path, metavar="PATH", help="also write one row per result as CSV")
+    command.add_argument("--export-markdown", type=output_path, metavar="PATH",
+                         help="also write the results as a Markdown table")
     command.add_argument("--percentiles", type=percentiles, default=(99.0,), metavar="P,P,...",
                          help="the percentiles tables and exports show, nearest rank (default: 99); "
                               "e.g. 50,90,99,99.9")
@@ -90,17 +125,34 @@ def clock_hz(text: str) -> float:
     return _number(text, float, *CLOCK_RANGE_HZ, "a clock in Hz")
 
 
+def one_name(text: str) -> str:
+    """A selection that takes one name (a board holds one image, a breakdown traces one window); 'all' is
+    refused by the command, with its reason."""
+    if "," in text:
+        raise argparse.ArgumentTypeError(f"'{text}' is a list, and this command takes one name")
+    return text
+
+
 def _add_selection(command, kernel: str, target: str, scenario: str | None = None, method: str | None = None,
                    one: bool = False) -> None:
-    """The options that choose what to measure, each a name or 'all' (only a name when `one`)."""
-    either = "" if one else " or 'all'"
-    command.add_argument("--kernel", default=kernel, help=f"kernel name{either} (default: {kernel})")
-    command.add_argument("--target", default=target, help=f"target name{either} (default: {target})")
+    """The options that choose what to measure, each a name, a comma list of names or 'all' (only a name
+    when `one`)."""
+    kind = one_name if one else str
+
+    def either(example: str) -> str:
+        return "" if one else f", a comma list ({example}) or 'all'"
+
+    command.add_argument("--kernel", default=kernel, type=kind,
+                         help=f"kernel name{either('freertos,floor')} (default: {kernel})")
+    command.add_argument("--target", default=target, type=kind,
+                         help=f"target name{either('mps2-an385,atmega328p')} (default: {target})")
     if scenario:
-        command.add_argument("--scenario", default=scenario, help=f"scenario name{either} (default: {scenario})")
+        command.add_argument("--scenario", default=scenario, type=kind,
+                             help=f"scenario name{either('yield,isr')} (default: {scenario})")
     if method:  # None when not given: the irq-latency scenarios then take the simulator's view (marker)
-        command.add_argument("--method", help=f"measurement method{either} (default: {method}; on a simulator "
-                                              "marker for the irq-latency scenarios, which the simulator times)")
+        command.add_argument("--method", type=kind,
+                             help=f"measurement method{either('probe,marker')} (default: {method}; on a simulator "
+                                  "marker for the irq-latency scenarios, which the simulator times)")
 
 
 def parser() -> argparse.ArgumentParser:
@@ -121,15 +173,18 @@ def parser() -> argparse.ArgumentParser:
                      help="what to count: cycles by default (true cycles on simavr, the core's timing model on "
                           "the Cortex-M boards), or instructions (what QEMU itself counts)")
     run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
-                     help="a kernel or build option, repeatable: preemption=off, priorities=off, opt=-Os, "
-                          "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value")
-    run.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
+                     help="a kernel or build option, each once: preemption=off, priorities=off, opt=-Os, "
+                          "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value. An "
+                          "option of some scenarios (lock: sem-shuffle, msg_size: msg, ...) applies to those, the "
+                          "others are measured without it")
+    run.add_argument("--tasks", type=int, metavar="N",
+                     help="rotate scenario: how many tasks (default 2); with --scenario all, rotate alone")
     run.add_argument("--floor", action="store_true",
                      help="also measure the floor kernel (the least a switch can cost) on the same targets, and "
                           "show each figure as a multiple of it (the x floor column; --kernel all includes it)")
-    run.add_argument("--json", metavar="PATH", help="also write every result, with all samples, as JSON")
+    run.add_argument("--json", type=output_path, metavar="PATH", help="also write every result, with all samples, as JSON")
     _add_exports(run)
-    run.add_argument("--vcd", metavar="PATH",
+    run.add_argument("--vcd", type=output_path, metavar="PATH",
                      help="with --method scope: write the scope pin's trace as VCD (one file per scenario "
                           "when several run: PATH-TARGET-SCENARIO.vcd)")
     run.add_argument("--timeout", type=seconds, metavar="SECONDS",
@@ -151,13 +206,16 @@ def parser() -> argparse.ArgumentParser:
                     "Example: switchscope sweep --scenario rotate --tasks 2-8 --samples 100,1000,10000 "
                     "--config preemption=on,off")
     _add_selection(sweep, "freertos", "mps2-an385", "rotate", "probe")
-    sweep.add_argument("--tasks", metavar="LIST", help="rotate: task counts, e.g. 2-8 or 2,4,8")
+    sweep.add_argument("--tasks", metavar="LIST",
+                       help="rotate: task counts, e.g. 2-8 or 2,4,8 (--scenario must include rotate)")
     sweep.add_argument("--samples", default="1000", metavar="LIST",
                        help="samples (switches) per point, e.g. 100,1000,10000 (default: 1000)")
     sweep.add_argument("--config", action="append", default=[], metavar="NAME=V1,V2",
-                       help="an option and the values to sweep it over, repeatable")
+                       help="an option and the values to sweep it over, each once; an option of some scenarios "
+                            "(lock: sem-shuffle, msg_size: msg, ...) applies to those, the others are measured "
+                            "without it")
     sweep.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
-    sweep.add_argument("--json", metavar="PATH", help="also write every result as JSON, each as soon as it is measured")
+    sweep.add_argument("--json", type=output_path, metavar="PATH", help="also write every result as JSON, each as soon as it is measured")
     _add_exports(sweep)
     sweep.add_argument("--resume", action="store_true",
                        help="keep the results already in --json (an interrupted sweep's) and measure only the rest")
@@ -176,7 +234,7 @@ def parser() -> argparse.ArgumentParser:
                     "summary.md, index.html (the HTML report) and SVG figures.")
     _add_selection(whole, "all", "all")
     whole.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
-    whole.add_argument("--out", default="switchscope-results",
+    whole.add_argument("--out", type=output_path, default="switchscope-results",
                        help="the results directory (default: switchscope-results)")
     whole.add_argument("--jobs", type=jobs, metavar="N", help="measurements at once (default: one per core)")
     whole.add_argument("--resume", action="store_true",
@@ -202,19 +260,20 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--build-example", action="store_true",
                      help="build the example application (examples/freertos-app: a producer, a consumer, a timer "
                           "interrupt, a background task, on FreeRTOS) for --target, say where, and measure it")
-    elf.add_argument("--target", required=True, help="the target it was built for (see: switchscope list)")
+    elf.add_argument("--target", required=True, type=one_name,
+                     help="the simulated target it was built for (see: switchscope list targets)")
     elf.add_argument("--from", dest="start", metavar="SYMBOL_OR_ADDR", help="where an interval starts")
     elf.add_argument("--to", dest="stop", metavar="SYMBOL_OR_ADDR", help="where it ends")
     elf.add_argument("--switches", action="store_true",
                      help="time every task switch instead (in cycles, on the Cortex-M and AVR simulators; "
                           "needs --kernel)")
-    elf.add_argument("--kernel", help="--switches: the kernel the firmware is built with (freertos)")
+    elf.add_argument("--kernel", type=one_name, help="--switches: the kernel the firmware is built with (freertos)")
     elf.add_argument("--count", type=int, default=1000, help="intervals, or switches, to measure (default: 1000)")
     elf.add_argument("--unit", choices=catalog.UNITS,
                      help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
                           "(what QEMU itself counts)")
     elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
-    elf.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    elf.add_argument("--json", type=output_path, metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)
 
     traced = commands.add_parser(
@@ -243,7 +302,7 @@ def parser() -> argparse.ArgumentParser:
     _add_selection(intrude, "freertos", "all", "all")
     intrude.add_argument("--samples", type=int, default=1000, help="samples per measurement (default: 1000)")
     intrude.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on each run")
-    intrude.add_argument("--json", metavar="PATH", help="also write the report as JSON")
+    intrude.add_argument("--json", type=output_path, metavar="PATH", help="also write the report as JSON")
     intrude.add_argument("--quiet", action="store_true", help="no progress display")
     intrude.set_defaults(handler=command_intrusion)
 
@@ -268,7 +327,7 @@ def parser() -> argparse.ArgumentParser:
     capture.add_argument("--channel", required=True, help="the channel (probe) the pin was recorded on")
     capture.add_argument("--clock", type=clock_hz, metavar="HZ",
                          help="the CPU clock: figures in cycles (and microseconds) instead of nanoseconds")
-    capture.add_argument("--json", metavar="PATH", help="also write the result, with all patterns, as JSON")
+    capture.add_argument("--json", type=output_path, metavar="PATH", help="also write the result, with all patterns, as JSON")
     capture.set_defaults(handler=command_analyze)
 
     versus = commands.add_parser(
@@ -290,8 +349,8 @@ def parser() -> argparse.ArgumentParser:
                         help="which regressions fail the command (exit 1): any (default), or outside-range: only "
                              "those whose TRM ranges do not overlap, so every chip the manual describes is slower "
                              "(a result without a range, such as instructions, fails as with any)")
-    versus.add_argument("--junit", metavar="PATH", help="also write a JUnit XML file, one test per comparison")
-    versus.add_argument("--json", metavar="PATH", help="also write the comparisons as JSON")
+    versus.add_argument("--junit", type=output_path, metavar="PATH", help="also write a JUnit XML file, one test per comparison")
+    versus.add_argument("--json", type=output_path, metavar="PATH", help="also write the comparisons as JSON")
     versus.set_defaults(handler=command_compare)
 
     page = commands.add_parser(
@@ -301,7 +360,7 @@ def parser() -> argparse.ArgumentParser:
                     "every result in a sortable table, and each one's distribution and provenance.")
     page.add_argument("inputs", nargs="+", metavar="RESULTS",
                       help="a --json file of run, sweep, measure, analyze or intrusion, or a suite's directory")
-    page.add_argument("--html", required=True, metavar="PATH", help="the page to write")
+    page.add_argument("--html", type=output_path, required=True, metavar="PATH", help="the page to write")
     page.add_argument("--title", default="switchscope report", help="the page's title")
     page.set_defaults(handler=command_report)
 
@@ -313,7 +372,7 @@ def parser() -> argparse.ArgumentParser:
                     "different plans, a share missing, and a measurement two inputs hold with other samples.")
     joining.add_argument("inputs", nargs="+", metavar="RESULTS",
                          help="every share's results directory (suite) or --json file (sweep, run)")
-    joining.add_argument("--out", required=True, metavar="PATH",
+    joining.add_argument("--out", type=output_path, required=True, metavar="PATH",
                          help="the directory (for directories) or the JSON file (for files) to write")
     joining.set_defaults(handler=command_merge)
 

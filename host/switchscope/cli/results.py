@@ -49,11 +49,11 @@ def command_merge(args) -> int:
     if len(inputs) < len(args.inputs):
         print(f"note: {len(args.inputs) - len(inputs)} input(s) given twice, read once", file=sys.stderr)
     for given in inputs:
-        if not given.exists():
-            raise SwitchscopeError(f"no such file or directory: {given}", merge.HINT)
+        merge.check_input(given)  # before anything is opened: a FIFO or a device is refused, not read
     if all(given.is_dir() for given in inputs):
         out = outputs.check_directory(args.out, "--out", tuple(inputs))
         suite.check_out(out)
+        merge.check_out_of_suites(out)
         merged = merge.merge_suites(inputs)
         for point, outcome in merged.outcomes:
             if not isinstance(outcome, str):
@@ -70,6 +70,7 @@ def command_merge(args) -> int:
     if any(given.is_dir() for given in inputs):
         raise SwitchscopeError("merge takes directories (suites) or JSON files (sweeps, runs), not both", merge.HINT)
     out = outputs.check_file(args.out, "--out", tuple(inputs))
+    merge.check_out_of_suites(out)
     results, failures = merge.merge_files(inputs)
     report.write_json(out, results, failures)
     print(f"{len(results)} result{'s' if len(results) != 1 else ''} from {len(inputs)} "

@@ -1,9 +1,9 @@
 """Reading one logic channel out of a capture file, as edges in seconds.
 
-Formats: VCD (any tool's), sigrok session files (.sr, as sigrok-cli and
-PulseView save them) and sigrok CSV (sigrok-cli -O csv, with or without a time
-column). Every problem with a file is a CaptureError that says what is wrong
-and where.
+Formats: VCD (any tool's, read by capture_vcd.py), sigrok session files (.sr,
+as sigrok-cli and PulseView save them) and sigrok CSV (sigrok-cli -O csv, with
+or without a time column). Every problem with a file is a CaptureError that
+says what is wrong and where; a compressed file is said as such.
 """
 
 from __future__ import annotations
@@ -12,39 +12,17 @@ import configparser
 import re
 import zipfile
 import zlib
-from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from switchscope.common.errors import SwitchscopeError
-
-
-class CaptureError(SwitchscopeError):
-    pass
-
-
-@dataclass
-class Channel:
-    name: str
-    edges: list[tuple[Fraction, int]]  # (seconds from the capture's start, new level)
-    resolution: Fraction  # seconds per sample (or per VCD time step)
-    source: str  # what the capture says about itself, for the report
-    # a switchscope VCD states the unit one time step counts: ("cycles" or "instructions", seconds per unit)
-    time_base: tuple[str, Fraction] | None = None
-
+# the channel and the error are capture_vcd's, and every reader's: figures/capture.py takes them from here
+from switchscope.decode.capture_vcd import MAX_TIME_DIGITS, CaptureError, Channel, read_vcd, unknown_channel
 
 MAX_CHUNK_BYTES = 1 << 28  # sigrok writes its samples in chunks of a few MB
 MAX_SESSION_BYTES = 1 << 32  # all chunks together: 4 G samples of 8 channels, more than any analyzer's memory
 MAX_METADATA_BYTES = 1 << 20  # the metadata member is a few lines of text
 
-# VCD $timescale units: ASCII "us", as the format (IEEE 1364) spells a microsecond, never "µs"
-_SI = {"s": 1, "ms": Fraction(1, 10**3), "us": Fraction(1, 10**6), "ns": Fraction(1, 10**9),
-       "ps": Fraction(1, 10**12), "fs": Fraction(1, 10**15)}
 _RATE = {"hz": 1, "khz": 10**3, "mhz": 10**6, "ghz": 10**9}
-
-
-def _unknown_channel(path: Path, name: str, names: list[str]) -> CaptureError:
-    return CaptureError(f"{path} has no channel '{name}'", f"its channels: {', '.join(names) or '(none)'}")
 
 
 def _edges_from_levels(levels) -> list[tuple[Fraction, int]]:
@@ -67,8 +45,6 @@ def samplerate(text: str) -> Fraction:
     return rate
 
 
-MAX_HEADER_LINES = 100_000  # a VCD declares its signals first: a longer header is not a VCD
-MAX_TIME_DIGITS = 30  # a time stamp or a number in a capture: more digits are damage, not a capture
 _DECIMAL = re.compile(r"[+-]?[0-9]{1,30}(\.[0-9]{1,30})?")
 
 
@@ -78,58 +54,6 @@ def _decimal(text: str, what: str) -> Fraction:
     if not _DECIMAL.fullmatch(text.strip()):
         raise ValueError(f"not a plain decimal number for {what}: {text[:40]!r}")
     return Fraction(text.strip())
-
-
-def read_vcd(path: Path, channel: str) -> Channel:
-    """Read line by line: memory does not grow with the capture's length."""
-    header_lines, number = [], 0
-    with path.open(errors="replace", newline="") as lines:
-        for number, line in enumerate(lines, start=1):
-            header_lines.append(line)
-            if "$enddefinitions" in line or number > MAX_HEADER_LINES:
-                break
-        header = "".join(header_lines)
-        timescale_match = re.search(r"\$timescale\s+(\d{1,6})\s*([munpf]?s)\s+\$end", header)
-        if not timescale_match or "$enddefinitions" not in header:
-            raise CaptureError(f"{path} is not a complete VCD (no $timescale or no $enddefinitions)")
-        step = int(timescale_match.group(1)) * _SI[timescale_match.group(2)]
-        if step == 0:
-            raise CaptureError(f"{path}: its $timescale is 0, so its time stamps say nothing")
-        codes = {}
-        for match in re.finditer(r"\$var\s+\S+\s+(\d+)\s+(\S+)\s+(\S+)(?:\s+\[[^\]]*\])?\s+\$end", header):
-            codes.setdefault(match.group(3), match.group(2))
-        if channel not in codes:
-            raise _unknown_channel(path, channel, list(codes))
-        code = codes[channel]
-        edges, level, now = [], None, None
-        line = header_lines[-1]
-        for number, line in enumerate(lines, start=number + 1):
-            if not line.endswith("\n"):
-                break  # the last line, cut short: said below
-            for token in line.split():
-                if token.startswith("#"):
-                    digits = token[1:]
-                    if not (digits.isascii() and digits.isdigit()) or len(digits) > MAX_TIME_DIGITS:
-                        raise CaptureError(f"{path}, line {number}: bad time stamp {token[:40]!r}")
-                    if now is not None and int(digits) < now:
-                        raise CaptureError(f"{path}, line {number}: time goes back from #{now} to {token}")
-                    now = int(digits)
-                elif token[0] in "01xXzZ" and token[1:] == code:
-                    new = 1 if token[0] == "1" else 0
-                    if level is not None and new != level:
-                        if now is None:
-                            raise CaptureError(f"{path}, line {number}: a value change before any time stamp")
-                        edges.append((now * step, new))
-                    level = new
-        if not line.endswith("\n"):
-            raise CaptureError(f"{path}, line {number}: the file ends in the middle of a line: the capture is truncated")
-    if level is None:
-        raise CaptureError(f"{path}: channel '{channel}' never has a value")
-    # switchscope's own VCDs say what their time counts: "1 cycles = 400 x 100 ps", "1 instructions = 256 x 1 ns"
-    stated = re.search(r"\$comment switchscope .*?1 (cycles|instructions) = (\d{1,12}) x \d+ [munpf]?s \$end", header)
-    time_base = (stated.group(1), int(stated.group(2)) * step) if stated and int(stated.group(2)) else None
-    return Channel(channel, edges, step, f"VCD, time step {timescale_match.group(1)} {timescale_match.group(2)}",
-                   time_base)
 
 
 def _check_sizes(path: Path, archive: zipfile.ZipFile) -> None:
@@ -159,7 +83,7 @@ def read_sigrok_session(path: Path, channel: str) -> Channel:
         device = metadata["device 1"]
         names = [device[f"probe{i}"] for i in range(1, int(device.get("total probes", "0")) + 1)]
         if channel not in names:
-            raise _unknown_channel(path, channel, names)
+            raise unknown_channel(path, channel, names)
         rate = samplerate(device["samplerate"])
         unit = int(device.get("unitsize", "1"))
         if not 1 <= unit <= 8 or names.index(channel) >= 8 * unit:
@@ -244,7 +168,7 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
                            "export it again with sigrok-cli -O csv:time=true, or without the time column")
     logic_names = names or header[1 if time_column else 0:]
     if channel not in logic_names:
-        raise _unknown_channel(path, channel, logic_names)
+        raise unknown_channel(path, channel, logic_names)
     if rate is None:
         raise CaptureError(f"{path} does not say its sample rate",
                            "export it with sigrok-cli -O csv (its header comment carries the rate)")
@@ -320,15 +244,24 @@ def _csv_time_reader(rows, rate: Fraction, time_unit: Fraction):
     return to_seconds
 
 
+# what a compressed file begins with, and how to unpack it
+_COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip"), (b"BZh", "bzip2", "bunzip2"), (b"\xfd7zXZ\x00", "xz", "unxz"),
+               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd"))
+
+
 def read(path: Path, channel: str) -> Channel:
     """The channel's edges from a capture; the format is told by the file's content."""
     if not path.is_file():
         raise CaptureError(f"no capture file {path}")
     with path.open("rb") as f:
-        start = f.read(4)
-    if start == b"PK\x03\x04":
+        head_bytes = f.read(4096)
+    if head_bytes.startswith(b"PK\x03\x04"):
         return read_sigrok_session(path, channel)
-    head = path.read_text(errors="replace")[:4096]
+    for magic, kind, unpack in _COMPRESSED:
+        if head_bytes.startswith(magic):
+            raise CaptureError(f"{path} is {kind}-compressed: {unpack} it first",
+                               f"then give the unpacked file: {unpack} -k {path}")
+    head = head_bytes.decode(errors="replace")
     if "$timescale" in head or "$var" in head or "$date" in head or "$comment" in head:
         return read_vcd(path, channel)
     if head.lstrip().startswith(";") or "," in head:

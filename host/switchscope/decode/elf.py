@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from elftools.common.exceptions import ELFError
+from elftools.construct import ConstructError
 from elftools.elf.constants import SH_FLAGS
 from elftools.elf.elffile import ELFFile
+from elftools.elf.sections import ARMAttributesSection
 
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
@@ -57,6 +59,17 @@ class _Truncated(Exception):
 
 MACHINES = {"EM_ARM": "Arm (Cortex-M)", "EM_AVR": "AVR"}
 
+# Tag_CPU_arch of the Arm build attributes (the ABI's addenda), as the architecture's name; 10 is v7, whose
+# profile (Tag_CPU_arch_profile: A, R or M) tells v7-M from the others
+ARM_ARCHITECTURES = {1: "ARMv4", 2: "ARMv4T", 3: "ARMv5T", 4: "ARMv5TE", 5: "ARMv5TEJ", 6: "ARMv6", 7: "ARMv6KZ",
+                     8: "ARMv6T2", 9: "ARMv6K", 11: "ARMv6-M", 12: "ARMv6S-M", 13: "ARMv7E-M", 14: "ARMv8-A",
+                     15: "ARMv8-R", 16: "ARMv8-M.baseline", 17: "ARMv8-M.mainline", 18: "ARMv8.1-A", 19: "ARMv8.2-A",
+                     20: "ARMv8.3-A", 21: "ARMv8.1-M.mainline", 22: "ARMv9-A"}
+# the Cortex-M cores of each M-profile architecture, for messages
+ARM_M_CORES = {"ARMv6-M": "Cortex-M0, M0+ or M1", "ARMv6S-M": "Cortex-M0, M0+ or M1", "ARMv7-M": "Cortex-M3",
+               "ARMv7E-M": "Cortex-M4 or M7", "ARMv8-M.baseline": "Cortex-M23",
+               "ARMv8-M.mainline": "Cortex-M33 or M35P", "ARMv8.1-M.mainline": "Cortex-M55 or M85"}
+
 
 def machine(path: Path) -> str:
     """The ELF's e_machine, as pyelftools names it (EM_ARM, EM_AVR, EM_X86_64, ...)."""
@@ -65,6 +78,33 @@ def machine(path: Path) -> str:
         return elf["e_machine"]
     finally:
         elf.stream.close()
+
+
+def arm_architecture(path: Path) -> str | None:
+    """The architecture an Arm ELF was built for ("ARMv7-M", "ARMv7E-M"), as the compiler recorded it in
+    its build attributes (.ARM.attributes, Tag_CPU_arch); None where the ELF records none, or damaged ones."""
+    elf = _open(path)
+    try:
+        section = elf.get_section_by_name(".ARM.attributes")
+        if not isinstance(section, ARMAttributesSection):
+            return None
+        tags = {}
+        for subsection in section.iter_subsections():
+            if subsection.header["vendor_name"] != "aeabi":
+                continue
+            for group in subsection.iter_subsubsections():
+                if group.header.tag == "TAG_FILE":  # the whole file's, not one section's or symbol's
+                    for attribute in group.iter_attributes():
+                        tags.setdefault(attribute.tag, attribute.value)
+    except (ELFError, ConstructError, ValueError, KeyError, IndexError, AttributeError):
+        return None
+    finally:
+        elf.stream.close()
+    arch = tags.get("TAG_CPU_ARCH")
+    if arch == 10:
+        profile = {65: "A", 82: "R", 77: "M"}.get(tags.get("TAG_CPU_ARCH_PROFILE"))
+        return f"ARMv7-{profile}" if profile else "ARMv7"
+    return ARM_ARCHITECTURES.get(arch)
 
 
 @functools.lru_cache(maxsize=64)

@@ -124,3 +124,21 @@ def masked_region(addresses: list[int], latency: list[int], at: int) -> tuple[in
     while last < len(longer) - 1 and span[last] <= gap:
         last += 1
     return longer[first], longer[last]
+
+
+def held_steps(phases: list[int], latency: list[int], at: int, usual: int, period: int) -> tuple[int, int, int]:
+    """The run of consecutive steps of the loop around sample `at` (one sample per step) at which the
+    interrupt waited longer than its usual latency: where code held it. (first sample, last sample, steps),
+    the run followed across the loop's top."""
+    by_step = {phase % period: k for k, phase in enumerate(phases) if period and 0 <= phase}
+    held = {step for step, k in by_step.items() if latency[k] > usual}
+    start = phases[at] % period if period else 0
+    if start not in held:
+        return at, at, 0
+    first = last = start
+    count = 1
+    while count < period and (first - 1) % period in held:
+        first, count = (first - 1) % period, count + 1
+    while count < period and (last + 1) % period in held:
+        last, count = (last + 1) % period, count + 1
+    return by_step[first], by_step[last], count

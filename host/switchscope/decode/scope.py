@@ -116,12 +116,18 @@ def paired(edges: Sequence[tuple[float, int]]) -> tuple[list[Measurement], list[
             i += 1
     last = len(kept_pulses) - 1
     # a lone first pulse is a window whose bare pulse came before the capture; a lone last one a bare pulse whose
-    # window came after it, but only when a gap between patterns parts it from the pulse before: one as wide as
-    # half the typical such gap at least (a pin that dropped inside the last window leaves a narrower one)
+    # window came after it, but only where the next pattern would start: a gap between patterns (half the typical
+    # one at least) parts it from the pulse before, and it rises after the window before it would have ended (the
+    # typical window) and half that gap. The gap alone cannot tell: a pin that dropped inside the last window
+    # leaves its last piece past a gap as wide as the drop, which can outlast half the gap between patterns, but
+    # that piece always rises within the window
     between = sorted(gap for gap in gaps if gap > inner)
     typical_between = between[len(between) // 2] if between else 0
-    cut_off = {index for index in lone if index == 0 or (index == last and gaps[last - 1] > inner
-                                                          and gaps[last - 1] >= typical_between / 2)}
+    windows = sorted(pattern.t_cd for _, pattern in patterns)
+    typical_window = windows[len(windows) // 2] if windows else 0
+    cut_off = {index for index in lone if index == 0 or (
+        index == last and gaps[last - 1] > inner and gaps[last - 1] >= typical_between / 2
+        and kept_pulses[last][0] - kept_pulses[last - 1][0] >= typical_window + typical_between / 2)}
     troubled = (set(lone) - cut_off) | suspect_after
     kept = []
     for first, pattern in patterns:

@@ -28,23 +28,31 @@ def _same_point(result: Result) -> tuple:
     return result.scenario, result.unit, result.method, result.tasks
 
 
-def workload_options(kernel: str) -> dict[str, str]:
-    """A kernel's options that change what a scenario does rather than how the kernel does it (they apply
-    to some scenarios only), with their defaults."""
+def _changes(kernel: str, option: str, scenario: str) -> bool:
+    """Whether a kernel's option changes a scenario's firmware (an unknown one is taken to)."""
+    found, chosen = catalog.KERNELS.get(kernel), catalog.SCENARIOS.get(scenario)
+    options = configs.options_of(found) if found else {}
+    return option not in options or chosen is None or options[option].applies_to(chosen)
+
+
+def workload_options(kernel: str, scenario: str) -> dict[str, str]:
+    """A kernel's options that change what `scenario` does rather than how the kernel does it (they apply to
+    some scenarios only, or with another option's value), with their defaults."""
     found = catalog.KERNELS.get(kernel)
-    return {o.name: o.default for o in found.options if getattr(o, "scenarios", ())} if found else {}
+    return {o.name: o.default for o in (found.options if found else ())
+            if (o.scenarios or o.requires) and _changes(kernel, o.name, scenario)}
 
 
-def differences(result: Result, floor: Result) -> list[str]:
-    """Why `floor` did other work than `result`: the options they share at other values, and the workload
-    options the floor has not, chosen away from their defaults."""
+def differences(result: Result, floor: Result) -> tuple[list[str], list[str]]:
+    """Why `floor` did other work than `result`: the options they share, that change the scenario, at other
+    values; and the workload options the floor has not, chosen away from their defaults."""
     mine, its = result.options or {}, floor.options or {}
-    found = [f"{name}={mine[name]} (the floor's: {its[name]})" for name in sorted(set(mine) & set(its))
-             if mine[name] != its[name]]
-    found += [f"{name}={mine[name]} (the floor has no {name})"
-              for name, default in sorted(workload_options(result.kernel).items())
-              if name not in its and mine.get(name, default) != default]
-    return found
+    shared = [f"{name}={mine[name]} (the floor's: {its[name]})" for name in sorted(set(mine) & set(its))
+              if mine[name] != its[name] and _changes(floor.kernel, name, result.scenario)]
+    lacking = [f"{name}={mine[name]} (the floor has no {name})"
+               for name, default in sorted(workload_options(result.kernel, result.scenario).items())
+               if name not in its and mine.get(name, default) != default]
+    return shared, lacking
 
 
 def floor_for(result: Result, floors: list[Result]) -> tuple[Result | None, str]:
@@ -53,17 +61,21 @@ def floor_for(result: Result, floors: list[Result]) -> tuple[Result | None, str]
                   and (f.target == result.target or (f.timing_model and f.timing_model == result.timing_model))]
     if not candidates:
         return None, ""
-    alike = [f for f in candidates if not differences(result, f)]
+    alike = [f for f in candidates if differences(result, f) == ([], [])]
     if not alike:
-        nearest = min(candidates, key=lambda f: (f.target != result.target, len(differences(result, f))))
-        return None, (f"the floor measured other work: {', '.join(differences(result, nearest))}; measure the floor "
-                      "with the same options (run --floor does)")
+        nearest = min(candidates, key=lambda f: (f.target != result.target, sum(map(len, differences(result, f)))))
+        shared, lacking = differences(result, nearest)
+        hint = ("the floor cannot do that work" if lacking
+                else "measure the floor with the same options (run --floor does)")
+        return None, f"the floor measured other work: {', '.join(shared + lacking)}; {hint}"
     return min(alike, key=lambda f: f.target != result.target), ""  # the same board first
 
 
 def options_label(result: Result) -> str:
-    """The floor's configuration as shown beside a multiple: every option it was built and run with."""
-    return ",".join(f"{k}={v}" for k, v in sorted((result.options or {}).items())) or "default"
+    """The floor's configuration as shown beside a multiple: every option it was built and run with that
+    changes its scenario."""
+    return ",".join(f"{k}={v}" for k, v in sorted((result.options or {}).items())
+                    if _changes(result.kernel, k, result.scenario)) or "default"
 
 
 def attach(results: list[Result]) -> None:
@@ -73,7 +85,13 @@ def attach(results: list[Result]) -> None:
     waits less."""
     floors = [r for r in results if r.kernel == FLOOR and r.kind == "scenario"]
     for result in results:
-        if result.kernel == FLOOR or result.kind != "scenario" or not result.samples or result.worst:
+        if result.kernel == FLOOR or result.kind != "scenario" or not result.samples:
+            continue
+        if result.worst:  # an interrupt's latency
+            if any(f.scenario == result.scenario for f in floors):
+                result.floor = {"refused": "an interrupt's latency is no multiple of the floor's: the floor masks "
+                                           "every interrupt in its critical sections, and a kernel that masks less "
+                                           "waits less (compare the worst cases side by side)"}
             continue
         found, why = floor_for(result, floors)
         result.x_floor, result.floor = None, ({"refused": why} if why else None)
@@ -84,6 +102,10 @@ def attach(results: list[Result]) -> None:
         result.x_floor = round(result.stats.median / found.stats.median, 2)
 
 
-def matching_options(job_options: dict[str, str], floor_kernel: catalog.Kernel) -> dict[str, str]:
-    """The options a floor job takes to do a job's work: the job's values of the options the floor has."""
-    return {name: value for name, value in job_options.items() if name in configs.options_of(floor_kernel)}
+def matching_options(job_options: dict[str, str], floor_kernel: catalog.Kernel,
+                     scenario: catalog.Scenario) -> dict[str, str]:
+    """The options a floor job takes to do a job's work: the job's values of the options the floor has that
+    change the scenario."""
+    floors = configs.options_of(floor_kernel)
+    return {name: value for name, value in job_options.items()
+            if name in floors and floors[name].applies_to(scenario) and not floors[name].unmet(job_options)}

@@ -16,7 +16,7 @@ import numpy as np
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed
 from switchscope.decode import elf, stats
-from switchscope.decode.latency import Sweep, masked_region, one_per_phase, sweep
+from switchscope.decode.latency import Sweep, held_steps, masked_region, one_per_phase, sweep
 from switchscope.decode.wire import TICK_IN_WINDOW
 from switchscope.decode.methods import Reading
 from switchscope.decode.recording import RunOutput
@@ -174,6 +174,9 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
     if loop_samples is not None:  # the tick round and the samples a tick fell into: beside the distribution
         disturbed = ((output.stream.samples.column("flags") & TICK_IN_WINDOW) != 0).tolist()
         kept, ticked, covered = one_per_phase(found, disturbed, loop_samples)
+        if not kept:
+            raise FirmwareFailed(f"{job}: the sweep met no step of the loop in an iteration of the workload's own: "
+                                 f"the loop is longer than the sweep's round of {round_steps(job):,} steps")
         ticked, tick_round = [latencies[k] for k in ticked], latencies[loop_samples:]
     latencies = [latencies[k] for k in kept]
     addresses = [found.addresses[k] for k in kept]
@@ -183,19 +186,29 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
                   "max": ([found.most[k] for k in kept], [0] * len(kept))}
     worst = int(np.argmax(latencies))
     address = addresses[worst]
-    first, last = masked_region(addresses, latencies, address)
     # the latency most steps see is the core's own, with nothing in the way: a worst case no longer than that
     # was held by no code, wherever it was asserted
     usual = Counter(latencies).most_common(1)[0][0]
+    phases = [found.phases[k] for k in kept]
+    held = {}
+    if loop_samples is not None:  # one sample per step: the held region is the run of steps that waited longer
+        first_k, last_k, steps = held_steps(phases, latencies, worst, usual, found.period)
+        first, last = addresses[first_k], addresses[last_k]
+        held = {"step": phases[worst] % found.period if found.period else phases[worst], "held_steps": steps,
+                "held_from_function": function_at(firmware_elf, first),
+                "held_to_function": function_at(firmware_elf, last)}
+    else:
+        first, last = masked_region(addresses, latencies, address)
     step = "instructions" if target.simulator == "qemu" else "cycles"
     facts = {
         "kept": kept,
         "worst": {job.counted_in: latencies[worst], "address": f"0x{address:x}",
                   "function": function_at(firmware_elf, address), "sample": worst,
                   "samples": latencies.count(latencies[worst]),
-                  "held_from": f"0x{first:x}", "held_to": f"0x{last:x}", "held": latencies[worst] > usual},
+                  "held_from": f"0x{first:x}", "held_to": f"0x{last:x}", "held": latencies[worst] > usual,
+                  **held},
         "phases": {"covered": covered, "period": found.period, "steps": step},
-        "sample_phases": [found.phases[k] for k in kept],
+        "sample_phases": phases,
         "sample_addresses": [f"0x{a:x}" for a in addresses],
     }
     if loop_samples is not None:

@@ -4,7 +4,6 @@ configuration, tasks) at one sample count, and gives a full distribution."""
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing
 import os
 import signal
@@ -39,8 +38,12 @@ def parse_counts(text: str, what: str, maximum: int) -> list[int]:
             first, last = (int(low), int(high)) if sep else (int(low), int(low))
             if not 1 <= first <= maximum or not 1 <= last <= maximum:
                 raise SwitchscopeError(f"{what} takes numbers from 1 to {maximum}, not '{part}'")
+            if first > last:
+                raise SwitchscopeError(f"{what} '{part}': the range is reversed", f"write it {last}-{first}")
             if len(found) + last - first + 1 > MAX_POINTS:
                 raise SwitchscopeError(f"{what} '{text}' gives more than {MAX_POINTS} values")
+            if twice := sorted(set(found) & set(range(first, last + 1))):  # each would be measured twice
+                raise SwitchscopeError(f"{what} '{text}' gives {twice[0]} twice", "give each number once")
             found += list(range(first, last + 1))
     except ValueError:
         raise SwitchscopeError(f"{what} takes numbers and ranges such as 2-8 or 100,1000,10000, not '{text}'") from None
@@ -51,14 +54,8 @@ def parse_counts(text: str, what: str, maximum: int) -> list[int]:
 
 def config_variants(pairs: list[str]) -> list[dict[str, str]]:
     """["preemption=on,off", "opt=-O0,-O2"] (or "preemption=on,off,opt=-O0,-O2") -> every combination, as
-    option dicts."""
-    axes = []
-    for pair in configs.split_pairs(pairs):
-        name, sep, values = pair.partition("=")
-        if not sep or not values or not name.strip() or "" in values.split(","):
-            raise SwitchscopeError(f"--config takes NAME=VALUE[,VALUE...], got '{pair}'", "see: switchscope list")
-        axes.append([(name, value) for value in values.split(",")])
-    return [dict(combination) for combination in itertools.product(*axes)] if axes else [{}]
+    option dicts (an option or a value given twice refused)."""
+    return configs.variants(pairs)
 
 
 def point_key(point: Point) -> tuple:
@@ -126,6 +123,7 @@ def check_fits_in_memory(points: list[Point]) -> None:
 
 
 _busy = False  # in a worker: whether a measurement is under way
+_signalled = 0  # in a worker: the signal it obeyed, once one came
 
 
 def _on_signal_in_worker(signal_number, _frame):
@@ -134,8 +132,10 @@ def _on_signal_in_worker(signal_number, _frame):
     first signal is the one obeyed: a command killed outright sends one to
     each worker for every thread of the command that dies, and a second one
     would cut the clean-up short."""
+    global _signalled
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, signal.SIG_IGN)
+    _signalled = signal_number
     if _busy:
         raise Interrupted(signal_number)
     os._exit(128 + signal_number)
@@ -160,6 +160,10 @@ def _measure(item: tuple[int, Point]) -> tuple[int, Result | str]:
         return index, str(error)
     except Interrupted as interruption:
         os._exit(interruption.exit_status)
+    except BaseException:
+        if _signalled:  # a clean-up the signal cut into failed (a compiler ended under it, a scratch directory
+            os._exit(128 + _signalled)  # half removed): the command says it was interrupted, no traceback
+        raise
     finally:
         _busy = False
 

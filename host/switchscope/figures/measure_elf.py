@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from switchscope.build import native
+from switchscope import catalog
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
@@ -30,8 +31,14 @@ def resolve(point: str, found: dict[str, int], path: Path) -> int:
                            + "give a symbol the ELF defines (see: nm) or an address such as 0x1a2c")
 
 
-def check_built_for(firmware_elf: Path, target: Target) -> None:
-    """The firmware is an ELF for the target's architecture, or a clear error."""
+# the architecture each Cortex-M core of a board.toml executes, as an ELF's build attributes name it
+CORE_ARCHITECTURES = {"cortex-m3": "ARMv7-M", "cortex-m4": "ARMv7E-M"}
+
+
+def check_built_for(firmware_elf: Path, target: Target) -> str | None:
+    """The firmware is an ELF for the target's architecture, and on Cortex-M for the target's core (timed by
+    another core's model its figures would be that core's of code built for this one), or a clear error.
+    Returns what to say where the ELF does not record its core, else None."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
     wanted = "EM_AVR" if target.simulator == "simavr" else "EM_ARM"
@@ -40,6 +47,24 @@ def check_built_for(firmware_elf: Path, target: Target) -> None:
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "
                                f"{target.name} is {elf.MACHINES[wanted]}",
                                "give the --target the ELF was built for (see: switchscope list targets)")
+    core = CORE_ARCHITECTURES.get(target.cpu)
+    if wanted != "EM_ARM" or core is None:
+        return None
+    architecture = elf.arm_architecture(firmware_elf)
+    if architecture is None:
+        return (f"{firmware_elf} does not record the core it was built for (no Arm build attributes): it runs as "
+                f"{target.name}'s {target.cpu}")
+    if architecture != core:
+        cores = [cpu for cpu, named in CORE_ARCHITECTURES.items() if named == architecture]
+        boards = [t.name for t in catalog.current().targets.values() if t.cpu in cores and t.simulator == "qemu"]
+        raise SwitchscopeError(
+            f"{firmware_elf} is built for {architecture}"
+            + (f" ({elf.ARM_M_CORES[architecture]})" if architecture in elf.ARM_M_CORES else "")
+            + f", and {target.name} is a {target.cpu} ({core}): its figures would be the {target.cpu} model's "
+              "of code built for another core",
+            (f"give --target {' or '.join(boards)}, or " if boards else "")
+            + f"build it for the {target.cpu} (-mcpu={target.cpu})")
+    return None
 
 
 def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count: int,

@@ -14,7 +14,6 @@ from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TaskProgress
                            TimeElapsedColumn, TimeRemainingColumn)
 from rich.table import Table
 
-from switchscope.catalog import configs
 
 
 def figure(value: float) -> str:
@@ -28,10 +27,8 @@ def measurement_name(job, samples: int | None = None) -> str:
     name += f", {job.method.name} on {job.target.name}"
     if job.unit and job.unit != job.target.resolve_unit(None):
         name += f" in {job.unit}"
-    if job.config:
-        defaults = configs.resolve({}, job.kernel, job.target, job.scenario, job.tasks)
-        if job.config != defaults:
-            name += f" [{job.config.label(defaults)}]"
+    if job.changed_options():
+        name += f" [{job.changed_options()}]"
     return name + (f", {samples:,} samples" if samples else "")
 
 

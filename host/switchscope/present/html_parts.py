@@ -5,6 +5,7 @@ range beside them) that html_report.py assembles into the page."""
 
 from __future__ import annotations
 
+import re
 from html import escape
 from pathlib import Path
 
@@ -54,7 +55,7 @@ input#filter { font: inherit; padding: .3rem .5rem; width: min(100%, 26rem); mar
                              details.result { padding: .3rem .4rem; } }
 """
 
-# Click a header to sort by it (numbers as numbers, by each cell's data-sort when it has one);
+# Click a header to sort by it (numbers as numbers, also inside text, by each cell's data-sort when it has one);
 # type in the filter to keep the rows that contain the text.
 SCRIPT = """
 (function () {
@@ -74,7 +75,9 @@ SCRIPT = """
         rows.sort(function (a, b) {
           var x = key(a.cells[column]), y = key(b.cells[column]);
           if (typeof x !== typeof y) { x = String(x); y = String(y); }
-          return (x < y ? -1 : x > y ? 1 : 0) * (ascending ? 1 : -1);
+          // text with numbers in it (msg_size=4, msg_size=16) compares them as numbers
+          var order = typeof x === "string" ? x.localeCompare(y, "en", {numeric: true}) : x < y ? -1 : x > y ? 1 : 0;
+          return order * (ascending ? 1 : -1);
         });
         rows.forEach(function (row) { body.appendChild(row); });
       });
@@ -100,6 +103,7 @@ class Entry:
         self.index, self.result, self.file, self.link = index, result, file, link
         self.anchor = f"result-{index}"
         self.defaults = default_options(result)
+        self.heading = self.described  # made unique among a page's results by name_headings
 
     @property
     def is_default(self) -> bool:
@@ -129,6 +133,52 @@ class Entry:
         parts = [r.kernel, r.target, r.scenario + (f" ({r.tasks} tasks)" if r.tasks else ""), r.method]
         return " / ".join(str(part) for part in parts if part) or (r.source or r.scenario)
 
+    @property
+    def described(self) -> str:
+        """What was measured: kernel, target, scenario, tasks, method and each option changed from the
+        kernel's defaults."""
+        return ", ".join([self.label, *self.changed_options])
+
+
+# What tells apart results whose description is the same, in the order a heading adds them where needed.
+_TELLERS = (lambda e: e.result.unit, lambda e: counted_by_text(e.result), lambda e: f"{e.size:,} samples")
+
+
+def name_headings(entries: list[Entry], tellers=_TELLERS) -> None:
+    """Give each entry a heading no other one has: its description, then what tells it from the others of
+    the same description (unit, what counted it, the samples taken) where that differs among them; the
+    same measurement made more than once is "run 1", "run 2", ... in the page's order."""
+    groups: dict[str, list[Entry]] = {}
+    for entry in entries:
+        entry.heading = entry.described
+        groups.setdefault(entry.heading, []).append(entry)
+    pending = [(group, 0) for group in groups.values()]
+    while pending:
+        group, told = pending.pop()
+        if len(group) < 2:
+            continue
+        if told == len(tellers):
+            for run, entry in enumerate(group, 1):
+                entry.heading += f", run {run}"
+            continue
+        said = [tellers[told](entry) for entry in group]
+        alike: dict[str, list[Entry]] = {}
+        for entry, value in zip(group, said):
+            if len(set(said)) > 1:
+                entry.heading += f", {value}"
+            alike.setdefault(value, []).append(entry)
+        pending += [(same, told + 1) for same in alike.values()]
+
+
+_NUMBER = re.compile(r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
+
+
+def natural_key(text: str) -> tuple:
+    """A sort key that compares the numbers in a text as numbers: msg_size=4 before msg_size=16, 2 tasks
+    before 10 tasks, 300 before 1,000."""
+    parts = _NUMBER.split(text)
+    return tuple(float(part.replace(",", "")) if i % 2 else part for i, part in enumerate(parts))
+
 
 def default_options(result: Result) -> dict | None:
     kernel, target = catalog.KERNELS.get(result.kernel or ""), catalog.TARGETS.get(result.target or "")
@@ -151,7 +201,8 @@ def with_us(result: Result) -> str:
     return f'<span class="figure">{number_text(result.stats.median)} {escape(result.unit)}</span>' + "".join(
         f' <span class="us">({escape(text)})</span>' for text in beside_median(result)) + (
         f' <span class="floor" title="the median over the floor kernel\'s, {number_text(result.floor["median"])} '
-        f'{escape(result.unit)}">x{result.x_floor:.2f} floor</span>' if result.x_floor else "")
+        f'{escape(result.unit)} ({escape(result.floor.get("options", ""))})">x{result.x_floor:.2f} floor '
+        f'{number_text(result.floor["median"])}</span>' if result.x_floor else "")
 
 
 def stat_cells(stats) -> list[str]:
@@ -239,7 +290,7 @@ def bertos_order(label: str) -> tuple:
     """BeRTOS columns in the layout's order, grouped by mechanism; any other column after them."""
     group, _, column = label.rpartition(": ")
     names = [c for c, _ in BERTOS_COLUMNS]
-    return (0, group, names.index(column)) if column in names else (1, label, 0)
+    return (0, natural_key(group), names.index(column)) if column in names else (1, natural_key(label), 0)
 
 
 def unit_heading(entry: Entry) -> str:

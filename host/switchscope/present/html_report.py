@@ -21,16 +21,16 @@ from pathlib import Path
 
 from switchscope import __version__
 from switchscope.common import outputs
-from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures import floor
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
-from switchscope.present import latency_view, report, svg, switches_view
+from switchscope.present import html_result, report, svg, switches_view
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
     differing_options, options_label, bertos_order, unit_heading, counted_by_text, provenance_note, BERTOS_OPTIONS, STYLE, SCRIPT,
+    name_headings, natural_key,
 )
 
 OPENED_AT_MOST = 100  # results whose histograms the page shows open
@@ -44,6 +44,7 @@ class Page:
             link = Path(os.path.relpath(found.path.resolve(), page_path.resolve().parent)).as_posix()
             for result in found.results:
                 self.entries.append(Entry(len(self.entries) + 1, result, found.path, link))
+        name_headings(self.entries)
         floor.attach([entry.result for entry in self.entries])  # files measured apart are compared too
         self.sections: list[tuple[str, str, str]] = []  # (anchor, title, html)
 
@@ -153,20 +154,23 @@ class Page:
             r = entry.result
             groups.setdefault((r.kernel, r.target, r.method, r.unit), []).append(entry)
         parts = []
-        for (kernel, target, _, unit), entries in groups.items():
+        pairs = Counter((kernel, target) for kernel, target, _, _ in groups)
+        for (kernel, target, method, unit), entries in groups.items():
+            # the method and unit in the heading where another chart of this kernel and target has others
+            where = f"{kernel} on {target}" + (f", {method} method in {unit}" if pairs[kernel, target] > 1 else "")
             configurations = {}
-            for e in entries:
+            for e in sorted(entries, key=lambda e: (not e.is_default, natural_key(e.configuration))):
                 configurations.setdefault(e.configuration, {}).setdefault(e.result.tasks, []).append(e)
             curves = {name: {tasks: preferred(same) for tasks, same in by_tasks.items()}
                       for name, by_tasks in configurations.items() if len(by_tasks) > 1}
             if curves:
-                parts.append(self._curves(f"{kernel} on {target}: rotate, time per switch against the number of tasks",
+                parts.append(self._curves(f"{where}: rotate, time per switch against the number of tasks",
                                           curves, "number of tasks", unit, "tasks", str))
             for name, by_tasks in configurations.items():
                 curves = {f"{tasks} tasks": {e.size: e for e in same} for tasks, same in sorted(by_tasks.items())}
                 curves = {line: by_size for line, by_size in curves.items() if len(by_size) > 1}
                 if curves:
-                    parts.append(self._curves(f"{kernel} on {target}: rotate, time per switch against the number of "
+                    parts.append(self._curves(f"{where}: rotate, time per switch against the number of "
                                               f"switches", curves, "number of switches", unit, "switches",
                                               "{:,}".format, name))
         if parts:
@@ -180,8 +184,12 @@ class Page:
     def message_curves(self) -> None:
         """msg against the message's size, with what each byte adds (a sweep of msg_size)."""
         entries = {id(e.result): e for e in self._scenario_entries()}
+
+        def line_name(cost) -> str:  # the method, unit and the options changed, msg_size aside: the heading says it
+            changed = next(iter(entries[id(r)] for r in cost.by_size.values())).changed_options
+            return ", ".join([f"{cost.method} method", cost.unit, *(o for o in changed if not o.startswith("msg_size="))])
         parts = [self._curves(f"{cost.kernel} on {cost.target}: msg against the message's size",
-                              {cost.method: {size: entries[id(r)] for size, r in cost.by_size.items()}},
+                              {line_name(cost): {size: entries[id(r)] for size, r in sorted(cost.by_size.items())}},
                               "message size (bytes)", cost.unit, "bytes", str)
                  + f'<p class="note">{cost.per_byte:,.2f} {escape(cost.unit)} per byte, {cost.fixed:,.1f} at 0 '
                    "bytes: the least-squares line through the medians.</p>"
@@ -287,64 +295,9 @@ class Page:
             f'<p class="note">{len(self.entries):,} results: each opens on a click (a page of more than '
             f"{OPENED_AT_MOST} open histograms is slow to scroll).</p>")
         self.sections.append(("distributions", "Each result: distribution and provenance",
-                              note + "".join(self._details(e) for e in self.entries)))
+                              note + "".join(html_result.details(e, len(self.entries) <= OPENED_AT_MOST)
+                                                     for e in self.entries)))
 
-    def _details(self, entry: Entry) -> str:
-        r, stats = entry.result, entry.result.stats
-        header = ["", *STAT_KEYS]
-        rows = [[escape(r.unit), *stat_cells(stats)]]
-        if r.bounds:  # each statistic's range, under it
-            # a spread has no range: the spread of the least cycles does not bound the spread of the real ones
-            rows += [[f"TRM {side}", *("-" if key == "stddev" else cell for key, cell in zip(STAT_KEYS, stat_cells(bound)))]
-                     for side, bound in zip(("least", "most"), r.bound_stats)]
-        if r.ns_per_unit is not None:
-            us = r.stats_ns.scaled(1 / 1000)
-            rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
-        method = METHODS.get(r.method, PRINT_IN_WINDOW)
-        note = (latency_view.NOTES[r.method] if r.worst
-                else method.note(r.overhead, r.unit, (r.scope or {}).get("pin")))
-        facts = [("method", f"{r.method}: {method.summary}; {note}"),
-                 ("unit", r.unit + report.counted_by(r)
-                  + (f"; clock {r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "")),
-                 ("kernel", " ".join(str(v) for v in (r.kernel, r.kernel_version) if v)
-                  + (f" (from {r.kernel_source})" if r.kernel_source else "")),
-                 ("target", f"{r.target} ({r.cpu})" if r.target else None),
-                 ("x floor", f"{r.x_floor:.2f}: the median over the floor kernel's, {number_text(r.floor['median'])} "
-                             f"{r.unit} ({r.floor.get('method')} on {r.floor.get('target')})" if r.x_floor else None),
-                 ("source", r.source),
-                 ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.options.items()))),
-                 ("firmware reports", ", ".join(f"{k}={v}" for k, v in r.config.items())),
-                 ("compiler", (r.toolchain or {}).get("compiler")),
-                 ("flags", " ".join((r.toolchain or {}).get("cflags", []))),
-                 ("simulator", "; ".join(str(v) for v in ((r.simulator or {}).get("name"),
-                                                        (r.simulator or {}).get("options")) if v)),
-                 ("firmware size", "flash {flash_bytes:,} of {flash_limit:,} bytes, static RAM {ram_bytes:,} of "
-                                   "{ram_limit:,} bytes".format(**r.firmware) if {"flash_bytes", "flash_limit",
-                                   "ram_bytes", "ram_limit"} <= set(r.firmware) else None),
-                 ("stamp timer", ", ".join(f"{k} {v}" for k, v in r.timer.items()) if r.timer else None),
-                 ("scope pin", ", ".join(f"{k} {v}" for k, v in r.scope.items() if not isinstance(v, list))
-                  if r.scope else None),
-                 ("samples", f"{r.count:,} kept of {entry.size:,}; first {number_text(r.first)}"
-                  + (f"; {r.clamped} clamped to 0" if r.clamped else "")
-                  + (f"; {r.ticks_in_window} with a tick in the window" if r.ticks_in_window else "")),
-                 ("excluded", "; ".join(f"{n} {reason}" for reason, n in
-                                        Counter(str(s.get("reason")) for s in r.excluded_samples
-                                                if isinstance(s, dict)).items()) or None),
-                 ("stream problems", "; ".join(map(str, r.stream_problems)) or None),
-                 ("measured in", f"{r.wall_seconds:.2f} s" if r.wall_seconds is not None else None),
-                 ("switchscope", r.switchscope_version),
-                 ("details", ", ".join(f"{k}={v}" for k, v in r.details.items()
-                                       if not isinstance(v, (list, dict))) or None)]
-        listed = "".join(f"<dt>{escape(name)}</dt><dd>{escape(str(value))}</dd>" for name, value in facts if value)
-        listed += f'<dt>JSON</dt><dd><a href="{escape(entry.link)}">{escape(str(entry.file))}</a></dd>'
-        what = "interrupt latency" if r.worst else "switch time"
-        figure = svg.histogram(r.samples, r.unit, stats.as_dict(), f"distribution of {entry.label}, {r.unit}",
-                               what=what) + latency_view.html(r) if r.samples else "<p>No sample was kept.</p>"
-        opened = " open" if len(self.entries) <= OPENED_AT_MOST else ""
-        return (f'<details class="result" id="{entry.anchor}"{opened}><summary>#{entry.index} {escape(entry.label)}: '
-                f"median {with_us(r)}</summary>{figure}{html_table(header, rows)}"
-                + (f'<p class="note">{escape(report.range_note([r], ""))}.</p>' if r.bounds else "") +
-                f'<dl class="provenance">{listed}</dl></details>')
 
     # -- the page -------------------------------------------------------------------------------
 

@@ -41,15 +41,12 @@ def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
         worst, phases = r.worst, r.phases
         if not worst:
             continue
-        at = (f"sample {worst['sample']}" if worst.get("samples", 1) == 1
-              else f"{worst['samples']:,} samples, the first: {worst['sample']}")
+        at = _worst_at(worst)
         where = ""
         if worst.get("held") is False:
             where = ": the core's own latency, no code held the interrupt"
         elif "address" in worst:
-            held = (f", held from {worst['held_from']} to {worst['held_to']}"
-                    if worst["held_from"] != worst["held_to"] else "")
-            where = f", asserted at {worst['address']} in {worst['function']}{held}"
+            where = f", asserted at {worst['address']} in {worst['function']}{_held_text(worst)}"
         lines.append(f"  {label}: worst {_figure(worst[r.unit])} {r.unit} ({at}){where}")
         if phases:
             lines.append(f"  {label}: {coverage_text(phases)}")
@@ -63,6 +60,25 @@ def text_lines(labelled: list[tuple[str, Result]]) -> list[str]:
                          f"{agreement['samples']} samples (differences {_figure(agreement['least_difference'])} "
                          f"to {_figure(agreement['largest_difference'])} {agreement['unit']})")
     return lines
+
+
+def _worst_at(worst: dict) -> str:
+    """Where the worst case came: its step of the loop where one sample was taken per step, else its sample."""
+    if "step" in worst:
+        alike = f"; {worst['samples']:,} steps read it" if worst.get("samples", 1) > 1 else ""
+        return f"at step {worst['step']} of the loop{alike}"
+    return (f"sample {worst['sample']}" if worst.get("samples", 1) == 1
+            else f"{worst['samples']:,} samples, the first: {worst['sample']}")
+
+
+def _held_text(worst: dict) -> str:
+    """The code that held the interrupt: the run of steps around the worst that waited longer than usual."""
+    if worst.get("held_steps"):
+        return (f"; held for {worst['held_steps']:,} steps of the loop, from {worst['held_from']} "
+                f"({worst['held_from_function']}) to {worst['held_to']} ({worst['held_to_function']})")
+    if worst["held_from"] != worst["held_to"]:
+        return f", held from {worst['held_from']} to {worst['held_to']}"
+    return ""
 
 
 def partial(phases: dict | None) -> bool:
@@ -99,14 +115,15 @@ def html(result: Result) -> str:
     worst = result.worst
     if not worst:
         return ""
-    at = (f"sample {worst['sample']}" if worst.get("samples", 1) == 1
-          else f"{worst['samples']:,} samples; the first is sample {worst['sample']}")
-    said = f"Worst case: {worst[result.unit]} {result.unit} ({at})"
+    said = f"Worst case: {worst[result.unit]} {result.unit} ({_worst_at(worst)})"
     if worst.get("held") is False:
         said += ": the core's own latency, no code held the interrupt"
     elif "address" in worst:
         said += f", asserted at {worst['address']} in {worst['function']}"
-        if worst["held_from"] != worst["held_to"]:
+        if worst.get("held_steps"):
+            said += (_held_text(worst) + ": the steps around it at which the interrupt waited longer than it "
+                     "usually does, the region that held it (masked, or a longer instruction)")
+        elif worst["held_from"] != worst["held_to"]:
             said += (f"; around it, from {worst['held_from']} to {worst['held_to']}, the interrupt waited longer "
                      "than its least: the region that held it (masked, or a longer instruction)")
     parts = [f'<p class="latency">{escape(said)}.</p>']

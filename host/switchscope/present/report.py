@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from itertools import groupby
 from pathlib import Path
 
 from switchscope import catalog
@@ -20,7 +19,7 @@ PERCENTILES = (99.0,)  # the percentiles a table shows unless --percentiles says
 
 
 def percentile_label(percent: float) -> str:
-    return f"p{percent:g}"
+    return "p" + repr(float(percent)).removesuffix(".0")  # every digit it has: p99, p99.9, p99.99999
 
 
 def columns(percentiles=PERCENTILES) -> tuple[str, ...]:

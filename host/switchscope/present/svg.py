@@ -10,16 +10,25 @@ from html import escape
 
 import numpy as np
 
+from switchscope.present import svg_text
+
 PALETTE = ("#3b6ea5", "#c0392b", "#27ae60", "#8e44ad", "#e67e22", "#16a085", "#7f8c8d", "#d35400")
 # A figure is WIDTH units wide and shown at most 540 px wide, shrunk to fit a narrower screen: at 14 units
 # its labels are 15 px on a desktop and still 9.5 px on a phone 375 px wide.
 WIDTH = 500
 FONT_SIZE = 14
-FONT = f'font-family="system-ui, sans-serif" font-size="{FONT_SIZE}"'
-CHARACTER_WIDTH = 0.62 * FONT_SIZE  # units a character of a label takes, at most about: for fitting labels
+FONT = f'font-family="{svg_text.FONT_FAMILY}" font-size="{FONT_SIZE}"'
 LINE = FONT_SIZE + 4  # units from one line of labels to the next
+DESCENT = 0.3 * FONT_SIZE  # how far a label reaches below its baseline, at most
 AXIS_ROOM = 2 * FONT_SIZE + 16  # below a plot: the ticks' labels, then the axis's name
+SWATCH = 15  # a legend's colour square and the gap after it
+SLANT = math.radians(35)  # category names too long to stand side by side are drawn slanted this much
 MAX_BINS = 60
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> float:
+    """Units a label takes (erring wide: see svg_text)."""
+    return svg_text.width(text, size)
 
 
 def figure_number(value: float) -> str:
@@ -41,12 +50,15 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
 
 
 class _Canvas:
-    """A plot area inside margins, mapping data to pixels."""
+    """A plot area inside margins, mapping data to pixels. What is drawn below the plot (ticks' labels,
+    the axis's name, a legend) moves `reach` down, and the figure grows to hold it."""
 
     def __init__(self, width: int, height: int, left: int = 56, right: int = 12, top: int = 14,
                  bottom: int = AXIS_ROOM):
         self.width, self.height = width, height
-        self.left, self.right, self.top, self.bottom = left, right, top, bottom
+        self.left, self.right, self.top = left, right, top
+        self.inner_height = height - top - bottom
+        self.reach = top + self.inner_height  # the lowest point drawn so far
         self.parts: list[str] = []
 
     @property
@@ -54,19 +66,27 @@ class _Canvas:
         return self.width - self.left - self.right
 
     @property
-    def inner_height(self) -> float:
-        return self.height - self.top - self.bottom
+    def bottom_of_plot(self) -> float:
+        return self.top + self.inner_height
 
     def y_of(self, value: float, top_value: float) -> float:
-        return self.top + self.inner_height * (1 - value / top_value) if top_value else self.top + self.inner_height
+        return self.top + self.inner_height * (1 - value / top_value) if top_value else self.bottom_of_plot
 
     def add(self, text: str) -> None:
         self.parts.append(text)
 
+    def label(self, x: float, y: float, text: str, room: float, attributes: str = "", most_lines: int = 1) -> int:
+        """A label of at most `room` units a line (wrapped, then shortened: the whole in its title);
+        how many lines it took."""
+        lines = svg_text.wrap(text, room, FONT_SIZE, most_lines)
+        self.add(svg_text.element(x, y, lines, text, attributes, LINE))
+        return len(lines)
+
     def fit_y_labels(self, top_value: float) -> None:
         """Widen the left margin to the longest label of the y axis, beside the axis's own name."""
-        longest = max(len(figure_number(tick)) for tick in nice_ticks(0, top_value, 4))
-        self.left = max(self.left, int(FONT_SIZE + 10 + CHARACTER_WIDTH * longest))
+        longest = max(text_width(figure_number(tick)) for tick in nice_ticks(0, top_value, 4))
+        # the axis's name: its baseline at FONT_SIZE, its descent right of it; then a gap, then the labels
+        self.left = max(self.left, math.ceil(FONT_SIZE + DESCENT + 6 + longest + 4))
 
     def y_axis(self, top_value: float, label: str) -> None:
         self.fit_y_labels(top_value)
@@ -76,48 +96,66 @@ class _Canvas:
                      f'stroke="#ddd"/><text x="{self.left - 4}" y="{y + FONT_SIZE * 0.35:.1f}" text-anchor="end">'
                      f'{figure_number(tick)}</text>')
         middle = self.top + self.inner_height / 2
-        self.add(f'<text transform="translate({FONT_SIZE} {middle:.1f}) rotate(-90)" text-anchor="middle">'
-                 f'{escape(label)}</text>')
+        lines = [svg_text.shorten(label, self.inner_height, FONT_SIZE)]
+        self.add(svg_text.element(0, 0, lines, label,
+                                  f' transform="translate({FONT_SIZE} {middle:.1f}) rotate(-90)" text-anchor="middle"'))
 
-    def x_tick_label(self, x: float, text: str) -> None:
-        self.add(f'<text x="{x:.1f}" y="{self.top + self.inner_height + 4 + FONT_SIZE}" text-anchor="middle">'
-                 f'{escape(text)}</text>')
-
-    def legend(self, names: list[str], top: float) -> None:
-        """A swatch and a name per series, as many to a row as fit the longest name."""
-        per_row = legend_per_row(names, self.inner_width)
-        for s, name in enumerate(names):
-            x, y = self.left + (s % per_row) * self.inner_width / per_row, top + LINE * (s // per_row)
-            self.add(f'<rect x="{x:.1f}" y="{y:.1f}" width="11" height="11" fill="{PALETTE[s % len(PALETTE)]}"/>'
-                     f'<text x="{x + 15:.1f}" y="{y + 10:.1f}">{escape(name)}</text>')
+    def x_tick_label(self, x: float, text: str, room: float | None = None) -> None:
+        """A label centred under `x`, shortened to `room`; at the figure's edge moved in to stay whole."""
+        y = self.bottom_of_plot + 4 + FONT_SIZE
+        half = min(text_width(text), room or self.width) / 2
+        x = min(max(x, half + 2), self.width - half - 2)
+        self.label(x, y, text, room or self.width, ' text-anchor="middle"')
+        self.reach = max(self.reach, y + DESCENT)
 
     def x_label(self, label: str) -> None:
-        y = self.top + self.inner_height + 8 + 2 * FONT_SIZE
-        self.add(f'<text x="{self.left + self.inner_width / 2:.1f}" y="{y:.1f}" text-anchor="middle">'
-                 f'{escape(label)}</text>')
+        """The axis's name under the plot's middle, moved aside to stay whole, in two lines if it must."""
+        lines = svg_text.wrap(label, self.width - 8, FONT_SIZE, 2)
+        half = max(map(text_width, lines)) / 2
+        x = min(max(self.left + self.inner_width / 2, 4 + half), self.width - 4 - half)
+        y = self.bottom_of_plot + 8 + 2 * FONT_SIZE
+        self.add(svg_text.element(x, y, lines, label, ' text-anchor="middle"', LINE))
+        self.reach = max(self.reach, y + LINE * (len(lines) - 1) + DESCENT)
+
+    def legend(self, names: list[str], colours: list[str] | None = None) -> None:
+        """A swatch and a name per series under what is drawn, as many to a row as fit the longest name;
+        a name too long for the figure's width is wrapped (three lines at most, then shortened)."""
+        if not names:
+            return
+        colours = colours or [PALETTE[s % len(PALETTE)] for s in range(len(names))]
+        widest = max(map(text_width, names)) + SWATCH
+        fitting = lambda room: max(1, min(3, int((room + 14) // (widest + 14))))  # names to a row
+        left, room = self.left, self.width - self.left - 4  # under the plot, where the names fit as well there
+        if widest > room or fitting(self.width - 8) > fitting(room):
+            left, room = 4, self.width - 8
+        per_row = fitting(room)
+        column = room / per_row
+        top = self.reach + 10
+        for first in range(0, len(names), per_row):
+            lines = 1
+            for k, name in enumerate(names[first:first + per_row]):
+                x = left + k * column
+                self.add(f'<rect x="{x:.1f}" y="{top:.1f}" width="11" height="11" fill="{colours[first + k]}"/>')
+                lines = max(lines, self.label(x + SWATCH, top + 10, name, column - SWATCH - 14 * (per_row > 1),
+                                              most_lines=3))
+            top += LINE * lines
+        self.reach = top - LINE + 10 + DESCENT
 
     def svg(self, description: str, css_class: str) -> str:
-        return (f'<svg class="{css_class}" viewBox="0 0 {self.width} {self.height}" role="img" '
+        height = max(self.height, math.ceil(self.reach + 6))
+        return (f'<svg class="{css_class}" viewBox="0 0 {self.width} {height}" role="img" '
                 f'xmlns="http://www.w3.org/2000/svg" {FONT}><title>{escape(description)}</title>'
-                f'<line x1="{self.left}" x2="{self.left}" y1="{self.top}" y2="{self.top + self.inner_height}" '
+                f'<line x1="{self.left}" x2="{self.left}" y1="{self.top}" y2="{self.bottom_of_plot}" '
                 f'stroke="#444"/><line x1="{self.left}" x2="{self.width - self.right}" '
-                f'y1="{self.top + self.inner_height}" y2="{self.top + self.inner_height}" stroke="#444"/>'
+                f'y1="{self.bottom_of_plot}" y2="{self.bottom_of_plot}" stroke="#444"/>'
                 + "".join(self.parts) + "</svg>")
-
-
-def legend_per_row(names: list[str], inner_width: float) -> int:
-    return max(1, min(3, int(inner_width // (CHARACTER_WIDTH * max(map(len, names), default=1) + 28))))
-
-
-def legend_rows(names: list[str], inner_width: float) -> int:
-    return math.ceil(len(names) / legend_per_row(names, inner_width)) if names else 0
 
 
 def fitted_ticks(low: float, high: float, room: float, count: int = 6) -> list[float]:
     """nice_ticks for an axis `room` units long, as many as fit their labels side by side."""
     while True:
         ticks = nice_ticks(low, high, count)
-        widest = max(len(figure_number(tick)) for tick in ticks) * CHARACTER_WIDTH + FONT_SIZE
+        widest = max(text_width(figure_number(tick)) for tick in ticks) + FONT_SIZE
         if count <= 1 or widest * len(ticks) <= room:
             return ticks
         count -= 1
@@ -176,7 +214,7 @@ def histogram(values, unit: str, stats: dict, description: str, width: int = WID
         canvas.add(f'<line class="marker" x1="{x:.1f}" x2="{x:.1f}" y1="{canvas.top}" '
                    f'y2="{canvas.top + canvas.inner_height}" stroke="{colour}" stroke-dasharray="4 3">'
                    f'<title>{said} {escape(unit)}</title></line>')
-        key_left = key_right - CHARACTER_WIDTH * len(said) - 22
+        key_left = key_right - text_width(said) - 22
         canvas.add(f'<line x1="{key_left:.1f}" x2="{key_left + 16:.1f}" y1="{LINE / 2 + 2}" y2="{LINE / 2 + 2}" '
                    f'stroke="{colour}" stroke-dasharray="4 3"/><text x="{key_left + 20:.1f}" y="{LINE / 2 + 7}" '
                    f'fill="{colour}">{said}</text>')
@@ -199,14 +237,16 @@ def by_phase(phases: list[int], values: list, period: int, unit: str, steps: str
     canvas = _Canvas(width, height)
     canvas.y_axis(top_value, unit)
     x_of = lambda phase: canvas.left + canvas.inner_width * phase / max(period, 1)
-    for values_at, colour, name in ((least, "#9dc3e6", "least"), (most, PALETTE[0], "most")):
+    lines = ((most, PALETTE[0], "the most at each step"), (least, "#9dc3e6", "the least at each step"))
+    for values_at, colour, name in reversed(lines):  # the most drawn last, over the least where they meet
         points = " ".join(f"{x_of(p):.1f},{canvas.y_of(values_at[p], top_value):.1f} "
                           f"{x_of(p + 1):.1f},{canvas.y_of(values_at[p], top_value):.1f}" for p in sorted(values_at))
         canvas.add(f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="1.5">'
-                   f'<title>the {name} at each step</title></polyline>')
+                   f'<title>{name}</title></polyline>')
     for tick in fitted_ticks(0, period, canvas.inner_width):
         canvas.x_tick_label(x_of(tick), figure_number(tick))
     canvas.x_label(f"step of the loop at the assertion ({steps} from its top)")
+    canvas.legend([name for _, _, name in lines], [colour for _, colour, _ in lines])
     return canvas.svg(description, "plot phases")
 
 
@@ -219,10 +259,7 @@ def lines(labels: list[str], series: list[tuple[str, list[dict | None]]], x_labe
     names = [name for name, _ in series] if len(series) > 1 else []
     measured = [p for _, points in series for p in points if p]
     top_value = max(p["max"] for p in measured) * 1.15 or 1
-    probe = _Canvas(width, height)
-    probe.fit_y_labels(top_value)
-    legend = LINE * legend_rows(names, probe.inner_width)
-    canvas = _Canvas(width, height + legend, bottom=AXIS_ROOM + 6 + legend)
+    canvas = _Canvas(width, height)
     canvas.y_axis(top_value, unit)
     step = canvas.inner_width / len(labels)
     x_of = lambda index: canvas.left + step * (index + 0.5)
@@ -243,9 +280,9 @@ def lines(labels: list[str], series: list[tuple[str, list[dict | None]]], x_labe
                 canvas.add(f'<text x="{x:.1f}" y="{y - 8:.1f}" text-anchor="middle">'
                            f'{figure_number(point["median"])}</text>')
     for index, label in enumerate(labels):
-        canvas.x_tick_label(x_of(index), label)
+        canvas.x_tick_label(x_of(index), label, step - 2)
     canvas.x_label(x_label)
-    canvas.legend(names, canvas.top + canvas.inner_height + AXIS_ROOM + 4)
+    canvas.legend(names)
     return canvas.svg(description, "plot series")
 
 
@@ -255,16 +292,19 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
     (a missing pair has no bar); titles[(category, series)] is what hovering says."""
     present = [v for v in values.values() if v is not None]
     top_value = (max(present) if present else 1) * 1.15 or 1
-    probe = _Canvas(width, height)
-    probe.fit_y_labels(top_value)
-    inner_width = probe.inner_width
-    group_width = inner_width / max(len(categories), 1)
-    # category names slanted where they would collide, with room below for them
-    slanted = CHARACTER_WIDTH * max(map(len, categories), default=1) > group_width * 0.95
-    label_room = int(CHARACTER_WIDTH * 0.6 * max(map(len, categories), default=1)) if slanted else 0
-    legend = LINE * legend_rows(series_names, inner_width)
-    canvas = _Canvas(width, height + legend + label_room, bottom=AXIS_ROOM + legend + label_room)
+    canvas = _Canvas(width, height)
+    canvas.fit_y_labels(top_value)
+    groups = max(len(categories), 1)
+    # category names slanted where they would collide; the left margin widened to hold the first ones' start
+    widths = [text_width(category) for category in categories]
+    slanted = max(widths, default=0) > canvas.inner_width / groups * 0.95
+    for _ in range(3) if slanted else ():  # a wider margin narrows the groups: settled in a few rounds
+        group_width = canvas.inner_width / groups
+        canvas.left = max(canvas.left, math.ceil(max(
+            w * math.cos(SLANT) + FONT_SIZE * math.sin(SLANT) + 4 - (c + 0.5) * group_width
+            for c, w in enumerate(widths))))
     canvas.y_axis(top_value, unit)
+    group_width = canvas.inner_width / groups
     bar_width = group_width * 0.8 / max(len(series_names), 1)
     for c, category in enumerate(categories):
         group_left = canvas.left + group_width * c + group_width * 0.1
@@ -278,16 +318,17 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
                        f'height="{canvas.top + canvas.inner_height - y:.1f}" fill="{PALETTE[s % len(PALETTE)]}">'
                        f'<title>{escape(title)}</title></rect>')
             said = figure_number(value)
-            if bar_width >= CHARACTER_WIDTH * len(said) + 2:  # a figure over its bar where it fits
+            if bar_width >= text_width(said) + 2:  # a figure over its bar where it fits
                 canvas.add(f'<text x="{x + bar_width * 0.46:.1f}" y="{y - 3:.1f}" text-anchor="middle" '
                            f'>{said}</text>')
-        x, y = group_left + group_width * 0.4, canvas.top + canvas.inner_height + 4 + FONT_SIZE
+        x, y = group_left + group_width * 0.4, canvas.bottom_of_plot + 4 + FONT_SIZE
         if slanted:
-            canvas.add(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" transform="rotate(-35 {x:.1f} {y - 4:.1f})">'
-                       f'{escape(category)}</text>')
+            canvas.add(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" '
+                       f'transform="rotate({-math.degrees(SLANT):g} {x:.1f} {y - 4:.1f})">{escape(category)}</text>')
+            canvas.reach = max(canvas.reach, y + widths[c] * math.sin(SLANT) + DESCENT)
         else:
-            canvas.x_tick_label(x, category)
-    canvas.legend(series_names, canvas.top + canvas.inner_height + 30 + label_room)
+            canvas.x_tick_label(x, category, group_width - 2)
+    canvas.legend(series_names)
     return canvas.svg(description, "plot bars")
 
 
@@ -298,7 +339,7 @@ def timeline(lanes: list[str], runs: list[tuple[int, float, float]], switches: l
     lane_height = LINE + 4
     names = [*lanes, "switch"]
     canvas = _Canvas(width, lane_height * len(names) + AXIS_ROOM + 8,
-                     left=int(CHARACTER_WIDTH * max(map(len, names)) + 10), top=4)
+                     left=math.ceil(max(map(text_width, names)) + 10), top=4)
     low = min([start for _, start, _ in runs] + [start for start, _, _ in switches])
     high = max([end for _, _, end in runs] + [end for _, end, _ in switches])
     x_of = lambda value: canvas.left + canvas.inner_width * (value - low) / ((high - low) or 1)

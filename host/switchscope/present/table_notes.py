@@ -25,6 +25,9 @@ def floor_lines(results: list[Result]) -> list[str]:
                      f"{first['target']}, {floored[0].unit}): {figures}")
     lines += [f"  {X_FLOOR_COLUMN}: none for {row_label(r)}: {r.floor['refused']}"
               for r in results if r.floor and "refused" in r.floor]
+    lines += [f"  {X_FLOOR_COLUMN}: {row_label(r)} is below 1: this kernel switched in fewer {r.unit} than the floor "
+              f"built the same way ({r.floor['options']}), which is then not the least a switch can cost there"
+              for r in floored if r.x_floor is not None and r.x_floor < 1]
     return lines
 
 
