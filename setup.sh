@@ -55,6 +55,7 @@ APT_PACKAGES=(
     qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi  # Cortex-M targets
     gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev                             # ATmega328P and its simulator
     gcc libc6-dev                        # host builds: simavr runner, QEMU plugin, the Rust crates' build scripts
+    verilator g++ make gcc-riscv64-unknown-elf  # Ibex's RTL as a model, and RV32 firmware (no C library: ours)
     sigrok-cli                           # reading and writing captures
     avrdude openocd                      # flashing real boards: the Arduino Uno, the STM32 kits
     chromium chromium-driver fonts-dejavu-core  # the HTML report's test in a real browser (headless)

@@ -172,7 +172,11 @@ def build(config: str, verbose: bool = False, tracer: bool = False) -> Path:
                          f"choose one of: {', '.join(configs)}")
     verilator = shutil.which("verilator")
     if verilator is None:
-        raise BuildError("verilator is not installed", "apt-get install verilator")
+        raise BuildError("verilator is not installed", "apt-get install verilator (or run ./setup.sh)")
+    for tool in ("g++", "make"):  # Verilator's generated makefile compiles the model with them
+        if shutil.which(tool) is None:
+            raise BuildError(f"{tool} is not installed (Verilator compiles the model with it)",
+                             f"apt-get install {tool} (or run ./setup.sh)")
     own = hashlib.sha256(b"".join((HERE / name).read_bytes() for name in OWN_FILES)).hexdigest()[:12]
     key = f"ibex-{core_version}-{config}{'-tracer' if tracer else ''}-verilator-{verilator_version(verilator)}-{own}"
     model = cache_root() / key

@@ -22,8 +22,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "programs"
-# Debian's binutils 2.40 wants the CSR extension named; its multilib libgcc and
-# picolibc are found for rv32imc only under the 2.2 ISA spec (where I has the CSRs).
+# Debian's binutils 2.40 wants the CSR extension named; its multilib libgcc is
+# found for rv32imc only under the 2.2 ISA spec (where I has the CSRs): rv32im's.
 BARE_FLAGS = ["-march=rv32imc_zicsr", "-mabi=ilp32"]
 LIBRARY_FLAGS = ["-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32"]
 COMMON_FLAGS = ["-O2", "-g", "-ffreestanding", "-fno-common", "-Wall", "-nostartfiles",
@@ -57,7 +57,7 @@ def freertos_tree() -> Path:
     return root
 
 
-def sources_and_flags(name: str) -> tuple[list[Path], list[str]]:
+def sources_and_flags(name: str, compiler: str) -> tuple[list[Path], list[str]]:
     if name == "timing":
         return [PROGRAMS / "crt0.S", PROGRAMS / "timing.S", PROGRAMS / "timing_main.c"], [*BARE_FLAGS, "-nostdlib"]
     kernel = freertos_tree()
@@ -65,7 +65,11 @@ def sources_and_flags(name: str) -> tuple[list[Path], list[str]]:
     sources = [PROGRAMS / "crt0.S", PROGRAMS / "freertos" / "yield.c",
                *(kernel / file for file in ("tasks.c", "queue.c", "list.c", "portable/MemMang/heap_4.c")),
                port / "port.c", port / "portASM.S"]
-    flags = [*LIBRARY_FLAGS, "--specs=picolibc.specs",  # memset and memcpy for the kernel
+    sources.append(PROGRAMS / "libc" / "libc.c")
+    # No C library (picolibc is a 1 GB install): our string.h and stdlib.h, gcc's own
+    # freestanding headers, and libgcc alone at the link.
+    flags = [*LIBRARY_FLAGS, "-nostdlib", "-nostdinc", f"-isystem{PROGRAMS / 'libc'}",
+             f"-isystem{gcc_include(compiler)}",
              f"-I{PROGRAMS / 'freertos'}", f"-I{kernel / 'include'}", f"-I{port}",
              f"-I{port / 'chip_specific_extensions' / 'RISCV_MTIME_CLINT_no_extensions'}",
              # every vector of crt0's table enters the port's one trap handler, which reads mcause
@@ -73,18 +77,25 @@ def sources_and_flags(name: str) -> tuple[list[Path], list[str]]:
     return sources, flags
 
 
+def gcc_include(compiler: str) -> Path:
+    """gcc's own headers (stddef.h, stdint.h), which -nostdinc leaves out with the rest."""
+    return Path(subprocess.run([compiler, "-print-file-name=include"], capture_output=True, text=True,
+                               check=True).stdout.strip())
+
+
 def build(name: str, defines: tuple[str, ...] = ()) -> Path:
     compiler = shutil.which("riscv64-unknown-elf-gcc")
     if compiler is None:
         raise ProgramError("riscv64-unknown-elf-gcc is not installed",
-                           "apt-get install gcc-riscv64-unknown-elf picolibc-riscv64-unknown-elf")
-    sources, flags = sources_and_flags(name)
+                           "apt-get install gcc-riscv64-unknown-elf (or run ./setup.sh)")
+    sources, flags = sources_and_flags(name, compiler)
     flags += [f"-D{define}" for define in defines]
     output = output_dir() / (f"{name}.elf" if not defines else f"{name}-{'-'.join(defines).replace('=', '_')}.elf")
     output.parent.mkdir(parents=True, exist_ok=True)
     partial = output.with_name(f".{name}.{os.getpid()}.elf")
-    result = subprocess.run([compiler, *flags, *COMMON_FLAGS, "-o", str(partial), *map(str, sources)],
-                            capture_output=True, text=True)
+    # libgcc after the objects that need it (what nothing needs is left out)
+    command = [compiler, *flags, *COMMON_FLAGS, "-o", str(partial), *map(str, sources), "-lgcc"]
+    result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         partial.unlink(missing_ok=True)
         raise ProgramError(f"building {name} failed:\n{result.stderr.strip()[-3000:]}", status=1)
