@@ -1,16 +1,10 @@
 #!/usr/bin/env python3
-"""Builds a Verilator model of lowRISC's Ibex core (its simple_system top:
-RAM at 0x100000, output and halt at 0x20000, mtime at 0x30000) with this
-folder's harness.cc as the testbench.
+"""Builds the Verilator model of Ibex's simple_system for a configuration of
+the installed pythondata-cpu-ibex, as switchscope's build stage does
+(switchscope.build.verilator; the testbench is host/verilator-harness/).
 
-The RTL is never part of this repository: it is read from the installed PyPI
-package pythondata-cpu-ibex at build time, and so are the configurations
-(ibex_configs.yaml). The model goes to a cache folder keyed by the core's
-version, the configuration and Verilator's version (and a digest of this
-folder's own files), so a second build of the same key is instant.
-
-    python3 host/ibex-harness/build.py --config small      # prints the model's path
-    python3 host/ibex-harness/build.py --list-configs
+    PYTHONPATH=host python3 host/ibex-harness/build.py --config small      # prints the model's path
+    PYTHONPATH=host python3 host/ibex-harness/build.py --list-configs
 
 Exit statuses: 0 built (or cached), 1 the build failed, 2 bad input or a
 missing tool."""
@@ -18,197 +12,18 @@ missing tool."""
 from __future__ import annotations
 
 import argparse
-import fcntl
-import hashlib
-import importlib.util
-import os
-import re
-import shutil
-import subprocess
+import importlib.util  # noqa: F401  (the tests reach the package lookup through it)
+import shutil  # noqa: F401  (the tests reach the tool lookup through it)
 import sys
-import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-CHECKOUT = HERE.parents[1]
-PACKAGE = "pythondata_cpu_ibex"
-INSTALL_HINT = "pip install pythondata-cpu-ibex==0.0.post2937 (into the Python that runs this script)"
-# Our own sources that shape the model: a change to any of them is a new cache key.
-OWN_FILES = ("harness.cc", "watch.vlt", "model_output.h", "build.py")
-# simple_system takes these three as `defines (its VCS path), the rest as parameters.
-DEFINE_PARAMETERS = ("RV32M", "RV32B", "RegFile")
-# Packages must be read before the modules that import them; Verilator finds
-# every module by its file name in the search folders.
-PACKAGES = (
-    "vendor/lowrisc_ip/ip/prim/rtl/prim_util_pkg.sv",
-    "vendor/lowrisc_ip/ip/prim/rtl/prim_mubi_pkg.sv",
-    "vendor/lowrisc_ip/ip/prim/rtl/prim_count_pkg.sv",
-    "vendor/lowrisc_ip/ip/prim/rtl/prim_secded_pkg.sv",
-    "vendor/lowrisc_ip/ip/prim/rtl/prim_cipher_pkg.sv",
-    "vendor/lowrisc_ip/ip/prim/rtl/prim_ram_1p_pkg.sv",
-    "vendor/lowrisc_ip/ip/prim/rtl/prim_ram_2p_pkg.sv",
-    "rtl/ibex_pkg.sv",
-    "rtl/ibex_tracer_pkg.sv",
-)
-TOP_FILE = "examples/simple_system/rtl/ibex_simple_system.sv"
-SEARCH_FOLDERS = ("rtl", "shared/rtl", "shared/rtl/sim", "vendor/lowrisc_ip/ip/prim/rtl",
-                  "vendor/lowrisc_ip/ip/prim_generic/rtl")
-INCLUDE_FOLDERS = ("rtl", "vendor/lowrisc_ip/ip/prim/rtl", "vendor/lowrisc_ip/dv/sv/dv_utils")
-GENERIC_FOLDER = "vendor/lowrisc_ip/ip/prim_generic/rtl"
+from switchscope.build.verilator import (PACKAGE, ensure, generic_primitives, package_root,  # noqa: F401
+                                         read_configs, tracer_stub, verilator_arguments)
+from switchscope.common.errors import BuildFailed
+from switchscope.common.errors import SwitchscopeError as BuildError
 
 
-class BuildError(Exception):
-    """What went wrong and what to do; exit status 2 unless `status` says otherwise."""
-
-    def __init__(self, message: str, hint: str = "", status: int = 2):
-        super().__init__(message)
-        self.hint, self.status = hint, status
-
-
-def package_root() -> tuple[Path, str]:
-    """The installed package's RTL tree and a version naming the core's commit."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or spec.origin is None:
-        raise BuildError(f"the Python package {PACKAGE} is not installed for {sys.executable}", INSTALL_HINT)
-    root = Path(spec.origin).parent / "system_verilog"
-    init = Path(spec.origin).read_text()
-    # read, not imported: the package's module imports nothing we need and its version fields are plain text
-    version = re.search(r'^version_str = "([^"]+)"', init, re.M)
-    commit = re.search(r'^data_git_describe = "([^"]+)"', init, re.M)
-    if not root.is_dir() or version is None:
-        raise BuildError(f"{spec.origin} does not look like {PACKAGE} (no system_verilog/ or version_str)",
-                         INSTALL_HINT)
-    return root, f"{version.group(1)}-{commit.group(1) if commit else 'unknown'}"
-
-
-def read_configs(root: Path) -> dict[str, dict[str, str]]:
-    """ibex_configs.yaml: a mapping of configuration names to flat `Parameter : value`
-    mappings. Read by hand: the file is that flat, and PyYAML is not a dependency."""
-    configs: dict[str, dict[str, str]] = {}
-    current = None
-    path = root / "ibex_configs.yaml"
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        text = line.split("#", 1)[0].rstrip()
-        if not text.strip():
-            continue
-        key, colon, value = text.strip().partition(":")
-        if not colon:
-            raise BuildError(f"{path}:{number}: not a `key: value` line: {line!r}",
-                             "reinstall pythondata-cpu-ibex, or update read_configs for its new layout")
-        if not text.startswith((" ", "\t")):
-            current = configs.setdefault(key.strip(), {})
-        elif current is None:
-            raise BuildError(f"{path}:{number}: a parameter before any configuration name")
-        else:
-            current[key.strip()] = value.strip().strip('"')
-    return configs
-
-
-def verilator_version(verilator: str) -> str:
-    result = subprocess.run([verilator, "--version"], capture_output=True, text=True)
-    return result.stdout.split()[1] if result.returncode == 0 and result.stdout.split()[1:] else "unknown"
-
-
-def generic_primitives(root: Path, destination: Path) -> None:
-    """Ibex instantiates technology-independent primitives (prim_ram_2p,
-    prim_clock_gating, ...) that lowRISC's FuseSoC fork generates as wrappers
-    of an implementation. Upstream FuseSoC cannot run that generator, so each
-    generic implementation is taken as the primitive itself: prim_generic_X
-    renamed prim_X, written into the cache (never into the repository)."""
-    destination.mkdir(parents=True, exist_ok=True)
-    for source in sorted((root / GENERIC_FOLDER).glob("prim_generic_*.sv")):
-        generic = source.stem
-        plain = "prim_" + generic.removeprefix("prim_generic_")
-        text = re.sub(rf"\b{generic}\b", plain, source.read_text())
-        (destination / f"{plain}.sv").write_text(text)
-
-
-def tracer_stub(root: Path, destination: Path) -> Path:
-    """ibex_top_tracing always instantiates the tracer, whose decoding runs
-    every cycle even when its log is off: it makes the model 2.5 times
-    slower. The stub is the tracer's own port list with no body, taken from
-    the package's ibex_tracer.sv at build time."""
-    source = (root / "rtl" / "ibex_tracer.sv").read_text()
-    header = re.search(r"^module ibex_tracer\b.*?^\);", source, re.M | re.S)
-    if header is None:
-        raise BuildError(f"no port list found in {root / 'rtl' / 'ibex_tracer.sv'}",
-                         "build with --tracer, or update tracer_stub for the package's layout")
-    stub = destination / "ibex_tracer.sv"
-    stub.write_text(header.group(0) + "\nendmodule\n")
-    return stub
-
-
-def verilator_arguments(root: Path, parameters: dict[str, str], primitives: Path, model: Path,
-                        tracer: bool) -> list[str]:
-    arguments = ["--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
-                 "--top-module", "ibex_simple_system", "--Mdir", str(model / "obj"), "-o", str(model / "ibex-sim"),
-                 "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-MULTIDRIVEN",
-                 "+define+RVFI=1",  # ibex_top_tracing refuses to elaborate without it; its rvfi_* are what we watch
-                 "-CFLAGS", f"-include {HERE / 'model_output.h'}", "-j", str(os.cpu_count() or 1),
-                 # Verilator's makefile compiles the model with -Os; -O2 runs it faster
-                 "-MAKEFLAGS", "OPT_FAST=-O2", "-MAKEFLAGS", "OPT_GLOBAL=-O2"]
-    if tracer:
-        arguments += ["-CFLAGS", "-DIBEX_SIM_TRACER=1"]  # the harness offers --trace only then
-    for name, value in parameters.items():
-        arguments.append(f"+define+{name}={value}" if name in DEFINE_PARAMETERS else f"-G{name}={value}")
-    arguments += [f"+incdir+{root / folder}" for folder in INCLUDE_FOLDERS]
-    arguments += ["-y", str(primitives)] + [item for folder in SEARCH_FOLDERS for item in ("-y", str(root / folder))]
-    arguments += [str(HERE / "watch.vlt"), *(str(root / path) for path in PACKAGES), str(root / TOP_FILE)]
-    if not tracer:  # named on the command line, it is taken before the search folders' ibex_tracer.sv
-        arguments.append(str(tracer_stub(root, model)))
-    arguments.append(str(HERE / "harness.cc"))
-    return arguments
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("SWITCHSCOPE_BUILD", CHECKOUT / "build")) / "ibex"
-
-
-def build(config: str, verbose: bool = False, tracer: bool = False) -> Path:
-    root, core_version = package_root()
-    configs = read_configs(root)
-    if config not in configs:
-        raise BuildError(f"no Ibex configuration {config!r} in {root / 'ibex_configs.yaml'}",
-                         f"choose one of: {', '.join(configs)}")
-    verilator = shutil.which("verilator")
-    if verilator is None:
-        raise BuildError("verilator is not installed", "apt-get install verilator (or run ./setup.sh)")
-    for tool in ("g++", "make"):  # Verilator's generated makefile compiles the model with them
-        if shutil.which(tool) is None:
-            raise BuildError(f"{tool} is not installed (Verilator compiles the model with it)",
-                             f"apt-get install {tool} (or run ./setup.sh)")
-    own = hashlib.sha256(b"".join((HERE / name).read_bytes() for name in OWN_FILES)).hexdigest()[:12]
-    key = f"ibex-{core_version}-{config}{'-tracer' if tracer else ''}-verilator-{verilator_version(verilator)}-{own}"
-    model = cache_root() / key
-    binary = model / "ibex-sim"
-    if binary.is_file():
-        return binary
-    model.parent.mkdir(parents=True, exist_ok=True)
-    with (model.parent / f".{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two builds of one key: the second waits and finds it built
-        if binary.is_file():
-            return binary
-        partial = model.with_name(f".{key}.{os.getpid()}.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        generic_primitives(root, partial / "primitives")
-        arguments = verilator_arguments(root, configs[config], partial / "primitives", partial, tracer)
-        (partial / "verilator-command.txt").write_text(" ".join([verilator, *arguments]) + "\n")
-        started = time.monotonic()
-        result = subprocess.run([verilator, *arguments], capture_output=not verbose, text=True)
-        if result.returncode != 0:
-            log = model.with_name(f"{key}.failed.log")
-            log.write_text((result.stdout or "") + (result.stderr or ""))
-            raise BuildError(f"verilator failed building Ibex {config} (log: {log})",
-                             "read the log's first %Error line", status=1)
-        (partial / "build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
-        # the sources Verilator actually read, for provenance: its dependency file lists them
-        depends = next((partial / "obj").glob("*__ver.d"), None)
-        if depends is not None:
-            used = sorted({word for word in depends.read_text().split() if word.endswith((".sv", ".svh", ".vlt"))})
-            (partial / "sources.txt").write_text("\n".join(used) + "\n")
-        shutil.rmtree(partial / "obj", ignore_errors=True)  # the objects are 100 MB; the binary is all we run
-        os.rename(partial, model)
-    return binary
+def build(config: str, verbose: bool = False, tracer: bool = False):
+    return ensure(config, verbose, tracer)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -227,10 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         print(build(arguments.config, arguments.verbose, arguments.tracer))
         return 0
     except BuildError as error:
-        print(f"ibex build: {error}", file=sys.stderr)
+        print(f"ibex build: {error.message}", file=sys.stderr)
         if error.hint:
             print(f"fix: {error.hint}", file=sys.stderr)
-        return error.status
+        return 1 if isinstance(error, BuildFailed) else 2
 
 
 if __name__ == "__main__":

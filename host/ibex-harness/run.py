@@ -79,10 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         status, output, entries = run(arguments.config, arguments.elf, arguments.watch, arguments.max_cycles)
     except build.BuildError as error:
-        print(f"ibex run: {error}", file=sys.stderr)
+        print(f"ibex run: {error.message}", file=sys.stderr)
         if error.hint:
             print(f"fix: {error.hint}", file=sys.stderr)
-        return error.status
+        return 1 if isinstance(error, build.BuildFailed) else 2
     sys.stdout.write(output)
     previous = None
     for cycle, name in entries:

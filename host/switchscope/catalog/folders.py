@@ -159,6 +159,7 @@ def _board(path: Path) -> Target:
         timing_model=simulator.get("timing_model", str),
         default_unit=simulator.get("default_unit", str),
         exit_register=simulator.get("exit_register", int),
+        core_config=simulator.get("config", str),
         stamp_timer=stamp.get("timer", str, required=True),
         stamp_clock_hz=stamp.get("clock_hz", int, required=True),
         stamp_address=stamp.get("address", int),
@@ -196,6 +197,8 @@ def _board(path: Path) -> Target:
         raise simulator._error("timing_model", f"must be one of {', '.join(TIMING_MODELS)}")
     if target.simulator == "simavr" and target.exit_register is None:
         raise simulator._error("exit_register", "is needed on simavr: the I/O register the firmware exits through")
+    if target.simulator == "verilator" and target.core_config is None:
+        raise simulator._error("config", "is needed on verilator: the core's configuration (Ibex: small, maxperf, ...)")
     latency = target.latency_timer
     if latency is not None and target.simulator == "qemu" and latency.irq is None:
         raise top.table("latency_timer")._error("irq", "is needed on QEMU: the interrupt the NVIC shows pending")

@@ -12,7 +12,7 @@ from pathlib import Path
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode.methods import Method
 
-SIMULATORS = ("qemu", "simavr")
+SIMULATORS = ("qemu", "simavr", "verilator")
 UNITS = ("instructions", "cycles")
 MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
 TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
@@ -186,7 +186,7 @@ class Target:
     flash_bytes: int
     ram_bytes: int
     directory: Path
-    simulator: str  # "qemu" or "simavr"
+    simulator: str  # "qemu", "simavr" or "verilator" (a core's RTL)
     unit: str  # what the simulator itself counts: "instructions" or "cycles"
     stamp_timer: str
     stamp_clock_hz: int
@@ -203,6 +203,7 @@ class Target:
     timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
     default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
+    core_config: str | None = None  # verilator: the core's configuration (Ibex: a name of its ibex_configs.yaml)
     scope_pin: str | None = None
     scope_high_edge: str | None = None  # QEMU: labels of the stores that drive the pin high / low
     scope_low_edge: str | None = None

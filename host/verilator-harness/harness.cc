@@ -1,14 +1,25 @@
-// Testbench for the Verilator model of Ibex's simple_system (built by build.py):
+// Testbench for the Verilator model of Ibex's simple_system (built by switchscope's
+// build stage, switchscope/build/verilator.py):
 // loads an ELF into its RAM, clocks it for at most a given number of cycles,
 // streams what the program writes to the output register (0x20000) to stdout,
-// stops when the program writes 1 to the halt register (0x20008), and logs
-// "<cycle> <name>" each time an instruction at a watched address retires.
+// stops when the program writes a word with bit 0 set to the halt register
+// (0x20008; bits 8-15 are its exit code), and logs "<cycle> <name>" each time
+// an instruction at a watched address retires.
 //
-//   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--trace FILE_BASE] PROGRAM.elf
+//   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--limit N] [--stop N]
+//            [--parameters-at ADDRESS --parameters TEXT] [--trace FILE_BASE] PROGRAM.elf
 //
-// --log sends the watch lines to a file (default stderr); --trace writes
-// Ibex's own instruction trace to FILE_BASE_00000000.log, in a model built
-// with build.py --tracer only.
+// --log sends the watch lines to a file (default stderr). --limit ends the run
+// after that many watch lines (the log then ends "<cycle> limit"); --stop ends
+// it once that many intervals are complete, a watch named "to" after one named
+// "from" (the simavr runner's options, same meaning). --parameters writes TEXT,
+// NUL-terminated, into the RAM at ADDRESS before the core starts (a board's
+// parameter buffer). --trace writes Ibex's own instruction trace to
+// FILE_BASE_00000000.log, in a model built with the tracer only.
+//
+// The last line on stderr says how it ended: "ibex-sim: halted code=N after ..."
+// (the program's exit code), "... cycle bound reached ..." or "... stop or limit
+// reached ...".
 //
 // Retirements are seen on the core's RVFI port (rvfi_valid, rvfi_pc_rdata),
 // which ibex_top_tracing exposes when RVFI is defined: it reports every
@@ -18,8 +29,9 @@
 // rvfi_ext_mcycle, which is that of the instruction's last cycle in ID/EX, so
 // the cycle logged for `csrr x, mcycle` is exactly the value that csrr reads.
 //
-// Exit statuses: 0 the program halted, 1 the cycle bound came first (or the
-// model stopped by itself), 2 bad usage or an ELF that does not fit the RAM.
+// Exit statuses: 0 the program halted (whatever its code) or the stop or limit
+// was reached, 1 the cycle bound came first (or the model stopped by itself),
+// 2 bad usage or an ELF that does not fit the RAM.
 
 #include <cerrno>
 #include <cinttypes>
@@ -62,6 +74,10 @@ struct Options {
   std::string log_path;  // empty: stderr
   std::string trace_base;
   std::string elf_path;
+  uint64_t limit = 0, stop = 0;  // 0: none
+  uint64_t parameters_at = 0;
+  std::string parameters;
+  bool has_parameters = false;
 };
 
 uint64_t parse_number(const std::string &text, const char *what) {
@@ -93,6 +109,15 @@ Options parse_options(int argc, char **argv) {
       options.watches[static_cast<uint32_t>(address)] = watch.substr(0, equals);
     } else if (argument == "--log") {
       options.log_path = value();
+    } else if (argument == "--limit") {
+      options.limit = parse_number(value(), "--limit");
+    } else if (argument == "--stop") {
+      options.stop = parse_number(value(), "--stop");
+    } else if (argument == "--parameters-at") {
+      options.parameters_at = parse_number(value(), "--parameters-at");
+    } else if (argument == "--parameters") {
+      options.parameters = value();
+      options.has_parameters = true;
     } else if (argument == "--trace") {
 #if IBEX_SIM_TRACER
       options.trace_base = value();
@@ -100,7 +125,7 @@ Options parse_options(int argc, char **argv) {
       usage_error("this model was built without Ibex's tracer", "build it with build.py --tracer");
 #endif
     } else if (!argument.empty() && argument[0] == '-') {
-      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log and --trace");
+      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters and --trace");
     } else if (options.elf_path.empty()) {
       options.elf_path = argument;
     } else {
@@ -108,6 +133,9 @@ Options parse_options(int argc, char **argv) {
     }
   }
   if (options.elf_path.empty()) usage_error("no program given", "ibex-sim [options] PROGRAM.elf");
+  if (options.has_parameters &&
+      (options.parameters_at < kRamBase || options.parameters_at + options.parameters.size() + 1 > kRamBase + kRamSize))
+    usage_error("--parameters needs --parameters-at inside the RAM", "give the address of the board's buffer");
   return options;
 }
 
@@ -163,6 +191,9 @@ int main(int argc, char **argv) {
   Options options = parse_options(argc, argv);
   uint32_t entry = 0;
   std::vector<uint32_t> image = load_elf(options.elf_path, &entry);
+  if (options.has_parameters)
+    std::memcpy(reinterpret_cast<uint8_t *>(image.data()) + (options.parameters_at - kRamBase),
+                options.parameters.c_str(), options.parameters.size() + 1);
   if (entry != kRamBase + 0x80)
     std::fprintf(stderr, "ibex-sim: note: the ELF's entry is 0x%08x, but Ibex starts at 0x%08x (boot address + 0x80)\n",
                  entry, kRamBase + 0x80);
@@ -231,8 +262,9 @@ int main(int argc, char **argv) {
   const uint32_t *ctrl_addr = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__addr_i;
   const uint32_t *ctrl_wdata = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__wdata_i;
 
-  uint64_t cycle = 0, retired = 0;
-  bool halted = false;
+  uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0;
+  bool halted = false, stopped = false, interval_open = false;
+  unsigned exit_code = 0;
   while (cycle < options.max_cycles && !context->gotFinish()) {
     // the simulator-control write the rising edge is about to take
     if (*ctrl_req && *ctrl_we && (*ctrl_be & 1)) {
@@ -242,6 +274,7 @@ int main(int argc, char **argv) {
         if ((*ctrl_wdata & 0xFF) == '\n') std::fflush(stdout);
       } else if (offset == kHaltOffset && (*ctrl_wdata & 1)) {
         halted = true;
+        exit_code = (*ctrl_wdata >> 8) & 0xFF;
       }
     }
     top->IO_CLK = 1;
@@ -251,18 +284,34 @@ int main(int argc, char **argv) {
       ++retired;
       if (!options.watches.empty()) {
         auto found = options.watches.find(*pc);
-        if (found != options.watches.end()) std::fprintf(log, "%" PRIu64 " %s\n", *retire_cycle, found->second.c_str());
+        if (found != options.watches.end()) {
+          std::fprintf(log, "%" PRIu64 " %s\n", *retire_cycle, found->second.c_str());
+          if (options.limit && ++logged == options.limit) {
+            std::fprintf(log, "%" PRIu64 " limit\n", *retire_cycle);
+            stopped = true;
+          } else if (found->second == "from") {
+            interval_open = true;
+          } else if (options.stop && interval_open && found->second == "to") {
+            interval_open = false;
+            stopped = ++intervals == options.stop;
+          }
+        }
       }
     }
     top->IO_CLK = 0;
     top->eval();
-    if (halted) break;
+    if (halted || stopped) break;
   }
   std::fflush(stdout);
   top->final();
-  std::fprintf(stderr, "ibex-sim: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n",
-               halted ? "halted" : (context->gotFinish() ? "the model finished" : "cycle bound reached"), cycle,
+  char how[48];
+  if (halted)
+    std::snprintf(how, sizeof how, "halted code=%u", exit_code);
+  else
+    std::snprintf(how, sizeof how, "%s", stopped ? "stop or limit reached"
+                                                 : (context->gotFinish() ? "the model finished" : "cycle bound reached"));
+  std::fprintf(stderr, "ibex-sim: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n", how, cycle,
                retired);
   if (log != stderr) std::fclose(log);
-  return halted ? 0 : 1;
+  return halted || stopped ? 0 : 1;
 }
