@@ -22,6 +22,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS = HERE / "programs"
+# the ibex board's freestanding string.h, stdlib.h and their functions (libc.c)
+LIBC = HERE.parents[1] / "firmware" / "boards" / "ibex"
 # Debian's binutils 2.40 wants the CSR extension named; its multilib libgcc is
 # found for rv32imc only under the 2.2 ISA spec (where I has the CSRs): rv32im's.
 BARE_FLAGS = ["-march=rv32imc_zicsr", "-mabi=ilp32"]
@@ -65,10 +67,10 @@ def sources_and_flags(name: str, compiler: str) -> tuple[list[Path], list[str]]:
     sources = [PROGRAMS / "crt0.S", PROGRAMS / "freertos" / "yield.c",
                *(kernel / file for file in ("tasks.c", "queue.c", "list.c", "portable/MemMang/heap_4.c")),
                port / "port.c", port / "portASM.S"]
-    sources.append(PROGRAMS / "libc" / "libc.c")
+    sources.append(LIBC / "libc.c")
     # No C library (picolibc is a 1 GB install): our string.h and stdlib.h, gcc's own
     # freestanding headers, and libgcc alone at the link.
-    flags = [*LIBRARY_FLAGS, "-nostdlib", "-nostdinc", f"-isystem{PROGRAMS / 'libc'}",
+    flags = [*LIBRARY_FLAGS, "-nostdlib", "-nostdinc", f"-isystem{LIBC}",
              f"-isystem{gcc_include(compiler)}",
              f"-I{PROGRAMS / 'freertos'}", f"-I{kernel / 'include'}", f"-I{port}",
              f"-I{port / 'chip_specific_extensions' / 'RISCV_MTIME_CLINT_no_extensions'}",

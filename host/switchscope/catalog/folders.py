@@ -238,7 +238,8 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
         port = ports_table.table(cpu)
         defaults = port.get("defaults", dict, {})
         check_option_values(port, "defaults", defaults)
-        ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items()))))
+        ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items())),
+                          port.strings("files"), port.strings("include_dirs")))
     conflicts = []
     for index, entry in enumerate(top.get("conflicts", list, [])):
         conflict = _Table(entry, path, f"conflicts[{index}].")

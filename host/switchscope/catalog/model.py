@@ -57,6 +57,8 @@ class Port:
     cpu: str
     directory: str  # inside the kernel's source tree
     defaults: tuple[tuple[str, str], ...] = ()  # option values this port imposes as defaults
+    files: tuple[str, ...] = ()  # more of the kernel's files this port compiles ({port}: its directory)
+    include_dirs: tuple[str, ...] = ()  # and its include directories
 
 
 @dataclass(frozen=True)

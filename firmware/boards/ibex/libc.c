@@ -1,6 +1,6 @@
-/* memset, memcpy, memcmp and strlen for builds that link no C library: the kernel
-   calls them, and gcc emits calls to memset and memcpy for struct copies and
-   zeroing. Plain byte loops: what they copy is a queue item or a task's stack
+/* memset, memcpy, memcmp, strlen and strstr for builds that link no C library:
+   the kernel and the harness call them, and gcc emits calls to memset and memcpy
+   for struct copies and zeroing. Plain byte loops: what they copy is a queue item or a task's stack
    fill, a few words to a few hundred bytes.
 
    gcc would recognise these very loops as memset and memcpy and call them,
@@ -46,4 +46,15 @@ size_t strlen(const char *text)
         length++;
     }
     return length;
+}
+
+char *strstr(const char *text, const char *wanted)
+{
+    size_t length = strlen(wanted);
+    for (; *text; text++) {
+        if (memcmp(text, wanted, length) == 0) {
+            return (char *)text;
+        }
+    }
+    return length == 0 ? (char *)text : NULL;
 }
