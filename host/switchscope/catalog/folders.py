@@ -179,12 +179,16 @@ def _board(path: Path) -> Target:
         latency_timer=(_latency_timer(top.table("latency_timer"))
                        if "latency_timer" in top.data and "unavailable" not in top.table("latency_timer").data else None),
         latency_unavailable=top.table("latency_timer").get("unavailable", str),
+        not_applicable=tuple((s, top.table("not_applicable").get(s, str)) for s in top.table("not_applicable").data),
     )
     if target.name != path.parent.name:
         raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")
     if target.code_directory is not None and (target.code_directory.parent != path.parent.parent
                                               or not (target.code_directory / "board.toml").is_file()):
         raise top.table("code")._error("from", f"names '{target.code_directory.name}', which is no board folder")
+    for scenario, _why in target.not_applicable:
+        if scenario not in SCENARIOS and not any(s.group == scenario for s in SCENARIOS.values()):
+            raise top.table("not_applicable")._error(scenario, "is no scenario")
     if target.memory not in MEMORIES:
         raise top._error("memory", f"must be one of {', '.join(MEMORIES)}")
     if target.simulator not in SIMULATORS:

@@ -119,7 +119,7 @@ class Kernel:
         """Why this kernel cannot give a figure for the combination, or None."""
         if target.name not in self.targets:
             return f"{self.title} is ported to {', '.join(self.targets) or 'no target'} only"
-        for name, why in self.not_applicable:
+        for name, why in (*self.not_applicable, *target.not_applicable):
             if name in (scenario.name, scenario.group):
                 return why
         if scenario.latency:
@@ -214,6 +214,7 @@ class Target:
     real_board: "RealBoard | None" = None  # the kit this target's image also runs on, read over a serial line
     latency_timer: LatencyTimer | None = None  # what the irq-latency scenarios arm; None: they cannot run here
     latency_unavailable: str | None = None  # why not, where board.toml says ([latency_timer] unavailable)
+    not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
 
     def latency_counts_per_step(self) -> Fraction:
