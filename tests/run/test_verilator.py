@@ -13,6 +13,7 @@ from switchscope import catalog
 from switchscope.build import native
 from switchscope.build import verilator as model
 from switchscope.run import runner, verilator
+from conftest import run_command
 
 PROTOTYPE = Path(__file__).resolve().parents[2] / "host" / "ibex-harness"
 
@@ -85,6 +86,11 @@ def test_runner_dispatches_a_verilator_board_to_its_module(monkeypatch, tmp_path
                                                                    "ibex-sim: halted code=7 after 1 cycles\n", 0.1))
     output = runner.run(ibex_target(), tmp_path / "fw.elf", [], 1, 5.0)
     assert (output.exit_code, output.stopped, output.simulator) == (7, None, "Ibex RTL")
+
+
+def test_isr_is_refused_on_ibex_with_the_reason(capsys):
+    status, said = run_command(["run", "--target", "ibex", "--scenario", "isr", "--samples", "200"], capsys)
+    assert status == 2 and "simple_system raises no interrupt software can pend" in said, said
 
 
 def load(name):
