@@ -7,14 +7,18 @@
 // an instruction at a watched address retires.
 //
 //   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--limit N] [--stop N]
-//            [--parameters-at ADDRESS --parameters TEXT] [--trace FILE_BASE] PROGRAM.elf
+//            [--parameters-at ADDRESS --parameters TEXT] [--pin NAME --pin-log FILE]
+//            [--trace FILE_BASE] PROGRAM.elf
 //
 // --log sends the watch lines to a file (default stderr). --limit ends the run
 // after that many watch lines (the log then ends "<cycle> limit"); --stop ends
 // it once that many intervals are complete, a watch named "to" after one named
 // "from" (the simavr runner's options, same meaning). --parameters writes TEXT,
 // NUL-terminated, into the RAM at ADDRESS before the core starts (a board's
-// parameter buffer). --trace writes Ibex's own instruction trace to
+// parameter buffer). --pin-log logs "<cycle> <NAME> <level>" at every store to
+// the pin register (0x20010, the window's spare word: a scope pin a board can
+// drive), the cycle being the store's on the bus. Several watches may share an
+// address: each is logged, in the order given. --trace writes Ibex's own instruction trace to
 // FILE_BASE_00000000.log, in a model built with the tracer only.
 //
 // The last line on stderr says how it ended: "ibex-sim: halted code=N after ..."
@@ -25,9 +29,13 @@
 // which ibex_top_tracing exposes when RVFI is defined: it reports every
 // retired instruction, a trapped one and a handler's first instruction
 // included, in both the two- and three-stage pipelines. The logged cycle is
-// the mcycle value at the clock edge the instruction retired on: RVFI's own
-// rvfi_ext_mcycle, which is that of the instruction's last cycle in ID/EX, so
-// the cycle logged for `csrr x, mcycle` is exactly the value that csrr reads.
+// mcycle's value in the instruction's first cycle in ID/EX (noted from the ID
+// stage's instr_first_cycle_id and pc_id as it enters), so that the difference
+// of two watches is every cycle from the first instruction's start to the
+// second's, the first's own later cycles included, as the QEMU plugin and the
+// simavr runner count. For `csrr x, mcycle`, a one-cycle instruction, it is
+// the value that csrr reads (RVFI's rvfi_ext_mcycle, that of its last cycle,
+// is the same), and that is what it falls back to.
 //
 // Exit statuses: 0 the program halted (whatever its code) or the stop or limit
 // was reached, 1 the cycle bound came first (or the model stopped by itself),
@@ -61,6 +69,7 @@ constexpr uint32_t kRamBase = 0x100000;
 constexpr uint32_t kRamSize = 1024 * 1024;
 constexpr uint32_t kOutputOffset = 0x0;  // register offsets inside the 1 kB simulator-control window
 constexpr uint32_t kHaltOffset = 0x8;
+constexpr uint32_t kPinOffset = 0x10;
 constexpr const char *kRamScope = "TOP.ibex_simple_system.u_ram.u_ram";
 
 [[noreturn]] void usage_error(const std::string &what, const std::string &fix) {
@@ -70,7 +79,8 @@ constexpr const char *kRamScope = "TOP.ibex_simple_system.u_ram.u_ram";
 
 struct Options {
   uint64_t max_cycles = 100'000'000;
-  std::unordered_map<uint32_t, std::string> watches;
+  std::unordered_map<uint32_t, std::vector<std::string>> watches;
+  std::string pin_name = "pin", pin_log_path;
   std::string log_path;  // empty: stderr
   std::string trace_base;
   std::string elf_path;
@@ -106,9 +116,13 @@ Options parse_options(int argc, char **argv) {
         usage_error("--watch '" + watch + "' is not NAME=ADDRESS", "e.g. --watch start=0x100100");
       uint64_t address = parse_number(watch.substr(equals + 1), "--watch address");
       if (address > UINT32_MAX) usage_error("--watch address past 32 bits: " + watch, "give a 32-bit address");
-      options.watches[static_cast<uint32_t>(address)] = watch.substr(0, equals);
+      options.watches[static_cast<uint32_t>(address)].push_back(watch.substr(0, equals));
     } else if (argument == "--log") {
       options.log_path = value();
+    } else if (argument == "--pin") {
+      options.pin_name = value();
+    } else if (argument == "--pin-log") {
+      options.pin_log_path = value();
     } else if (argument == "--limit") {
       options.limit = parse_number(value(), "--limit");
     } else if (argument == "--stop") {
@@ -125,7 +139,7 @@ Options parse_options(int argc, char **argv) {
       usage_error("this model was built without Ibex's tracer", "build it with build.py --tracer");
 #endif
     } else if (!argument.empty() && argument[0] == '-') {
-      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters and --trace");
+      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log and --trace");
     } else if (options.elf_path.empty()) {
       options.elf_path = argument;
     } else {
@@ -205,6 +219,13 @@ int main(int argc, char **argv) {
       usage_error("cannot write " + options.log_path + ": " + std::strerror(errno), "give a writable path");
   }
 
+  FILE *pin_log = nullptr;
+  if (!options.pin_log_path.empty()) {
+    pin_log = std::fopen(options.pin_log_path.c_str(), "w");
+    if (pin_log == nullptr)
+      usage_error("cannot write " + options.pin_log_path + ": " + std::strerror(errno), "give a writable path");
+  }
+
   // simulator_ctrl opens "ibex_simple_system.log" in the working directory when the model first
   // evaluates: give it a private folder, gone again right after (what it logs, we stream to stdout).
   char scratch[] = "/tmp/ibex-sim.XXXXXX";
@@ -262,6 +283,21 @@ int main(int argc, char **argv) {
   const uint32_t *ctrl_addr = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__addr_i;
   const uint32_t *ctrl_wdata = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__wdata_i;
 
+  const uint8_t *id_valid = &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__instr_valid_id;
+  const uint8_t *id_first =
+      &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__instr_first_cycle_id;
+  const uint32_t *id_pc = &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__pc_id;
+  const uint64_t *mcycle =
+      &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__cs_registers_i__DOT__mhpmcounter[0];
+  // the last few instructions to enter ID/EX and the cycle each entered at: RVFI reports
+  // an instruction a stage or two after it left ID/EX, by then others have entered
+  constexpr unsigned kEntered = 8;
+  uint32_t entered_pc[kEntered] = {};
+  uint64_t entered_at[kEntered] = {};
+  unsigned entered_next = 0;
+  bool was_first = false;
+  uint32_t was_pc = 0;
+
   uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0;
   bool halted = false, stopped = false, interval_open = false;
   unsigned exit_code = 0;
@@ -272,11 +308,22 @@ int main(int argc, char **argv) {
       if (offset == kOutputOffset) {
         std::fputc(static_cast<int>(*ctrl_wdata & 0xFF), stdout);
         if ((*ctrl_wdata & 0xFF) == '\n') std::fflush(stdout);
+      } else if (offset == kPinOffset) {
+        if (pin_log != nullptr)
+          std::fprintf(pin_log, "%" PRIu64 " %s %u\n", cycle, options.pin_name.c_str(), *ctrl_wdata & 1);
       } else if (offset == kHaltOffset && (*ctrl_wdata & 1)) {
         halted = true;
         exit_code = (*ctrl_wdata >> 8) & 0xFF;
       }
     }
+    // an instruction's first cycle in ID/EX (a stall can hold it there for more than one)
+    if (!options.watches.empty() && *id_valid && *id_first && !(was_first && *id_pc == was_pc)) {
+      entered_pc[entered_next % kEntered] = *id_pc;
+      entered_at[entered_next % kEntered] = *mcycle;
+      ++entered_next;
+    }
+    was_first = *id_valid && *id_first;
+    was_pc = *id_pc;
     top->IO_CLK = 1;
     top->eval();
     ++cycle;
@@ -285,15 +332,29 @@ int main(int argc, char **argv) {
       if (!options.watches.empty()) {
         auto found = options.watches.find(*pc);
         if (found != options.watches.end()) {
-          std::fprintf(log, "%" PRIu64 " %s\n", *retire_cycle, found->second.c_str());
-          if (options.limit && ++logged == options.limit) {
-            std::fprintf(log, "%" PRIu64 " limit\n", *retire_cycle);
-            stopped = true;
-          } else if (found->second == "from") {
-            interval_open = true;
-          } else if (options.stop && interval_open && found->second == "to") {
-            interval_open = false;
-            stopped = ++intervals == options.stop;
+          uint64_t start = *retire_cycle;
+          for (unsigned back = 1; back <= kEntered && back <= entered_next; ++back) {
+            unsigned slot = (entered_next - back) % kEntered;
+            if (entered_pc[slot] == *pc) {
+              start = entered_at[slot];
+              break;
+            }
+          }
+          for (const std::string &name : found->second) {
+            std::fprintf(log, "%" PRIu64 " %s\n", start, name.c_str());
+            if (options.limit && ++logged == options.limit) {
+              std::fprintf(log, "%" PRIu64 " limit\n", start);
+              stopped = true;
+              break;
+            } else if (name == "from") {
+              interval_open = true;
+            } else if (options.stop && interval_open && name == "to") {
+              interval_open = false;
+              if (++intervals == options.stop) {
+                stopped = true;
+                break;
+              }
+            }
           }
         }
       }
@@ -313,5 +374,6 @@ int main(int argc, char **argv) {
   std::fprintf(stderr, "ibex-sim: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n", how, cycle,
                retired);
   if (log != stderr) std::fclose(log);
+  if (pin_log != nullptr) std::fclose(pin_log);
   return halted || stopped ? 0 : 1;
 }

@@ -3,8 +3,9 @@
  * register for the record stream (the harness streams each byte stored
  * there to its stdout), mcycle for stamps, the machine timer (mtime,
  * mtimecmp) for the kernel's tick, parameters in a .noinit buffer the harness
- * fills before the core starts, and the halt register for the end of a run
- * with the exit code in its bits 8-15.
+ * fills before the core starts, the halt register for the end of a run
+ * with the exit code in its bits 8-15, and the window's spare word at 0x20010
+ * as the scope pin (board_config.h).
  *
  * Start-up is here too: Ibex starts at the boot address + 0x80 and has
  * vectored traps only (mtvec's mode is forced to 01 and its base is 256-byte
@@ -118,4 +119,5 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("board"), SS_TEXT(BOARD_NAME));
     emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
+    emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
 }

@@ -42,6 +42,22 @@
                          : "memory");                             \
     } while (0)
 
+/* The scope pin: the spare word of simple_system's simulator-control window,
+ * which the harness logs every store to (--pin-log). One fixed sequence each:
+ * lui forms the window's address, the store drives the pin. */
+#define BOARD_SCOPE_PIN "ctrl+0x10"
+#define BOARD_SCOPE_HIGH()                                                  \
+    __asm__ volatile(".option push\n\t.option norvc\n\t"                  \
+                     "lui t6, 0x20\n\t"                                     \
+                     "li t5, 1\n\t"                                         \
+                     "sw t5, 0x10(t6)\n\t"                                  \
+                     ".option pop" ::: "t5", "t6", "memory")
+#define BOARD_SCOPE_LOW()                                                   \
+    __asm__ volatile(".option push\n\t.option norvc\n\t"                  \
+                     "lui t6, 0x20\n\t"                                     \
+                     "sw zero, 0x10(t6)\n\t"                                \
+                     ".option pop" ::: "t6", "memory")
+
 /* mcycle's high half, noted before the opening stamp and compared after the
  * closing one: it changes when the low half wraps in between. */
 extern uint32_t board_stamp_high;

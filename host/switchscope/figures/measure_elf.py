@@ -76,7 +76,7 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
         raise SwitchscopeError(f"--from {start} and --to {stop} are the same point (0x{start_address:x}): every interval "
                                "would read 0", "give the point where the interval starts and another where it ends")
     unit = target.resolve_unit(unit)
-    native.ensure(target.simulator)
+    native.ensure(target.simulator, target.core_config)
     output = run(target, firmware_elf, [], count, time_limit,
                  watches=[(start_address, "from"), (stop_address, "to")], stop_after=count, unit=unit)
     events = output.events or []

@@ -250,7 +250,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
                 options += f"; cycles from the {target.timing_model} timing model (switchscope plugin)"
         elif target.simulator == "verilator":
             command = verilator.command(target, firmware_elf, parameters, samples, watches,
-                                        event_log if watches else None, event_limit, stop_after)
+                                        event_log if watches else None, event_limit, stop_after,
+                                        pin_log if watch_scope_pin else None)
             simulator, options = verilator.provenance(target)
         else:
             command = simavr_command(native.built("simavr"), target, firmware_elf, parameters, samples,

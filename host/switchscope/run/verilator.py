@@ -23,7 +23,7 @@ CYCLES_PER_SAMPLE_BUDGET = 2_000_000  # as on simavr: a bound far past any switc
 
 def command(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             watches: list[tuple[int, str]], event_log: Path | None, event_limit: int,
-            stop_after: int | None) -> list[str]:
+            stop_after: int | None, pin_log: Path | None = None) -> list[str]:
     """The harness's command line: the model of the target's configuration, built first if need be."""
     binary = model.ensure(target.core_config)
     line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET)]
@@ -36,6 +36,8 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
             line += ["--watch", f"{name}={hex(address)}"]
         if stop_after:
             line += ["--stop", str(stop_after)]
+    if pin_log is not None:  # the scope: the board's stores to simple_system's pin register
+        line += ["--pin", target.scope_pin, "--pin-log", str(pin_log)]
     return [*line, str(firmware_elf)]
 
 
