@@ -71,3 +71,23 @@ def test_the_marker_from_the_watch_log_agrees_with_the_probe_on_yield(make_job, 
     assert marker.stats.median == probe.stats.median
     assert marker.stats.min == marker.stats.max  # the RTL has no variance of its own
 
+
+
+def test_measure_times_a_users_rv32_program_between_two_labels():
+    """switchscope measure on ibex: the prototype's timing program, from its first mark to its second: the first
+    mark's csrr and 8 addi, 1 cycle each (pipeline_details.rst lines 42 and 45)."""
+    from switchscope.figures.measure_elf import measure_elf
+    from test_verilator import load
+
+    program = load("programs").build("timing")
+    result = measure_elf(program, catalog.TARGETS["ibex"], "mark_alu", "mark_load", count=1, time_limit=60)
+    assert result.samples == [CSR + 8 * INTEGER] and result.unit == "cycles"
+
+
+def test_an_arm_elf_is_refused_on_ibex(tmp_path):
+    from switchscope.common.errors import SwitchscopeError
+    from switchscope.figures.measure_elf import check_built_for
+
+    arm = build(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]).elf
+    with pytest.raises(SwitchscopeError, match="is built for Arm \\(Cortex-M\\), and ibex is RISC-V"):
+        check_built_for(arm, catalog.TARGETS["ibex"])

@@ -41,7 +41,7 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     Returns what to say where the ELF does not record its core, else None."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
-    wanted = "EM_AVR" if target.simulator == "simavr" else "EM_ARM"
+    wanted = {"simavr": "EM_AVR", "verilator": "EM_RISCV"}.get(target.simulator, "EM_ARM")
     built_for = elf.machine(firmware_elf)
     if built_for != wanted:
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "
