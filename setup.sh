@@ -55,6 +55,7 @@ APT_PACKAGES=(
     qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi  # Cortex-M targets
     gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev                             # ATmega328P and its simulator
     gcc libc6-dev                        # host builds: simavr runner, QEMU plugin, the Rust crates' build scripts
+    verilator g++ make gcc-riscv64-unknown-elf  # Ibex's RTL as a model, and RV32 firmware (no C library: ours)
     sigrok-cli                           # reading and writing captures
     avrdude openocd                      # flashing real boards: the Arduino Uno, the STM32 kits
     chromium chromium-driver fonts-dejavu-core  # the HTML report's test in a real browser (headless)
@@ -180,8 +181,10 @@ for directory in "${RUST_TOOLCHAIN_FILES[@]}"; do
 done
 echo "fetched"
 
-step "The simulator helpers (simavr runner, QEMU plugin)"
+step "The simulator helpers (simavr runner, QEMU plugin, Ibex's RTL as Verilator models)"
 .venv/bin/python -c 'from switchscope.build import native; print(native.ensure("simavr")); print(native.ensure("qemu"))'
+.venv/bin/python -c 'from switchscope.build import native; print(native.ensure("verilator", "small")); print(native.ensure("verilator", "maxperf"))' ||
+    fail "building Ibex's Verilator models failed (the message is above)" "fix what it names, then run ./setup.sh again"
 
 step "Proving it: a short measurement on each simulator and method"
 prove() {
@@ -191,6 +194,7 @@ prove() {
 }
 prove --target mps2-an385 --method all   # QEMU: probe, scope (plugin) and marker (plugin)
 prove --target atmega328p --method probe  # simavr runner
+prove --target ibex --method probe        # Ibex's RTL on Verilator
 
 echo
 echo "switchscope is ready: $bin_dir/switchscope"

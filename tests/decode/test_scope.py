@@ -43,10 +43,14 @@ def kept_by_seq(result, samples):
 # the quick tests take each simulator and core model once (simavr's AVR, QEMU's Cortex-M3 and M4); the
 # boards that add neither run in the whole suite
 SMOKE_TARGETS = ("atmega328p", "mps2-an385", "mps2-an386")
+# The three methods agree sample for sample where the core's cost of an instruction does not depend on where the
+# code lies (QEMU's timing model, simavr). On Ibex's RTL it does: a 32-bit instruction at a halfword address after
+# a jump costs a fetch cycle more, and each method's build lays the code out differently (tests/run/test_ibex.py)
+LAYOUT_BLIND_TARGETS = [name for name in FREERTOS_TARGETS if catalog.TARGETS[name].simulator != "verilator"]
 
 
 @pytest.mark.parametrize("target", [pytest.param(name, marks=[pytest.mark.smoke] if name in SMOKE_TARGETS else [])
-                                    for name in catalog.KERNELS["freertos"].targets])
+                                    for name in LAYOUT_BLIND_TARGETS])
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
 def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
     probe = measure(job(scenario, target, "probe"), samples=100)

@@ -36,6 +36,13 @@
  * virtual time, so a 10 ms tick leaves the kernel about as many instructions
  * between ticks (39,000) as a 1 kHz tick leaves a real 25 MHz Cortex-M3, and
  * the harness as many windows per tick. */
+#if defined(__riscv)
+/* The RTL's cycles are real time at BOARD_CPU_CLOCK_HZ: a 1 kHz tick, as a
+ * chip at that clock would run, is 50,000 cycles at 50 MHz. */
+#ifndef configTICK_RATE_HZ
+#define configTICK_RATE_HZ 1000
+#endif
+#endif
 #ifndef configTICK_RATE_HZ
 #define configTICK_RATE_HZ 100
 #endif
@@ -107,6 +114,14 @@ void ss_freertos_assert_failed(const char *file, int line);
 #define INCLUDE_vTaskDelay 1
 #define INCLUDE_vTaskPrioritySet 1
 #define INCLUDE_vTaskDelete 0
+
+#if defined(__riscv)
+/* The RISC-V port: the tick from the board's machine timer (mtime counts the
+ * core's clock), interrupts on a stack of their own. */
+#define configMTIME_BASE_ADDRESS BOARD_MTIME_ADDRESS
+#define configMTIMECMP_BASE_ADDRESS BOARD_MTIMECMP_ADDRESS
+#define configISR_STACK_SIZE_WORDS 256
+#endif
 
 /* The port's handlers under the names the board's vector table uses. */
 #define vPortSVCHandler SVC_Handler

@@ -98,7 +98,30 @@ void ss_queue_receive(ss_queue *queue, void *message) { xQueueReceive((QueueHand
 
 uint32_t ss_tick_count(void) { return (uint32_t)xTaskGetTickCount(); }
 void ss_wait_next_tick(void) { vTaskDelay(1); }
+#if defined(__riscv)
+/* RISC-V cores with vectored traps only (Ibex): every entry of a table at a
+ * 256-byte boundary enters the port's one trap handler, which reads mcause.
+ * mtvec takes it before the scheduler starts (mode 1: vectored). */
+__asm__(".section .text.ss_freertos_vectors, \"ax\"\n"
+        ".balign 256\n"
+        ".option push\n"
+        ".option norvc\n"
+        "ss_freertos_vectors:\n"
+        ".rept 32\n"
+        "j freertos_risc_v_trap_handler\n"
+        ".endr\n"
+        ".option pop\n"
+        ".text\n");
+extern const char ss_freertos_vectors[];
+
+void ss_kernel_start(void)
+{
+    __asm__ volatile("csrw mtvec, %0" ::"r"((uintptr_t)ss_freertos_vectors | 1u));
+    vTaskStartScheduler();
+}
+#else
 void ss_kernel_start(void) { vTaskStartScheduler(); }
+#endif
 
 void ss_kernel_describe(void (*emit)(const char *key, const char *value))
 {
@@ -115,7 +138,11 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
     emit(SS_TEXT("config.configUSE_MUTEXES"), SS_TEXT(TEXT(configUSE_MUTEXES)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));
+#if defined(__riscv)
+    emit(SS_TEXT("config.switch"), SS_TEXT("ecall")); /* the port's own: a trap, its handler switches */
+#else
     emit(SS_TEXT("config.switch"), SWITCHSCOPE_SOFTWARE_SWITCH ? SS_TEXT("software") : SS_TEXT("pendsv"));
+#endif
     emit(SS_TEXT("config.priorities"), SWITCHSCOPE_SAME_PRIORITY ? SS_TEXT("off") : SS_TEXT("on"));
 }
 

@@ -98,7 +98,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
     """Build the firmware of one scenario for one method in one configuration
     (the default one if none is given), and the host helper its simulator needs."""
     config = config or configs.resolve({}, kernel, target, scenario)
-    native.ensure(target.simulator)
+    native.ensure(target.simulator, target.core_config)
     if kernel.language == "rust":
         return _build_rust(kernel, target, scenario, method, config)
     if target.gcc is None or not target.has_c_board:

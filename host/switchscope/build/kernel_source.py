@@ -72,10 +72,10 @@ def sources(kernel: Kernel, target: Target) -> KernelSource:
         raise SwitchscopeError(f"{kernel.title} has no port for {target.cpu} ({kernel.directory / 'kernel.toml'})")
     root, crate_version = crate_root(kernel.source)
     expand = lambda relative: root / relative.replace("{port}", port.directory)
-    files = tuple(map(expand, kernel.source.files))
+    files = tuple(map(expand, (*kernel.source.files, *port.files)))
     missing = [str(path) for path in files if not path.is_file()]
     if missing:
         raise SwitchscopeError(f"{kernel.source.crate} {crate_version} lacks {', '.join(missing)}",
                                f"check [source] and [ports] in {kernel.directory / 'kernel.toml'}")
     return KernelSource(version=f"{kernel.source.crate} {crate_version}", sources=files,
-                        include_dirs=tuple(map(expand, kernel.source.include_dirs)))
+                        include_dirs=tuple(map(expand, (*kernel.source.include_dirs, *port.include_dirs))))

@@ -11,6 +11,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from switchscope.build import verilator
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError, ToolMissing
 from switchscope.common.tools import require
@@ -43,9 +44,12 @@ TOOLS = {
 }
 
 
-def ensure(simulator: str) -> Path:
+def ensure(simulator: str, core_config: str | None = None) -> Path:
     """The helper the simulator needs, built first if missing or older than its sources.
-    Under a lock, into a private name renamed into place: parallel commands build it once."""
+    Under a lock, into a private name renamed into place: parallel commands build it once.
+    On Verilator the helper is the core's model itself, one per configuration."""
+    if simulator == "verilator":
+        return verilator.ensure(core_config)
     tool = TOOLS[simulator]
     if tool.is_current():
         return tool.output

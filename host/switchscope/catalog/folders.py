@@ -159,6 +159,7 @@ def _board(path: Path) -> Target:
         timing_model=simulator.get("timing_model", str),
         default_unit=simulator.get("default_unit", str),
         exit_register=simulator.get("exit_register", int),
+        core_config=simulator.get("config", str),
         stamp_timer=stamp.get("timer", str, required=True),
         stamp_clock_hz=stamp.get("clock_hz", int, required=True),
         stamp_address=stamp.get("address", int),
@@ -178,12 +179,16 @@ def _board(path: Path) -> Target:
         latency_timer=(_latency_timer(top.table("latency_timer"))
                        if "latency_timer" in top.data and "unavailable" not in top.table("latency_timer").data else None),
         latency_unavailable=top.table("latency_timer").get("unavailable", str),
+        not_applicable=tuple((s, top.table("not_applicable").get(s, str)) for s in top.table("not_applicable").data),
     )
     if target.name != path.parent.name:
         raise top._error("name", f"is '{target.name}', but the board's folder is '{path.parent.name}'")
     if target.code_directory is not None and (target.code_directory.parent != path.parent.parent
                                               or not (target.code_directory / "board.toml").is_file()):
         raise top.table("code")._error("from", f"names '{target.code_directory.name}', which is no board folder")
+    for scenario, _why in target.not_applicable:
+        if scenario not in SCENARIOS and not any(s.group == scenario for s in SCENARIOS.values()):
+            raise top.table("not_applicable")._error(scenario, "is no scenario")
     if target.memory not in MEMORIES:
         raise top._error("memory", f"must be one of {', '.join(MEMORIES)}")
     if target.simulator not in SIMULATORS:
@@ -196,6 +201,8 @@ def _board(path: Path) -> Target:
         raise simulator._error("timing_model", f"must be one of {', '.join(TIMING_MODELS)}")
     if target.simulator == "simavr" and target.exit_register is None:
         raise simulator._error("exit_register", "is needed on simavr: the I/O register the firmware exits through")
+    if target.simulator == "verilator" and target.core_config is None:
+        raise simulator._error("config", "is needed on verilator: the core's configuration (Ibex: small, maxperf, ...)")
     latency = target.latency_timer
     if latency is not None and target.simulator == "qemu" and latency.irq is None:
         raise top.table("latency_timer")._error("irq", "is needed on QEMU: the interrupt the NVIC shows pending")
@@ -235,7 +242,8 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
         port = ports_table.table(cpu)
         defaults = port.get("defaults", dict, {})
         check_option_values(port, "defaults", defaults)
-        ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items()))))
+        ports.append(Port(cpu, port.get("dir", str, required=True), tuple(sorted(defaults.items())),
+                          port.strings("files"), port.strings("include_dirs")))
     conflicts = []
     for index, entry in enumerate(top.get("conflicts", list, [])):
         conflict = _Table(entry, path, f"conflicts[{index}].")

@@ -12,7 +12,7 @@ from pathlib import Path
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode.methods import Method
 
-SIMULATORS = ("qemu", "simavr")
+SIMULATORS = ("qemu", "simavr", "verilator")
 UNITS = ("instructions", "cycles")
 MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
 TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
@@ -57,6 +57,8 @@ class Port:
     cpu: str
     directory: str  # inside the kernel's source tree
     defaults: tuple[tuple[str, str], ...] = ()  # option values this port imposes as defaults
+    files: tuple[str, ...] = ()  # more of the kernel's files this port compiles ({port}: its directory)
+    include_dirs: tuple[str, ...] = ()  # and its include directories
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,7 @@ class Kernel:
         """Why this kernel cannot give a figure for the combination, or None."""
         if target.name not in self.targets:
             return f"{self.title} is ported to {', '.join(self.targets) or 'no target'} only"
-        for name, why in self.not_applicable:
+        for name, why in (*self.not_applicable, *target.not_applicable):
             if name in (scenario.name, scenario.group):
                 return why
         if scenario.latency:
@@ -186,7 +188,7 @@ class Target:
     flash_bytes: int
     ram_bytes: int
     directory: Path
-    simulator: str  # "qemu" or "simavr"
+    simulator: str  # "qemu", "simavr" or "verilator" (a core's RTL)
     unit: str  # what the simulator itself counts: "instructions" or "cycles"
     stamp_timer: str
     stamp_clock_hz: int
@@ -203,6 +205,7 @@ class Target:
     timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
     default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
+    core_config: str | None = None  # verilator: the core's configuration (Ibex: a name of its ibex_configs.yaml)
     scope_pin: str | None = None
     scope_high_edge: str | None = None  # QEMU: labels of the stores that drive the pin high / low
     scope_low_edge: str | None = None
@@ -211,6 +214,7 @@ class Target:
     real_board: "RealBoard | None" = None  # the kit this target's image also runs on, read over a serial line
     latency_timer: LatencyTimer | None = None  # what the irq-latency scenarios arm; None: they cannot run here
     latency_unavailable: str | None = None  # why not, where board.toml says ([latency_timer] unavailable)
+    not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
 
     def latency_counts_per_step(self) -> Fraction:

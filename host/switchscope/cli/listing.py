@@ -26,6 +26,7 @@ def _reports(target: catalog.Target) -> str:
     """What a measurement on the target gives unless told (--unit), and what else it can give."""
     default = target.resolve_unit(None)
     how = {"cycles": f"cycles through the {target.timing_model} timing model" if target.timing_model_for("cycles")
+           else "cycles of the core's RTL, counted by Verilator" if target.simulator == "verilator"
            else "cycles, counted by the simulator", "instructions": "instructions, counted by QEMU"}
     others = [how[unit] for unit in target.units if unit != default]
     return f"reports {how[default]}" + (f"; --unit {'/'.join(u for u in target.units if u != default)}: "

@@ -57,7 +57,7 @@ class _Truncated(Exception):
     pass
 
 
-MACHINES = {"EM_ARM": "Arm (Cortex-M)", "EM_AVR": "AVR"}
+MACHINES = {"EM_ARM": "Arm (Cortex-M)", "EM_AVR": "AVR", "EM_RISCV": "RISC-V"}
 
 # Tag_CPU_arch of the Arm build attributes (the ABI's addenda), as the architecture's name; 10 is v7, whose
 # profile (Tag_CPU_arch_profile: A, R or M) tells v7-M from the others

@@ -44,7 +44,7 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     run. Returns what to say where the ELF does not record its core or was built for a smaller one, else None."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
-    wanted = "EM_AVR" if target.simulator == "simavr" else "EM_ARM"
+    wanted = {"simavr": "EM_AVR", "verilator": "EM_RISCV"}.get(target.simulator, "EM_ARM")
     built_for = elf.machine(firmware_elf)
     if built_for != wanted:
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "
@@ -82,7 +82,7 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
         raise SwitchscopeError(f"--from {start} and --to {stop} are the same point (0x{start_address:x}): every interval "
                                "would read 0", "give the point where the interval starts and another where it ends")
     unit = target.resolve_unit(unit)
-    native.ensure(target.simulator)
+    native.ensure(target.simulator, target.core_config)
     output = run(target, firmware_elf, [], count, time_limit,
                  watches=[(start_address, "from"), (stop_address, "to")], stop_after=count, unit=unit)
     events = output.events or []

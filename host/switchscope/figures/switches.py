@@ -97,7 +97,7 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
         raise SwitchscopeError(f"{firmware_elf} has none of {', '.join(marks.switch_path)}: the handler "
                                f"{kernel.title} switches in", "give a firmware built with the kernel's own port")
     name_offset = elf.member_offset(firmware_elf, marks.task_struct, marks.name_field)
-    native.ensure(target.simulator)
+    native.ensure(target.simulator, target.core_config)
     output = run(target, firmware_elf, [], count, time_limit, unit="cycles", stop_after=count,
                  switch_word=(found[marks.current], name_offset or 0, marks.name_bytes if name_offset else 0),
                  switch_path=tuple(sorted(switch_path)), more_events=EVENTS_PER_SWITCH * count)

@@ -102,6 +102,9 @@ def counted_by(result: Result) -> str:
         return f" ({result.timing_model} timing model)"
     if (result.timer or {}).get("name") == "DWT":
         return " (DWT, silicon)"
+    simulator = (result.simulator or {}).get("name", "")
+    if " RTL on Verilator" in simulator:  # the core's own cycles: "Ibex <version> (<config>) RTL on Verilator ..."
+        return f" ({simulator.split()[0]} RTL)"
     return ""
 
 

@@ -27,6 +27,7 @@ from switchscope.decode import elf
 from switchscope.decode.event_log import EventLog
 from switchscope.decode.recording import Edge, RunOutput
 from switchscope.decode.wire import StreamDecoder
+from switchscope.run import verilator
 
 Progress = Callable[[int], None]  # called with the number of samples received so far
 
@@ -247,6 +248,11 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             simulator, options = version_line(qemu), f"-icount shift={target.icount_shift},sleep=off"
             if cycles:
                 options += f"; cycles from the {target.timing_model} timing model (switchscope plugin)"
+        elif target.simulator == "verilator":
+            command = verilator.command(target, firmware_elf, parameters, samples, watches,
+                                        event_log if watches else None, event_limit, stop_after,
+                                        pin_log if watch_scope_pin else None)
+            simulator, options = verilator.provenance(target)
         else:
             command = simavr_command(native.built("simavr"), target, firmware_elf, parameters, samples,
                                      interrupt_entry_cycles)
@@ -288,6 +294,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         stopped = f"the firmware did not finish within {time_limit:.0f} s and was stopped"
     elif target.simulator == "simavr":
         exit_code, stopped = _simavr_outcome(returncode, stderr)
+    elif target.simulator == "verilator":
+        exit_code, stopped = verilator.outcome(returncode, stderr)
     return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
                      simulator=simulator, options=options, command=command, edges=edges, events=events,
                      events_limited=events_limited, trace=trace)

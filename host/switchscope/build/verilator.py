@@ -1,0 +1,213 @@
+"""The Verilator model of lowRISC's Ibex core: its simple_system top (RAM at
+0x100000, output and halt at 0x20000, mtime at 0x30000) with our testbench
+host/verilator-harness/harness.cc, built into build/ibex/<key>/ibex-sim.
+
+The RTL is never part of this repository: it is read from the installed PyPI
+package pythondata-cpu-ibex at build time, and so are the configurations
+(its ibex_configs.yaml). The key names the package's version and core commit,
+the configuration, Verilator's version and a digest of our own files, so a
+model is built once per key; a lock lets parallel commands build it once."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from switchscope.common import paths
+from switchscope.common.errors import BuildFailed, SwitchscopeError
+from switchscope.common.tools import require
+
+PACKAGE = "pythondata_cpu_ibex"
+PACKAGE_PIN = "pythondata-cpu-ibex==0.0.post2937"
+INSTALL_HINT = f"pip install {PACKAGE_PIN} (into the Python that runs switchscope), or run ./setup.sh"
+HARNESS_FOLDER = "verilator-harness"
+# Our own sources that shape the model: a change to any of them is a new cache key.
+OWN_FILES = ("harness.cc", "watch.vlt", "model_output.h")
+# simple_system takes these three as `defines (its VCS path), the rest as parameters.
+DEFINE_PARAMETERS = ("RV32M", "RV32B", "RegFile")
+# Packages must be read before the modules that import them; Verilator finds
+# every module by its file name in the search folders.
+PACKAGES = (
+    "vendor/lowrisc_ip/ip/prim/rtl/prim_util_pkg.sv",
+    "vendor/lowrisc_ip/ip/prim/rtl/prim_mubi_pkg.sv",
+    "vendor/lowrisc_ip/ip/prim/rtl/prim_count_pkg.sv",
+    "vendor/lowrisc_ip/ip/prim/rtl/prim_secded_pkg.sv",
+    "vendor/lowrisc_ip/ip/prim/rtl/prim_cipher_pkg.sv",
+    "vendor/lowrisc_ip/ip/prim/rtl/prim_ram_1p_pkg.sv",
+    "vendor/lowrisc_ip/ip/prim/rtl/prim_ram_2p_pkg.sv",
+    "rtl/ibex_pkg.sv",
+    "rtl/ibex_tracer_pkg.sv",
+)
+TOP_FILE = "examples/simple_system/rtl/ibex_simple_system.sv"
+SEARCH_FOLDERS = ("rtl", "shared/rtl", "shared/rtl/sim", "vendor/lowrisc_ip/ip/prim/rtl",
+                  "vendor/lowrisc_ip/ip/prim_generic/rtl")
+INCLUDE_FOLDERS = ("rtl", "vendor/lowrisc_ip/ip/prim/rtl", "vendor/lowrisc_ip/dv/sv/dv_utils")
+GENERIC_FOLDER = "vendor/lowrisc_ip/ip/prim_generic/rtl"
+
+
+def harness_folder() -> Path:
+    return paths.checkout() / "host" / HARNESS_FOLDER
+
+
+def package_root() -> tuple[Path, str]:
+    """The installed package's RTL tree and a version naming the core's commit."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or spec.origin is None:
+        raise SwitchscopeError(f"the Python package {PACKAGE} is not installed for {sys.executable}", INSTALL_HINT)
+    root = Path(spec.origin).parent / "system_verilog"
+    init = Path(spec.origin).read_text()
+    # read, not imported: the package's module imports nothing we need and its version fields are plain text
+    version = re.search(r'^version_str = "([^"]+)"', init, re.M)
+    commit = re.search(r'^data_git_describe = "([^"]+)"', init, re.M)
+    if not root.is_dir() or version is None:
+        raise SwitchscopeError(f"{spec.origin} does not look like {PACKAGE} (no system_verilog/ or version_str)",
+                               INSTALL_HINT)
+    return root, f"{version.group(1)}-{commit.group(1) if commit else 'unknown'}"
+
+
+def read_configs(root: Path) -> dict[str, dict[str, str]]:
+    """ibex_configs.yaml: a mapping of configuration names to flat `Parameter : value`
+    mappings. Read by hand: the file is that flat, and PyYAML is not a dependency."""
+    configs: dict[str, dict[str, str]] = {}
+    current = None
+    path = root / "ibex_configs.yaml"
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        text = line.split("#", 1)[0].rstrip()
+        if not text.strip():
+            continue
+        key, colon, value = text.strip().partition(":")
+        if not colon:
+            raise SwitchscopeError(f"{path}:{number}: not a `key: value` line: {line!r}",
+                                   "reinstall pythondata-cpu-ibex, or update read_configs for its new layout")
+        if not text.startswith((" ", "\t")):
+            current = configs.setdefault(key.strip(), {})
+        elif current is None:
+            raise SwitchscopeError(f"{path}:{number}: a parameter before any configuration name")
+        else:
+            current[key.strip()] = value.strip().strip('"')
+    return configs
+
+
+def verilator_version(verilator: str) -> str:
+    result = subprocess.run([verilator, "--version"], capture_output=True, text=True)
+    return result.stdout.split()[1] if result.returncode == 0 and result.stdout.split()[1:] else "unknown"
+
+
+def generic_primitives(root: Path, destination: Path) -> None:
+    """Ibex instantiates technology-independent primitives (prim_ram_2p,
+    prim_clock_gating, ...) that lowRISC's FuseSoC fork generates as wrappers
+    of an implementation. Upstream FuseSoC cannot run that generator, so each
+    generic implementation is taken as the primitive itself: prim_generic_X
+    renamed prim_X, written into the cache (never into the repository)."""
+    destination.mkdir(parents=True, exist_ok=True)
+    for source in sorted((root / GENERIC_FOLDER).glob("prim_generic_*.sv")):
+        generic = source.stem
+        plain = "prim_" + generic.removeprefix("prim_generic_")
+        text = re.sub(rf"\b{generic}\b", plain, source.read_text())
+        (destination / f"{plain}.sv").write_text(text)
+
+
+def tracer_stub(root: Path, destination: Path) -> Path:
+    """ibex_top_tracing always instantiates the tracer, whose decoding runs
+    every cycle even when its log is off: it makes the model 2.5 times
+    slower. The stub is the tracer's own port list with no body, taken from
+    the package's ibex_tracer.sv at build time."""
+    source = (root / "rtl" / "ibex_tracer.sv").read_text()
+    header = re.search(r"^module ibex_tracer\b.*?^\);", source, re.M | re.S)
+    if header is None:
+        raise SwitchscopeError(f"no port list found in {root / 'rtl' / 'ibex_tracer.sv'}",
+                               "build with the tracer, or update tracer_stub for the package's layout")
+    destination.mkdir(parents=True, exist_ok=True)
+    stub = destination / "ibex_tracer.sv"
+    stub.write_text(header.group(0) + "\nendmodule\n")
+    return stub
+
+
+def verilator_arguments(root: Path, parameters: dict[str, str], primitives: Path, model: Path,
+                        tracer: bool) -> list[str]:
+    """Flags both Debian 12's Verilator 5.006 and Debian 13's 5.032 accept."""
+    harness = harness_folder()
+    arguments = ["--cc", "--exe", "--build", "-O3", "--x-assign", "fast", "--x-initial", "fast",
+                 "--top-module", "ibex_simple_system", "--Mdir", str(model / "obj"), "-o", str(model / "ibex-sim"),
+                 "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-MULTIDRIVEN",
+                 "+define+RVFI=1",  # ibex_top_tracing refuses to elaborate without it; its rvfi_* are what we watch
+                 "-CFLAGS", f"-include {harness / 'model_output.h'}", "-j", str(os.cpu_count() or 1),
+                 # Verilator's makefile compiles the model with -Os; -O2 runs it faster
+                 "-MAKEFLAGS", "OPT_FAST=-O2", "-MAKEFLAGS", "OPT_GLOBAL=-O2"]
+    if tracer:
+        arguments += ["-CFLAGS", "-DIBEX_SIM_TRACER=1"]  # the harness offers --trace only then
+    for name, value in parameters.items():
+        arguments.append(f"+define+{name}={value}" if name in DEFINE_PARAMETERS else f"-G{name}={value}")
+    arguments += [f"+incdir+{root / folder}" for folder in INCLUDE_FOLDERS]
+    arguments += ["-y", str(primitives)] + [item for folder in SEARCH_FOLDERS for item in ("-y", str(root / folder))]
+    arguments += [str(harness / "watch.vlt"), *(str(root / path) for path in PACKAGES), str(root / TOP_FILE)]
+    if not tracer:  # named on the command line, it is taken before the search folders' ibex_tracer.sv
+        arguments.append(str(tracer_stub(root, model)))
+    arguments.append(str(harness / "harness.cc"))
+    return arguments
+
+
+def cache_root() -> Path:
+    return paths.build_dir() / "ibex"
+
+
+def model_key(config: str, tracer: bool = False) -> tuple[str, str, str]:
+    """(cache key, the core's version, Verilator's version): what a model's results name as provenance."""
+    _root, core_version = package_root()
+    verilator = require("verilator", "verilator")
+    own = hashlib.sha256(b"".join((harness_folder() / name).read_bytes() for name in OWN_FILES)
+                         + Path(__file__).read_bytes()).hexdigest()[:12]
+    version = verilator_version(verilator)
+    return (f"ibex-{core_version}-{config}{'-tracer' if tracer else ''}-verilator-{version}-{own}",
+            core_version, version)
+
+
+def ensure(config: str, verbose: bool = False, tracer: bool = False) -> Path:
+    """The model's binary for an Ibex configuration, built first if this key has none."""
+    root, _core_version = package_root()
+    configs = read_configs(root)
+    if config not in configs:
+        raise SwitchscopeError(f"no Ibex configuration {config!r} in {root / 'ibex_configs.yaml'}",
+                               f"choose one of: {', '.join(configs)}")
+    verilator = require("verilator", "verilator")
+    for tool in ("g++", "make"):  # Verilator's generated makefile compiles the model with them
+        require(tool, tool)
+    key, _core, _version = model_key(config, tracer)
+    model = cache_root() / key
+    binary = model / "ibex-sim"
+    if binary.is_file():
+        return binary
+    model.parent.mkdir(parents=True, exist_ok=True)
+    with (model.parent / f".{key}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two builds of one key: the second waits and finds it built
+        if binary.is_file():
+            return binary
+        partial = model.with_name(f".{key}.{os.getpid()}.partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        generic_primitives(root, partial / "primitives")
+        arguments = verilator_arguments(root, configs[config], partial / "primitives", partial, tracer)
+        (partial / "verilator-command.txt").write_text(" ".join([verilator, *arguments]) + "\n")
+        started = time.monotonic()
+        result = subprocess.run([verilator, *arguments], capture_output=not verbose, text=True)
+        if result.returncode != 0:
+            log = model.with_name(f"{key}.failed.log")
+            log.write_text((result.stdout or "") + (result.stderr or ""))
+            raise BuildFailed(f"verilator failed building Ibex {config} (log: {log})",
+                              "read the log's first %Error line")
+        (partial / "build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
+        # the sources Verilator actually read, for provenance: its dependency file lists them
+        depends = next((partial / "obj").glob("*__ver.d"), None)
+        if depends is not None:
+            used = sorted({word for word in depends.read_text().split() if word.endswith((".sv", ".svh", ".vlt"))})
+            (partial / "sources.txt").write_text("\n".join(used) + "\n")
+        shutil.rmtree(partial / "obj", ignore_errors=True)  # the objects are 100 MB; the binary is all we run
+        os.rename(partial, model)
+    return binary

@@ -1,0 +1,63 @@
+"""Running firmware on a core's RTL under Verilator: Ibex's simple_system
+model (built by build/verilator.py) with our testbench, host/verilator-harness/.
+
+What it counts is clock cycles of the RTL itself, exactly: no timing model
+stands between the core and the count. Its watch log has the QEMU plugin's
+and the simavr runner's "<count> <name>" lines, the count being the mcycle
+value at the watched instruction's retirement (what a `csrr mcycle` there reads)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from switchscope.build import verilator as model
+from switchscope.catalog import Target
+from switchscope.decode import elf
+
+UNIT = "cycles"
+PARAMETERS_SYMBOL = "board_host_parameters"  # runner.py's: the board's buffer the run's parameters go into
+PARAMETERS_MAGIC = "ss:"
+CYCLES_PER_SAMPLE_BUDGET = 2_000_000  # as on simavr: a bound far past any switch, the wall-time limit comes first
+
+
+def command(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
+            watches: list[tuple[int, str]], event_log: Path | None, event_limit: int,
+            stop_after: int | None, pin_log: Path | None = None) -> list[str]:
+    """The harness's command line: the model of the target's configuration, built first if need be."""
+    binary = model.ensure(target.core_config)
+    line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET)]
+    address = elf.symbols(firmware_elf).get(PARAMETERS_SYMBOL)
+    if address is not None:  # a switchscope firmware; a user's own has no parameters
+        line += ["--parameters-at", hex(address), "--parameters", PARAMETERS_MAGIC + " ".join(parameters)]
+    if event_log is not None:
+        line += ["--log", str(event_log), "--limit", str(event_limit)]
+        for address, name in watches:
+            line += ["--watch", f"{name}={hex(address)}"]
+        if stop_after:
+            line += ["--stop", str(stop_after)]
+    if pin_log is not None:  # the scope: the board's stores to simple_system's pin register
+        line += ["--pin", target.scope_pin, "--pin-log", str(pin_log)]
+    return [*line, str(firmware_elf)]
+
+
+def provenance(target: Target) -> tuple[str, str]:
+    """(simulator, its options) for a result's record: the core's version and configuration and Verilator's."""
+    _key, core_version, verilator_version = model.model_key(target.core_config)
+    return (f"Ibex {core_version} ({target.core_config}) RTL on Verilator {verilator_version}",
+            "cycles of the RTL (simple_system, switchscope harness), no timing model")
+
+
+def outcome(returncode: int, stderr: str) -> tuple[int | None, str | None]:
+    """The firmware's exit code, or why the harness stopped it, from its last word."""
+    halted = re.search(r"ibex-sim: halted code=(\d+)", stderr)
+    if returncode == 0 and halted:
+        return int(halted.group(1)), None
+    if returncode == 0 and "stop or limit reached" in stderr:
+        return 0, None
+    if returncode == 1 and "cycle bound reached" in stderr:
+        cycles = re.search(r"after (\d+) cycles", stderr)
+        return None, (f"the firmware ran out of its cycle budget ({cycles.group(1) if cycles else '?'} cycles) "
+                      "and was stopped: it never finished")
+    last = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
+    return None, f"the Verilator harness failed (exit {returncode}): {last}"

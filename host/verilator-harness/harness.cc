@@ -1,0 +1,379 @@
+// Testbench for the Verilator model of Ibex's simple_system (built by switchscope's
+// build stage, switchscope/build/verilator.py):
+// loads an ELF into its RAM, clocks it for at most a given number of cycles,
+// streams what the program writes to the output register (0x20000) to stdout,
+// stops when the program writes a word with bit 0 set to the halt register
+// (0x20008; bits 8-15 are its exit code), and logs "<cycle> <name>" each time
+// an instruction at a watched address retires.
+//
+//   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--limit N] [--stop N]
+//            [--parameters-at ADDRESS --parameters TEXT] [--pin NAME --pin-log FILE]
+//            [--trace FILE_BASE] PROGRAM.elf
+//
+// --log sends the watch lines to a file (default stderr). --limit ends the run
+// after that many watch lines (the log then ends "<cycle> limit"); --stop ends
+// it once that many intervals are complete, a watch named "to" after one named
+// "from" (the simavr runner's options, same meaning). --parameters writes TEXT,
+// NUL-terminated, into the RAM at ADDRESS before the core starts (a board's
+// parameter buffer). --pin-log logs "<cycle> <NAME> <level>" at every store to
+// the pin register (0x20010, the window's spare word: a scope pin a board can
+// drive), the cycle being the store's on the bus. Several watches may share an
+// address: each is logged, in the order given. --trace writes Ibex's own instruction trace to
+// FILE_BASE_00000000.log, in a model built with the tracer only.
+//
+// The last line on stderr says how it ended: "ibex-sim: halted code=N after ..."
+// (the program's exit code), "... cycle bound reached ..." or "... stop or limit
+// reached ...".
+//
+// Retirements are seen on the core's RVFI port (rvfi_valid, rvfi_pc_rdata),
+// which ibex_top_tracing exposes when RVFI is defined: it reports every
+// retired instruction, a trapped one and a handler's first instruction
+// included, in both the two- and three-stage pipelines. The logged cycle is
+// mcycle's value in the instruction's first cycle in ID/EX (noted from the ID
+// stage's instr_first_cycle_id and pc_id as it enters), so that the difference
+// of two watches is every cycle from the first instruction's start to the
+// second's, the first's own later cycles included, as the QEMU plugin and the
+// simavr runner count. For `csrr x, mcycle`, a one-cycle instruction, it is
+// the value that csrr reads (RVFI's rvfi_ext_mcycle, that of its last cycle,
+// is the same), and that is what it falls back to.
+//
+// Exit statuses: 0 the program halted (whatever its code) or the stop or limit
+// was reached, 1 the cycle bound came first (or the model stopped by itself),
+// 2 bad usage or an ELF that does not fit the RAM.
+
+#include <cerrno>
+#include <cinttypes>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <elf.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "Vibex_simple_system.h"
+#include "Vibex_simple_system__Dpi.h"
+#include "Vibex_simple_system___024root.h"
+#include "svdpi.h"
+#include "verilated.h"
+
+namespace {
+
+constexpr uint32_t kRamBase = 0x100000;
+constexpr uint32_t kRamSize = 1024 * 1024;
+constexpr uint32_t kOutputOffset = 0x0;  // register offsets inside the 1 kB simulator-control window
+constexpr uint32_t kHaltOffset = 0x8;
+constexpr uint32_t kPinOffset = 0x10;
+constexpr const char *kRamScope = "TOP.ibex_simple_system.u_ram.u_ram";
+
+[[noreturn]] void usage_error(const std::string &what, const std::string &fix) {
+  std::fprintf(stderr, "ibex-sim: %s\nfix: %s\n", what.c_str(), fix.c_str());
+  std::exit(2);
+}
+
+struct Options {
+  uint64_t max_cycles = 100'000'000;
+  std::unordered_map<uint32_t, std::vector<std::string>> watches;
+  std::string pin_name = "pin", pin_log_path;
+  std::string log_path;  // empty: stderr
+  std::string trace_base;
+  std::string elf_path;
+  uint64_t limit = 0, stop = 0;  // 0: none
+  uint64_t parameters_at = 0;
+  std::string parameters;
+  bool has_parameters = false;
+};
+
+uint64_t parse_number(const std::string &text, const char *what) {
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 0);
+  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
+    usage_error(std::string(what) + " '" + text + "' is not a number", "give a decimal or 0x-prefixed number");
+  return value;
+}
+
+Options parse_options(int argc, char **argv) {
+  Options options;
+  for (int i = 1; i < argc; ++i) {
+    std::string argument = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage_error(argument + " needs a value", "see the usage at the top of harness.cc");
+      return argv[++i];
+    };
+    if (argument == "--max-cycles") {
+      options.max_cycles = parse_number(value(), "--max-cycles");
+    } else if (argument == "--watch") {
+      std::string watch = value();
+      size_t equals = watch.find('=');
+      if (equals == std::string::npos || equals == 0)
+        usage_error("--watch '" + watch + "' is not NAME=ADDRESS", "e.g. --watch start=0x100100");
+      uint64_t address = parse_number(watch.substr(equals + 1), "--watch address");
+      if (address > UINT32_MAX) usage_error("--watch address past 32 bits: " + watch, "give a 32-bit address");
+      options.watches[static_cast<uint32_t>(address)].push_back(watch.substr(0, equals));
+    } else if (argument == "--log") {
+      options.log_path = value();
+    } else if (argument == "--pin") {
+      options.pin_name = value();
+    } else if (argument == "--pin-log") {
+      options.pin_log_path = value();
+    } else if (argument == "--limit") {
+      options.limit = parse_number(value(), "--limit");
+    } else if (argument == "--stop") {
+      options.stop = parse_number(value(), "--stop");
+    } else if (argument == "--parameters-at") {
+      options.parameters_at = parse_number(value(), "--parameters-at");
+    } else if (argument == "--parameters") {
+      options.parameters = value();
+      options.has_parameters = true;
+    } else if (argument == "--trace") {
+#if IBEX_SIM_TRACER
+      options.trace_base = value();
+#else
+      usage_error("this model was built without Ibex's tracer", "build it with build.py --tracer");
+#endif
+    } else if (!argument.empty() && argument[0] == '-') {
+      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log and --trace");
+    } else if (options.elf_path.empty()) {
+      options.elf_path = argument;
+    } else {
+      usage_error("more than one program given", "give one ELF file");
+    }
+  }
+  if (options.elf_path.empty()) usage_error("no program given", "ibex-sim [options] PROGRAM.elf");
+  if (options.has_parameters &&
+      (options.parameters_at < kRamBase || options.parameters_at + options.parameters.size() + 1 > kRamBase + kRamSize))
+    usage_error("--parameters needs --parameters-at inside the RAM", "give the address of the board's buffer");
+  return options;
+}
+
+// The ELF's loadable segments as an image of the RAM (words, zero where nothing is loaded).
+std::vector<uint32_t> load_elf(const std::string &path, uint32_t *entry) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) usage_error("cannot open " + path + ": " + std::strerror(errno), "give an existing ELF file");
+  std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  auto *header = reinterpret_cast<const Elf32_Ehdr *>(bytes.data());
+  if (bytes.size() < sizeof(Elf32_Ehdr) || std::memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
+      header->e_ident[EI_CLASS] != ELFCLASS32 || header->e_ident[EI_DATA] != ELFDATA2LSB ||
+      header->e_machine != EM_RISCV)
+    usage_error(path + " is not a 32-bit little-endian RISC-V ELF", "build it with -march=rv32imc -mabi=ilp32");
+  if (header->e_phoff + uint64_t(header->e_phnum) * sizeof(Elf32_Phdr) > bytes.size())
+    usage_error(path + " is truncated (its program headers run past its end)", "rebuild it");
+  std::vector<uint32_t> image(kRamSize / 4, 0);
+  auto *ram = reinterpret_cast<uint8_t *>(image.data());
+  for (unsigned i = 0; i < header->e_phnum; ++i) {
+    auto *segment = reinterpret_cast<const Elf32_Phdr *>(bytes.data() + header->e_phoff + i * sizeof(Elf32_Phdr));
+    if (segment->p_type != PT_LOAD || segment->p_memsz == 0) continue;
+    uint64_t start = segment->p_paddr, end = start + segment->p_memsz;
+    if (start < kRamBase || end > uint64_t(kRamBase) + kRamSize) {
+      char message[160];
+      std::snprintf(message, sizeof message, "%s loads 0x%08" PRIx64 "..0x%08" PRIx64 ", outside the RAM 0x%08x..0x%08x",
+                    path.c_str(), start, end, kRamBase, kRamBase + kRamSize);
+      usage_error(message, "link it for the simple_system map (RAM at 0x100000, 1 MB)");
+    }
+    if (uint64_t(segment->p_offset) + segment->p_filesz > bytes.size() || segment->p_filesz > segment->p_memsz)
+      usage_error(path + " is truncated (a segment runs past its end)", "rebuild it");
+    std::memcpy(ram + (start - kRamBase), bytes.data() + segment->p_offset, segment->p_filesz);
+  }
+  *entry = header->e_entry;
+  return image;
+}
+
+void write_ram(const std::vector<uint32_t> &image) {
+  svScope scope = svGetScopeFromName(kRamScope);
+  if (scope == nullptr) {
+    std::fprintf(stderr, "ibex-sim: the model has no RAM at %s (built from another top?)\n", kRamScope);
+    std::exit(1);
+  }
+  svSetScope(scope);
+  svBitVecVal word[10] = {};  // simutil_set_mem takes 312 bits; the RAM is 32 wide
+  for (size_t index = 0; index < image.size(); ++index) {
+    word[0] = image[index];
+    simutil_set_mem(static_cast<int>(index), word);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  Options options = parse_options(argc, argv);
+  uint32_t entry = 0;
+  std::vector<uint32_t> image = load_elf(options.elf_path, &entry);
+  if (options.has_parameters)
+    std::memcpy(reinterpret_cast<uint8_t *>(image.data()) + (options.parameters_at - kRamBase),
+                options.parameters.c_str(), options.parameters.size() + 1);
+  if (entry != kRamBase + 0x80)
+    std::fprintf(stderr, "ibex-sim: note: the ELF's entry is 0x%08x, but Ibex starts at 0x%08x (boot address + 0x80)\n",
+                 entry, kRamBase + 0x80);
+
+  FILE *log = stderr;
+  if (!options.log_path.empty() && options.log_path != "-") {
+    log = std::fopen(options.log_path.c_str(), "w");
+    if (log == nullptr)
+      usage_error("cannot write " + options.log_path + ": " + std::strerror(errno), "give a writable path");
+  }
+
+  FILE *pin_log = nullptr;
+  if (!options.pin_log_path.empty()) {
+    pin_log = std::fopen(options.pin_log_path.c_str(), "w");
+    if (pin_log == nullptr)
+      usage_error("cannot write " + options.pin_log_path + ": " + std::strerror(errno), "give a writable path");
+  }
+
+  // simulator_ctrl opens "ibex_simple_system.log" in the working directory when the model first
+  // evaluates: give it a private folder, gone again right after (what it logs, we stream to stdout).
+  char scratch[] = "/tmp/ibex-sim.XXXXXX";
+  int home = open(".", O_RDONLY | O_DIRECTORY);
+  if (home < 0 || mkdtemp(scratch) == nullptr || chdir(scratch) != 0) {
+    std::fprintf(stderr, "ibex-sim: cannot make a scratch folder in /tmp: %s\n", std::strerror(errno));
+    return 1;
+  }
+
+  auto context = std::make_unique<VerilatedContext>();
+  std::vector<std::string> plusargs = {"ibex-sim"};
+  if (options.trace_base.empty()) {
+    plusargs.push_back("+ibex_tracer_enable=0");  // the tracer formats every instruction: it halves the speed
+  } else {
+    plusargs.push_back("+ibex_tracer_enable=1");
+    plusargs.push_back("+ibex_tracer_file_base=" + options.trace_base);
+  }
+  std::vector<const char *> plusargv;
+  for (auto &text : plusargs) plusargv.push_back(text.c_str());
+  context->commandArgs(static_cast<int>(plusargv.size()), plusargv.data());
+  auto top = std::make_unique<Vibex_simple_system>(context.get(), "TOP");
+  auto *root = top->rootp;
+
+  // Reset: a falling edge, then a few cycles low, the program loaded while the core is held.
+  // The edge matters: the core's clock is gated by flops that reset alone can clear, so
+  // without an asynchronous reset its registers never see a clock while reset is held
+  // (they start at zero: user mode, where every machine CSR access traps).
+  top->IO_RST_N = 1;
+  top->eval();
+  top->IO_RST_N = 0;
+  top->eval();
+  // the log is open now: its name can go, and a relative --trace path means the caller's folder
+  std::remove("ibex_simple_system.log");
+  if (fchdir(home) != 0 || rmdir(scratch) != 0)
+    std::fprintf(stderr, "ibex-sim: note: could not remove the scratch folder %s\n", scratch);
+  close(home);
+  for (int i = 0; i < 4; ++i) {
+    top->IO_CLK = 0;
+    top->eval();
+    top->IO_CLK = 1;
+    top->eval();
+  }
+  write_ram(image);
+  top->IO_CLK = 0;
+  top->eval();
+  top->IO_RST_N = 1;
+  top->eval();
+
+  const uint32_t *pc = &root->ibex_simple_system__DOT__u_top__DOT__rvfi_pc_rdata;
+  const uint8_t *valid = &root->ibex_simple_system__DOT__u_top__DOT__rvfi_valid;
+  const uint64_t *retire_cycle = &root->ibex_simple_system__DOT__u_top__DOT__rvfi_ext_mcycle;
+  const uint8_t *ctrl_req = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__req_i;
+  const uint8_t *ctrl_we = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__we_i;
+  const uint8_t *ctrl_be = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__be_i;
+  const uint32_t *ctrl_addr = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__addr_i;
+  const uint32_t *ctrl_wdata = &root->ibex_simple_system__DOT__u_simulator_ctrl__DOT__wdata_i;
+
+  const uint8_t *id_valid = &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__instr_valid_id;
+  const uint8_t *id_first =
+      &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__instr_first_cycle_id;
+  const uint32_t *id_pc = &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__pc_id;
+  const uint64_t *mcycle =
+      &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__cs_registers_i__DOT__mhpmcounter[0];
+  // the last few instructions to enter ID/EX and the cycle each entered at: RVFI reports
+  // an instruction a stage or two after it left ID/EX, by then others have entered
+  constexpr unsigned kEntered = 8;
+  uint32_t entered_pc[kEntered] = {};
+  uint64_t entered_at[kEntered] = {};
+  unsigned entered_next = 0;
+  bool was_first = false;
+  uint32_t was_pc = 0;
+
+  uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0;
+  bool halted = false, stopped = false, interval_open = false;
+  unsigned exit_code = 0;
+  while (cycle < options.max_cycles && !context->gotFinish()) {
+    // the simulator-control write the rising edge is about to take
+    if (*ctrl_req && *ctrl_we && (*ctrl_be & 1)) {
+      uint32_t offset = *ctrl_addr & 0x3FF;
+      if (offset == kOutputOffset) {
+        std::fputc(static_cast<int>(*ctrl_wdata & 0xFF), stdout);
+        if ((*ctrl_wdata & 0xFF) == '\n') std::fflush(stdout);
+      } else if (offset == kPinOffset) {
+        if (pin_log != nullptr)
+          std::fprintf(pin_log, "%" PRIu64 " %s %u\n", cycle, options.pin_name.c_str(), *ctrl_wdata & 1);
+      } else if (offset == kHaltOffset && (*ctrl_wdata & 1)) {
+        halted = true;
+        exit_code = (*ctrl_wdata >> 8) & 0xFF;
+      }
+    }
+    // an instruction's first cycle in ID/EX (a stall can hold it there for more than one)
+    if (!options.watches.empty() && *id_valid && *id_first && !(was_first && *id_pc == was_pc)) {
+      entered_pc[entered_next % kEntered] = *id_pc;
+      entered_at[entered_next % kEntered] = *mcycle;
+      ++entered_next;
+    }
+    was_first = *id_valid && *id_first;
+    was_pc = *id_pc;
+    top->IO_CLK = 1;
+    top->eval();
+    ++cycle;
+    if (*valid) {
+      ++retired;
+      if (!options.watches.empty()) {
+        auto found = options.watches.find(*pc);
+        if (found != options.watches.end()) {
+          uint64_t start = *retire_cycle;
+          for (unsigned back = 1; back <= kEntered && back <= entered_next; ++back) {
+            unsigned slot = (entered_next - back) % kEntered;
+            if (entered_pc[slot] == *pc) {
+              start = entered_at[slot];
+              break;
+            }
+          }
+          for (const std::string &name : found->second) {
+            std::fprintf(log, "%" PRIu64 " %s\n", start, name.c_str());
+            if (options.limit && ++logged == options.limit) {
+              std::fprintf(log, "%" PRIu64 " limit\n", start);
+              stopped = true;
+              break;
+            } else if (name == "from") {
+              interval_open = true;
+            } else if (options.stop && interval_open && name == "to") {
+              interval_open = false;
+              if (++intervals == options.stop) {
+                stopped = true;
+                break;
+              }
+            }
+          }
+        }
+      }
+    }
+    top->IO_CLK = 0;
+    top->eval();
+    if (halted || stopped) break;
+  }
+  std::fflush(stdout);
+  top->final();
+  char how[48];
+  if (halted)
+    std::snprintf(how, sizeof how, "halted code=%u", exit_code);
+  else
+    std::snprintf(how, sizeof how, "%s", stopped ? "stop or limit reached"
+                                                 : (context->gotFinish() ? "the model finished" : "cycle bound reached"));
+  std::fprintf(stderr, "ibex-sim: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n", how, cycle,
+               retired);
+  if (log != stderr) std::fclose(log);
+  if (pin_log != nullptr) std::fclose(pin_log);
+  return halted || stopped ? 0 : 1;
+}

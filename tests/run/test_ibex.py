@@ -1,0 +1,93 @@
+"""FreeRTOS on Ibex's RTL under Verilator (boards ibex and ibex-maxperf): the
+switch scenarios measure in the core's own cycles, every run gives the same
+samples, and the ruler and the probe's own cost read what Ibex's documentation
+says its instructions take.
+
+The documentation is the package's doc/03_reference/pipeline_details.rst
+(pythondata-cpu-ibex 0.0.post2937): line 35, "when an instruction stalls for X
+cycles X + 1 cycles pass"; the table at lines 39-90: integer computation
+(line 42) stalls 0, so takes 1 cycle; CSR access (line 45) stalls 0: 1 cycle;
+load/store (lines 48-54) stall "1 - N", N the memory's wait states, 0 in
+simple_system: 2 cycles in the two-stage small. The three-stage maxperf has the
+writeback stage, which lines 26-30 leave undocumented ("The details of its
+impact are not yet documented here"): there a store nothing waits on takes 1
+cycle (host/ibex-harness/README.md, measured by tests/ibex_harness)."""
+
+import dataclasses
+
+import pytest
+
+from conftest import run_command
+from switchscope import catalog
+from switchscope.build.firmware import build
+from switchscope.figures.measure import measure
+from switchscope.run.runner import run
+
+pytestmark = pytest.mark.firmware  # every test here builds the model and firmware and runs them
+
+IBEX = {"ibex": "small", "ibex-maxperf": "maxperf"}
+INTEGER, CSR = 0 + 1, 0 + 1  # stall cycles + 1 (lines 35, 42, 45)
+STORE = {"small": 1 + 1, "maxperf": 1}  # lines 48-54 at zero wait states; maxperf's writeback stage, as measured
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_yield_on_ibex_measures_in_the_cores_own_cycles(target, capsys):
+    status, said = run_command(["run", "--target", target, "--scenario", "yield", "--samples", "200"], capsys)
+    assert status == 0, said
+    assert "unit: cycles (Ibex RTL)" in said
+    # the provenance names the core's version, its configuration and Verilator's version
+    assert "on Ibex 0.0.post2937-" in said and f"({IBEX[target]}) RTL on Verilator 5." in said, said
+    assert "yield       200     0" in said  # every window kept: the 1 ms tick falls outside them
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_two_runs_of_one_firmware_give_identical_samples(make_job, target):
+    chosen = make_job("yield", target=target)
+    firmware = build(chosen.kernel, chosen.target, chosen.scenario)
+    first = run(chosen.target, firmware.elf, ["samples=200"], 200, time_limit=120)
+    second = run(chosen.target, firmware.elf, ["samples=200"], 200, time_limit=120)
+    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 200
+    assert first.stream.samples == second.stream.samples  # the raw stamps, not only their differences
+    assert first.stream.calibration == second.stream.calibration
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_the_ruler_and_the_probes_cost_read_the_documented_cycles(make_job, target):
+    result = measure(make_job("ruler", target=target), samples=70)
+    # each block is N `nop`s (addi x0, x0, 0), integer computations of 1 cycle each
+    assert result.unit == "cycles" and result.excluded == 0
+    assert result.samples == [INTEGER * n for n in result.sample_tags]
+    assert set(result.sample_tags) == {0, 1, 2, 3, 10, 100, 1000}
+    # the probe's cost, calibrated: from the opening stamp's csrr mcycle to the closing one's, the opening's
+    # sw and the closing's lui and csrr (board_config.h, BOARD_STAMP_TO)
+    assert result.overhead == STORE[IBEX[target]] + INTEGER + CSR
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_the_marker_from_the_watch_log_agrees_with_the_probe_on_yield(make_job, target):
+    probe = measure(make_job("yield", target=target), samples=200)
+    marker = measure(dataclasses.replace(make_job("yield", target=target), method=catalog.METHODS["marker"]),
+                     samples=200)
+    assert marker.stats.median == probe.stats.median
+    assert marker.stats.min == marker.stats.max  # the RTL has no variance of its own
+
+
+
+def test_measure_times_a_users_rv32_program_between_two_labels():
+    """switchscope measure on ibex: the prototype's timing program, from its first mark to its second: the first
+    mark's csrr and 8 addi, 1 cycle each (pipeline_details.rst lines 42 and 45)."""
+    from switchscope.figures.measure_elf import measure_elf
+    from test_verilator import load
+
+    program = load("programs").build("timing")
+    result = measure_elf(program, catalog.TARGETS["ibex"], "mark_alu", "mark_load", count=1, time_limit=60)
+    assert result.samples == [CSR + 8 * INTEGER] and result.unit == "cycles"
+
+
+def test_an_arm_elf_is_refused_on_ibex(tmp_path):
+    from switchscope.common.errors import SwitchscopeError
+    from switchscope.figures.measure_elf import check_built_for
+
+    arm = build(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]).elf
+    with pytest.raises(SwitchscopeError, match="is built for Arm \\(Cortex-M\\), and ibex is RISC-V"):
+        check_built_for(arm, catalog.TARGETS["ibex"])
