@@ -85,13 +85,21 @@ def render_rust_methods(measured) -> str:
                                                     "probe - marker", "scope - marker"], "llrrrrr", rows))
 
 
+def _configurations(results: list[dict]) -> int:
+    """How many configurations a suite measures, whatever its --samples: a rotate point at the default count
+    is a point of the switches curve too where the two counts meet, so the results' number moves with it."""
+    return len({(r["kernel"], r["target"], r["scenario"], r["method"], r.get("tasks"),
+                 tuple(sorted((r.get("options") or {}).items()))) for r in results})
+
+
 def render_suite_size(measured) -> str:
     results = measured["suite"].results
     freertos = pick(results, kernel="freertos")
     targets = len({r["target"] for r in freertos})
-    return (f"`switchscope suite --kernel freertos` measures {counted(len(freertos))} points on {targets} targets "
-            f"(both switch mechanisms included, each measured once however many of its tables show it), and the "
-            f"whole suite, every kernel, {counted(len(results))}; on {timed(machine())}, once built, the whole suite "
+    return (f"`switchscope suite --kernel freertos` measures {counted(_configurations(freertos))} configurations "
+            f"on {targets} targets (both switch mechanisms included, each measured once however many of its tables "
+            f"show it, at one or more sample counts), and the whole suite, every kernel, "
+            f"{counted(_configurations(results))}; on {timed(machine())}, once built, the whole suite "
             f"took {timed(seconds(measured['suite'].seconds[-1]))}, its pages and SVG figures included.\n")
 
 
