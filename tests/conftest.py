@@ -1,6 +1,8 @@
 """Shared helpers: jobs for tests that build and run real firmware, and the
 harness that runs a command line in-process and checks a refusal's promises."""
 
+import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,19 @@ from switchscope import catalog
 from switchscope.catalog.job import Job
 
 TEST_FIRMWARE = Path(__file__).parent / "firmware"
+IBEX_PROTOTYPE = Path(__file__).resolve().parents[1] / "host" / "ibex-harness"
+
+
+def ibex_script(name: str):
+    """host/ibex-harness/NAME.py as a module, loaded by its path under the name its siblings give it
+    (ibex_harness_NAME: run.py loads build.py so): the folder is no package, and sys.path stays as it is."""
+    qualified = f"ibex_harness_{name}"
+    if qualified not in sys.modules:
+        spec = importlib.util.spec_from_file_location(qualified, IBEX_PROTOTYPE / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[qualified] = module
+        spec.loader.exec_module(module)
+    return sys.modules[qualified]
 
 
 def job(scenario: str, target: str = "mps2-an385", kernel: str = "freertos") -> Job:

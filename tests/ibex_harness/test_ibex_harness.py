@@ -6,29 +6,14 @@ The pure tests need the package (a dependency of switchscope); the firmware
 tests build the model and programs with verilator, g++ and riscv64-unknown-elf-gcc,
 which setup.sh installs: where one is missing they fail saying which."""
 
-import importlib.util
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-HARNESS = Path(__file__).resolve().parents[2] / "host" / "ibex-harness"
+from conftest import ibex_script
 
 
-def load(name: str):
-    """One of the prototype's scripts as a module, by its path and under the name its
-    siblings give it (run.py loads build.py as ibex_harness_build): sys.path untouched."""
-    qualified = f"ibex_harness_{name}"
-    if qualified not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qualified, HARNESS / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[qualified] = module
-        spec.loader.exec_module(module)
-    return sys.modules[qualified]
-
-
-ibex_build = load("build")
+ibex_build = ibex_script("build")
 
 
 def test_the_configurations_come_from_the_package():
@@ -108,13 +93,13 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def programs():
-    return load("programs")
+    return ibex_script("programs")
 
 
 @pytest.mark.firmware
 @pytest.mark.parametrize("config", ["small", "maxperf"])
 def test_timing_groups_take_the_documented_cycles(config, programs):
-    ibex_run = load("run")
+    ibex_run = ibex_script("run")
     status, output, entries = ibex_run.run(config, programs.build("timing"), "mark_", 100_000)
     assert status == 0, output
     logged = {name.removeprefix("mark_"): cycle for cycle, name in entries}
@@ -128,7 +113,7 @@ def test_timing_groups_take_the_documented_cycles(config, programs):
 
 @pytest.mark.firmware
 def test_freertos_yields_on_the_model_and_repeats_exactly(programs):
-    ibex_run = load("run")
+    ibex_run = ibex_script("run")
     elf = programs.build("freertos")
     first = ibex_run.run("small", elf, "yield_", 1_000_000)
     assert first == ibex_run.run("small", elf, "yield_", 1_000_000)

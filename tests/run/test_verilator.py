@@ -1,9 +1,7 @@
 """The Verilator runner (run/verilator.py): its command line, how it reads the
 harness's end, and the harness's run-control options on the Ibex model."""
 
-import importlib.util
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,9 +11,8 @@ from switchscope import catalog
 from switchscope.build import native
 from switchscope.build import verilator as model
 from switchscope.run import runner, verilator
-from conftest import run_command
+from conftest import ibex_script, run_command
 
-PROTOTYPE = Path(__file__).resolve().parents[2] / "host" / "ibex-harness"
 
 
 def ibex_target(config="small"):
@@ -93,21 +90,11 @@ def test_isr_is_refused_on_ibex_with_the_reason(capsys):
     assert status == 2 and "simple_system raises no interrupt software can pend" in said, said
 
 
-def load(name):
-    qualified = f"ibex_harness_{name}"
-    if qualified not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qualified, PROTOTYPE / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[qualified] = module
-        spec.loader.exec_module(module)
-    return sys.modules[qualified]
-
-
 @pytest.fixture(scope="module")
 def timing():
     """The prototype's timing program and its mark_ labels."""
-    elf = load("programs").build("timing")
-    return elf, load("run").symbols(elf, "mark_")
+    elf = ibex_script("programs").build("timing")
+    return elf, ibex_script("run").symbols(elf, "mark_")
 
 
 @pytest.mark.firmware
