@@ -77,9 +77,9 @@ def test_measure_times_a_users_rv32_program_between_two_labels():
     """switchscope measure on ibex: the prototype's timing program, from its first mark to its second: the first
     mark's csrr and 8 addi, 1 cycle each (pipeline_details.rst lines 42 and 45)."""
     from switchscope.figures.measure_elf import measure_elf
-    from test_verilator import load
+    from conftest import ibex_script
 
-    program = load("programs").build("timing")
+    program = ibex_script("programs").build("timing")
     result = measure_elf(program, catalog.TARGETS["ibex"], "mark_alu", "mark_load", count=1, time_limit=60)
     assert result.samples == [CSR + 8 * INTEGER] and result.unit == "cycles"
 
