@@ -6,10 +6,11 @@ from switchscope.present import report
 
 
 def result(kernel, samples, target="mps2-an385", cpu="cortex-m3", model="cortex-m3", scenario="yield",
-           method="probe", unit="cycles", tasks=None):
+           method="probe", unit="cycles", tasks=None, **fields):
+    fields.setdefault("simulator", {"name": "QEMU"})
     return Result(kind="scenario", scenario=scenario, method=method, unit=unit, samples=list(samples), overhead=8,
                   first=samples[0], kernel=kernel, target=target, cpu=cpu, timing_model=model, tasks=tasks,
-                  kernel_version="1", toolchain={"compiler": "arm-none-eabi-gcc 12.2.1"}, simulator={"name": "QEMU"})
+                  kernel_version="1", toolchain={"compiler": "arm-none-eabi-gcc 12.2.1"}, **fields)
 
 
 def test_the_multiple_is_the_median_over_the_floors_median_on_the_same_target():
@@ -142,3 +143,20 @@ def test_a_results_options_shown_are_those_that_change_its_scenario():
     assert configured("freertos", [124], **options).scenario_options() == {"preemption": "on", "opt": "-O2"}
     rotate = configured("freertos", [296], "rotate", **{**options, "load": "voip"}).scenario_options()
     assert set(rotate) == {"rotation", "load", "load_period_us", "preemption", "opt"}
+
+
+def test_targets_side_by_side_name_what_counted_each_and_its_multiple():
+    m3 = result("freertos", [124, 124, 130], f_cpu_hz=25e6)
+    rtl = result("freertos", [246], target="ibex", cpu="rv32imc", model=None, f_cpu_hz=50e6,
+                 simulator={"name": "Ibex 0.0.post2937-x (small) RTL on Verilator 5.006"})
+    avr = result("freertos", [275], target="atmega328p", cpu="atmega328p", model=None, f_cpu_hz=16e6,
+                 simulator={"name": "switchscope-simavr 1.6"})
+    floor.attach([m3, rtl, avr, result("floor", [84, 84, 90])])
+    rows = {line.split()[3]: line.split() for line in report.target_comparison([m3, rtl, avr]).splitlines()[2:]}
+    assert rows["mps2-an385"][4:8] == ["cortex-m3", "Cortex-M3", "model", "124"]
+    assert rows["mps2-an385"][-1] == "1.48"  # 124 / 84
+    assert rows["mps2-an385"][-4] == "4.96"  # 124 cycles at 25 MHz: 4.96 µs
+    assert rows["ibex"][5:8] == ["Ibex", "RTL", "246"] and rows["ibex"][-4] == "4.92"  # 246 at 50 MHz
+    assert rows["ibex"][-1] == "-"  # no floor measured on the Ibex here: no multiple
+    assert rows["atmega328p"][5] == "simavr"
+    assert report.target_comparison([m3]) == ""  # one target: nothing to set side by side

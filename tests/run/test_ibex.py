@@ -13,7 +13,7 @@ writeback stage, which lines 26-30 leave undocumented ("The details of its
 impact are not yet documented here"): there a store nothing waits on takes 1
 cycle (host/ibex-harness/README.md, measured by tests/ibex_harness)."""
 
-import dataclasses
+import json
 
 import pytest
 
@@ -63,14 +63,30 @@ def test_the_ruler_and_the_probes_cost_read_the_documented_cycles(make_job, targ
     assert result.overhead == STORE[IBEX[target]] + INTEGER + CSR
 
 
-@pytest.mark.parametrize("target", IBEX)
-def test_the_marker_from_the_watch_log_agrees_with_the_probe_on_yield(make_job, target):
-    probe = measure(make_job("yield", target=target), samples=200)
-    marker = measure(dataclasses.replace(make_job("yield", target=target), method=catalog.METHODS["marker"]),
-                     samples=200)
-    assert marker.stats.median == probe.stats.median
-    assert marker.stats.min == marker.stats.max  # the RTL has no variance of its own
+# instruction_fetch.rst line 36: after a jump "this penalty is at least one cycle, or at least two cycles if the
+# instruction following the branch is uncompressed and not aligned". The three methods are three builds, and the
+# window ends where the resumed task lands: the closing stamp's or pin store's first instruction (an uncompressed
+# lui) or, in the marker's build, whatever instruction the compiler put there. When one of them lands on an
+# uncompressed instruction at an address 2 mod 4 and the other does not, their figures differ by that one cycle.
+FETCH_ALIGNMENT_PENALTY = 1
 
+
+@pytest.mark.parametrize("target", IBEX)
+def test_probe_scope_and_marker_agree_within_the_fetch_alignment_penalty(target, tmp_path, capsys):
+    figures = tmp_path / "figures.json"
+    status, said = run_command(["run", "--target", target, "--method", "all", "--samples", "50",
+                                "--json", str(figures)], capsys)
+    assert status == 0, said
+    medians = {}
+    for result in json.loads(figures.read_text())["results"]:
+        if result["scenario"] != "ruler":
+            medians.setdefault(result["scenario"], {})[result["method"]] = result["stats"]["median"]
+            assert result["stats"]["min"] == result["stats"]["max"], result  # the RTL has no variance of its own
+    assert {"resume", "signal", "yield", "rotate", "sem-shuffle", "msg"} <= set(medians), medians
+    for scenario, by_method in medians.items():
+        assert set(by_method) == {"probe", "scope", "marker"}, (scenario, by_method)
+        for method in ("probe", "scope"):
+            assert abs(by_method[method] - by_method["marker"]) <= FETCH_ALIGNMENT_PENALTY, (scenario, by_method)
 
 
 def test_measure_times_a_users_rv32_program_between_two_labels():

@@ -79,9 +79,9 @@ def command_run(args) -> int:
     exports.write(csv_path, markdown_path, results, args.percentiles)
     if results:
         print(report.table(results, args.percentiles))
-        comparison = report.method_comparison(results)
-        if comparison:
-            print("\n" + comparison)
+        for comparison in (report.method_comparison(results), report.target_comparison(results)):
+            if comparison:
+                print("\n" + comparison)
         for result in results:
             for problem in result.stream_problems:
                 print(f"warning: {result.scenario}: {problem}", file=sys.stderr)

@@ -239,6 +239,36 @@ def method_comparison(results: list[Result]) -> str:
     return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
+def how_counted(result: Result) -> str:
+    """In a word or two, what produced the cycles: a manual's timing model, a core's RTL, an exact simulator."""
+    if result.timing_model:
+        return f"{core_name(result.timing_model)} model"
+    through = counted_by(result).strip(" ()")
+    return through or (result.simulator or {}).get("name", "?").split()[0].removeprefix("switchscope-")
+
+
+def target_comparison(results: list[Result]) -> str:
+    """Where one (kernel, scenario, method, unit) was measured on several targets: each target's median,
+    what counted it, the manual's range where a model gave one, the time at the board's clock and the
+    multiple of the floor kernel on the same core; the first target's median is the reference."""
+    by_case: dict = {}
+    for r in results:
+        by_case.setdefault((r.kernel, row_label(r), r.method, r.unit), []).append(r)
+    cases = {case: found for case, found in by_case.items() if len({r.target for r in found}) > 1}
+    if not cases:
+        return ""
+    header = ["kernel", "scenario", "method", "target", "core", "counted by", "median", "unit", RANGE_COLUMN,
+              "median µs", "clock", "x floor"]
+    rows = [header]
+    for (kernel, scenario, method, unit), found in cases.items():
+        for r in found:
+            micro = cell(r.stats.median * r.ns_per_unit / 1000) if r.ns_per_unit is not None else "-"
+            clock = f"{r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "-"
+            rows.append([kernel, scenario, method, r.target, r.cpu or "?", how_counted(r), cell(r.stats.median),
+                         unit, trm_range(r), micro, clock, x_floor(r)])
+    return "targets side by side (medians):\n" + "\n".join(aligned(rows))
+
+
 def options_differing(result: Result, among: list[Result]) -> str:
     """The options of `result` that differ from its kernel's defaults on its target, or from another
     result of `among` on the same target (all of them, for a kernel the catalogue does not know)."""
