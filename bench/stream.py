@@ -25,7 +25,7 @@ sys.path.insert(0, str(CHECKOUT / "host"))
 from switchscope import catalog  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.common.tools import require  # noqa: E402
-from switchscope.run.runner import BATCHED_STREAM, qemu_command  # noqa: E402
+from switchscope.run import qemu  # noqa: E402
 
 
 def timed(command: list[str]) -> tuple[float, int]:
@@ -41,17 +41,17 @@ def main() -> int:
     options.add_argument("--repeat", type=int, default=5)
     args = options.parse_args()
     kernel, target = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"]
-    qemu = require("qemu-system-arm", "qemu-system-arm")
+    binary = require(qemu.QEMU, qemu.QEMU)
     gauge = build(kernel, target, catalog.Scenario("gauge", "200 M instructions", source=CHECKOUT / "bench" /
                                                    "firmware" / "gauge.c"))
     switchscope = switchscope_command()
     firmware = build(kernel, target, catalog.SCENARIOS["yield"])
     commands = {
-        "bare": qemu_command(qemu, target, gauge.elf, []),
+        "bare": qemu.command(binary, target, gauge.elf, []),
         # as a run counts it: QEMU with the plugin timing every instruction in cycles (switchscope measure)
         "gauge": [*switchscope, "measure", str(gauge.elf), "--target", target.name, "--from", "setup", "--to",
                   "board_exit", "--count", "1"],
-        "alone": qemu_command(qemu, target, firmware.elf, [f"samples={args.samples}", BATCHED_STREAM]),
+        "alone": qemu.command(binary, target, firmware.elf, [f"samples={args.samples}", qemu.BATCHED_STREAM]),
         "end_to_end": [*switchscope, "run", "--scenario", "yield", "--samples", str(args.samples), "--quiet"],
     }
     rounds: dict[str, list[float]] = {name: [] for name in commands}

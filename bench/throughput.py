@@ -26,17 +26,19 @@ sys.path.insert(0, str(CHECKOUT / "host"))
 from switchscope import catalog  # noqa: E402
 from switchscope.build import native  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
-from switchscope.common.tools import require  # noqa: E402
 from switchscope.decode.wire import StreamDecoder  # noqa: E402
-from switchscope.run.runner import BATCHED_STREAM, INTERRUPT_ENTRY_CYCLES, qemu_command, simavr_command  # noqa: E402
+from switchscope.run.runner import simulator_of  # noqa: E402
+from switchscope.run.simavr import INTERRUPT_ENTRY_CYCLES  # noqa: E402
+from switchscope.run.simulator import Request  # noqa: E402
 
 
-def simulator_command(target, firmware_elf: Path, samples: int) -> list[str]:
-    parameters = [f"samples={samples}"]
-    if target.simulator == "qemu":
-        return qemu_command(require("qemu-system-arm", "qemu-system-arm"), target, firmware_elf,
-                            [*parameters, BATCHED_STREAM])
-    return simavr_command(native.ensure("simavr"), target, firmware_elf, parameters, samples, INTERRUPT_ENTRY_CYCLES)
+def simulator_command(target, firmware_elf: Path, samples: int, scratch: Path) -> list[str]:
+    """What `switchscope run` starts for the firmware, nothing watched (so nothing is written to `scratch`)."""
+    native.ensure(target.simulator, target.core_config)
+    return simulator_of(target).start(Request(
+        target=target, firmware_elf=firmware_elf, parameters=[f"samples={samples}"], samples=samples,
+        event_log=scratch / "events.txt", pin_log=scratch / "pins.txt", trace_log=scratch / "trace.txt",
+        event_limit=0, interrupt_entry_cycles=INTERRUPT_ENTRY_CYCLES))
 
 
 def main() -> int:
@@ -56,10 +58,11 @@ def main() -> int:
         subprocess.run([*switchscope, "run", "--target", name, "--scenario", "yield", "--samples", str(args.samples),
                         "--quiet", "--timeout", "3600"], check=True, stdout=subprocess.DEVNULL)
         end_to_end = time.monotonic() - started
-        started = time.monotonic()
-        stream = subprocess.run(simulator_command(target, firmware.elf, args.samples), capture_output=True,
-                                timeout=3600).stdout
-        simulator = time.monotonic() - started
+        with tempfile.TemporaryDirectory(prefix="switchscope-bench-") as scratch:
+            command = simulator_command(target, firmware.elf, args.samples, Path(scratch))
+            started = time.monotonic()
+            stream = subprocess.run(command, capture_output=True, timeout=3600).stdout
+            simulator = time.monotonic() - started
         started = time.monotonic()
         decoder = StreamDecoder()
         decoder.feed(stream)

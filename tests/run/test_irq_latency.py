@@ -16,7 +16,7 @@ from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.figures.latency import function_at, parameters as latency_parameters, sweep_samples
 from switchscope.figures.measure import measure, run_parameters
-from switchscope.run import runner
+from switchscope.run import simavr
 from test_serial_boards import PtyBoard, _read_over_port
 
 pytestmark = pytest.mark.firmware
@@ -201,8 +201,8 @@ def test_the_arduino_reads_its_own_interrupt_latency_over_its_port_as_the_simula
     simulated = measure(job, samples)
     elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
     parameters = run_parameters(samples, None, job.resolved_config()) + latency_parameters(job)
-    command = runner.simavr_command(native.built("simavr"), job.target, elf, parameters, samples,
-                                    runner.INTERRUPT_ENTRY_CYCLES)
+    command = simavr.command(native.built("simavr"), job.target, elf, parameters, samples,
+                             simavr.INTERRUPT_ENTRY_CYCLES)
     board = PtyBoard(lambda master: subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=master,
                                                      stderr=subprocess.DEVNULL, start_new_session=True))
     try:

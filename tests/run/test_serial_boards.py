@@ -26,7 +26,7 @@ from switchscope.decode import wire
 from switchscope.figures.measure import counted_over_port, measure, run_parameters
 from switchscope.figures.result import Result
 from switchscope.present import report
-from switchscope.run import flash, runner, serial_port
+from switchscope.run import flash, qemu, serial_port, simavr
 
 SAMPLES = 300
 
@@ -52,7 +52,7 @@ def _board_on_socket(job: Job) -> tuple[subprocess.Popen, str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    command = runner.qemu_command(runner.QEMU, job.target, elf, _parameters(job))
+    command = qemu.command(qemu.QEMU, job.target, elf, _parameters(job))
     command[command.index("stdio")] = f"tcp:127.0.0.1:{port},server=on,wait=on"
     board = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                              start_new_session=True)
@@ -102,8 +102,8 @@ def _write_all(fd: int, data: bytes) -> None:
 def _simavr_board(job: Job) -> PtyBoard:
     """simavr running the job's image, its USART0 written to the pty's master."""
     elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
-    command = runner.simavr_command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
-                                    runner.INTERRUPT_ENTRY_CYCLES)
+    command = simavr.command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
+                             simavr.INTERRUPT_ENTRY_CYCLES)
     return PtyBoard(lambda master: subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=master,
                                                     stderr=subprocess.DEVNULL, start_new_session=True))
 
@@ -137,8 +137,8 @@ def test_the_arduino_image_read_over_a_serial_device_gives_the_simulated_figures
 def _simavr_on_socket(job: Job) -> tuple[threading.Thread, str]:
     """simavr running the job's image once a reader connects, its USART0 written to the connection."""
     elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
-    command = runner.simavr_command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
-                                    runner.INTERRUPT_ENTRY_CYCLES)
+    command = simavr.command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
+                             simavr.INTERRUPT_ENTRY_CYCLES)
     server = socket.create_server(("127.0.0.1", 0))
     server.settimeout(30)
 
@@ -185,8 +185,8 @@ def test_a_board_already_running_is_read_from_the_start_of_its_next_run(tmp_path
     """Garbage first (another run's tail, a bootloader's chatter), then a whole run: the reader skips to its HELLO."""
     job = _job("atmega328p", "yield")
     elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
-    whole = subprocess.run(runner.simavr_command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
-                                                 runner.INTERRUPT_ENTRY_CYCLES),
+    whole = subprocess.run(simavr.command(native.built("simavr"), job.target, elf, _parameters(job), SAMPLES,
+                                          simavr.INTERRUPT_ENTRY_CYCLES),
                            capture_output=True, check=False).stdout
     board = PtyBoard(lambda master: _write_all(master, whole[len(whole) // 2:] + b"\x13garbage\x00\xff" + whole))
     try:
@@ -403,10 +403,10 @@ def test_the_search_for_a_run_start_looks_at_each_byte_once():
 def _run_without_host_parameters(target, image: Path):
     """The image on its simulator with nothing passed to it, as on a chip: its stream."""
     if target.simulator == "simavr":
-        command = runner.simavr_command(native.built("simavr"), target, image, [], 100, runner.INTERRUPT_ENTRY_CYCLES)
+        command = simavr.command(native.built("simavr"), target, image, [], 100, simavr.INTERRUPT_ENTRY_CYCLES)
         command = command[:command.index("--parameters-at")]
     else:
-        command = runner.qemu_command(runner.QEMU, target, image, [])
+        command = qemu.command(qemu.QEMU, target, image, [])
     return wire.decode(subprocess.run(command, capture_output=True, timeout=60, check=False).stdout)
 
 

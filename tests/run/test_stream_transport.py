@@ -8,7 +8,8 @@ import pytest
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.common.tools import require
-from switchscope.run.runner import BATCHED_STREAM, _collect, qemu_command
+from switchscope.run.qemu import BATCHED_STREAM, command as qemu_command
+from switchscope.run.runner import _collect
 
 pytestmark = pytest.mark.firmware
 

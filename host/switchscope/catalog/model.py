@@ -12,7 +12,7 @@ from pathlib import Path
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode.methods import Method
 
-SIMULATORS = ("qemu", "simavr", "verilator")
+SIMULATORS = ("qemu", "simavr", "verilator")  # each the NAME of a module of run/ (runner.SIMULATORS; a test keeps them one)
 UNITS = ("instructions", "cycles")
 MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
 TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)

@@ -7,6 +7,7 @@ from switchscope.catalog import configs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 from switchscope.decode.methods import METHODS
+from switchscope.run.runner import simulator_of
 
 LIST_SECTIONS = ("kernels", "targets", "boards", "scenarios", "methods", "options")
 
@@ -25,9 +26,9 @@ def _list_boards() -> None:
 def _reports(target: catalog.Target) -> str:
     """What a measurement on the target gives unless told (--unit), and what else it can give."""
     default = target.resolve_unit(None)
-    how = {"cycles": f"cycles through the {target.timing_model} timing model" if target.timing_model_for("cycles")
-           else "cycles of the core's RTL, counted by Verilator" if target.simulator == "verilator"
-           else "cycles, counted by the simulator", "instructions": "instructions, counted by QEMU"}
+    how = {target.unit: simulator_of(target).COUNTS}
+    if target.timing_model_for("cycles"):
+        how["cycles"] = f"cycles through the {target.timing_model} timing model"
     others = [how[unit] for unit in target.units if unit != default]
     return f"reports {how[default]}" + (f"; --unit {'/'.join(u for u in target.units if u != default)}: "
                                         f"{', '.join(others)}" if others else "")

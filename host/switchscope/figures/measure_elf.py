@@ -14,7 +14,7 @@ from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 from switchscope.decode import elf, stats
 from switchscope.figures.result import Result, Stats
-from switchscope.run.runner import run
+from switchscope.run.runner import run, simulator_of
 
 
 def resolve(point: str, found: dict[str, int], path: Path) -> int:
@@ -44,7 +44,7 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     run. Returns what to say where the ELF does not record its core or was built for a smaller one, else None."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
-    wanted = {"simavr": "EM_AVR", "verilator": "EM_RISCV"}.get(target.simulator, "EM_ARM")
+    wanted = simulator_of(target).ELF_MACHINE
     built_for = elf.machine(firmware_elf)
     if built_for != wanted:
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "

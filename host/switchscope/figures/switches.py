@@ -33,7 +33,7 @@ def marks_of(kernel: Kernel, target: Target):
         raise SwitchscopeError(f"{kernel.title}: no switches to find: {why}",
                                "measure --switches takes a kernel whose kernel.toml has [switches] "
                                "(see: switchscope list kernels)")
-    if target.simulator == "qemu" and target.timing_model is None:
+    if "cycles" not in target.units:  # instructions alone, where no timing model turns them into cycles
         raise SwitchscopeError(f"measure --switches counts cycles, and no timing model knows {target.name}'s core",
                                "use a target whose board.toml names a timing model (see: switchscope list)")
     return kernel.switches

@@ -14,11 +14,13 @@ from pathlib import Path
 from switchscope.build import verilator as model
 from switchscope.catalog import Target
 from switchscope.decode import elf
+from switchscope.run.simulator import (CYCLES_PER_SAMPLE_BUDGET, PARAMETERS_MAGIC, PARAMETERS_SYMBOL, Request,
+                                       pin_log_edges)
 
+NAME = "verilator"
 UNIT = "cycles"
-PARAMETERS_SYMBOL = "board_host_parameters"  # runner.py's: the board's buffer the run's parameters go into
-PARAMETERS_MAGIC = "ss:"
-CYCLES_PER_SAMPLE_BUDGET = 2_000_000  # as on simavr: a bound far past any switch, the wall-time limit comes first
+ELF_MACHINE = "EM_RISCV"
+COUNTS = "cycles of the core's RTL, counted by Verilator"
 
 
 def command(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
@@ -41,11 +43,22 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
     return [*line, str(firmware_elf)]
 
 
-def provenance(target: Target) -> tuple[str, str]:
+def start(request: Request) -> list[str]:
+    """The harness's command line for a run as runner.run asks for it (run/simulator.py)."""
+    return command(request.target, request.firmware_elf, request.parameters, request.samples,
+                   list(request.watches), request.event_log if request.watches else None, request.event_limit,
+                   request.stop_after, request.pin_log if request.watch_scope_pin else None)
+
+
+def provenance(request: Request) -> tuple[str, str]:
     """(simulator, its options) for a result's record: the core's version and configuration and Verilator's."""
+    target = request.target
     _key, core_version, verilator_version = model.model_key(target.core_config)
     return (f"Ibex {core_version} ({target.core_config}) RTL on Verilator {verilator_version}",
             "cycles of the RTL (simple_system, switchscope harness), no timing model")
+
+
+scope_edges = pin_log_edges  # the harness logs the pin's changes itself
 
 
 def outcome(returncode: int, stderr: str) -> tuple[int | None, str | None]:
