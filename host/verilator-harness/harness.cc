@@ -8,7 +8,7 @@
 //
 //   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--limit N] [--stop N]
 //            [--parameters-at ADDRESS --parameters TEXT] [--pin NAME --pin-log FILE]
-//            [--trace FILE_BASE] PROGRAM.elf
+//            [--trace FILE_BASE] [--window-trace FILE [--window K]] PROGRAM.elf
 //
 // --log sends the watch lines to a file (default stderr). --limit ends the run
 // after that many watch lines (the log then ends "<cycle> limit"); --stop ends
@@ -20,6 +20,11 @@
 // drive), the cycle being the store's on the bus. Several watches may share an
 // address: each is logged, in the order given. --trace writes Ibex's own instruction trace to
 // FILE_BASE_00000000.log, in a model built with the tracer only.
+// --window-trace writes every instruction retired in the K-th interval (from 0,
+// default 0) from a watch named "from" or "open" to one named "to" or "close":
+// "<cycle> i <pc>" for each, the cycle being its first in ID/EX as for the
+// watches, then "<cycle> end" at the closing one (the QEMU plugin's trace
+// format).
 //
 // The last line on stderr says how it ended: "ibex-sim: halted code=N after ..."
 // (the program's exit code), "... cycle bound reached ..." or "... stop or limit
@@ -83,6 +88,8 @@ struct Options {
   std::string pin_name = "pin", pin_log_path;
   std::string log_path;  // empty: stderr
   std::string trace_base;
+  std::string window_trace_path;
+  uint64_t window = 0;
   std::string elf_path;
   uint64_t limit = 0, stop = 0;  // 0: none
   uint64_t parameters_at = 0;
@@ -138,8 +145,12 @@ Options parse_options(int argc, char **argv) {
 #else
       usage_error("this model was built without Ibex's tracer", "build it with build.py --tracer");
 #endif
+    } else if (argument == "--window-trace") {
+      options.window_trace_path = value();
+    } else if (argument == "--window") {
+      options.window = parse_number(value(), "--window");
     } else if (!argument.empty() && argument[0] == '-') {
-      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log and --trace");
+      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log, --trace, --window-trace and --window");
     } else if (options.elf_path.empty()) {
       options.elf_path = argument;
     } else {
@@ -217,6 +228,14 @@ int main(int argc, char **argv) {
     log = std::fopen(options.log_path.c_str(), "w");
     if (log == nullptr)
       usage_error("cannot write " + options.log_path + ": " + std::strerror(errno), "give a writable path");
+  }
+
+  FILE *window_trace = nullptr;
+  if (!options.window_trace_path.empty()) {
+    if (options.watches.empty()) usage_error("--window-trace needs the watches named from and to", "add --watch from=ADDRESS --watch to=ADDRESS");
+    window_trace = std::fopen(options.window_trace_path.c_str(), "w");
+    if (window_trace == nullptr)
+      usage_error("cannot write " + options.window_trace_path + ": " + std::strerror(errno), "give a writable path");
   }
 
   FILE *pin_log = nullptr;
@@ -298,8 +317,8 @@ int main(int argc, char **argv) {
   bool was_first = false;
   uint32_t was_pc = 0;
 
-  uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0;
-  bool halted = false, stopped = false, interval_open = false;
+  uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0, opened = 0;
+  bool halted = false, stopped = false, interval_open = false, tracing = false;
   unsigned exit_code = 0;
   while (cycle < options.max_cycles && !context->gotFinish()) {
     // the simulator-control write the rising edge is about to take
@@ -330,18 +349,26 @@ int main(int argc, char **argv) {
     if (*valid) {
       ++retired;
       if (!options.watches.empty()) {
+        // the cycle this instruction entered ID/EX at, or failing that the one it retired in
+        uint64_t start = *retire_cycle;
+        for (unsigned back = 1; back <= kEntered && back <= entered_next; ++back) {
+          unsigned slot = (entered_next - back) % kEntered;
+          if (entered_pc[slot] == *pc) {
+            start = entered_at[slot];
+            break;
+          }
+        }
         auto found = options.watches.find(*pc);
         if (found != options.watches.end()) {
-          uint64_t start = *retire_cycle;
-          for (unsigned back = 1; back <= kEntered && back <= entered_next; ++back) {
-            unsigned slot = (entered_next - back) % kEntered;
-            if (entered_pc[slot] == *pc) {
-              start = entered_at[slot];
-              break;
-            }
-          }
           for (const std::string &name : found->second) {
             std::fprintf(log, "%" PRIu64 " %s\n", start, name.c_str());
+            bool opens = name == "from" || name == "open", closes = name == "to" || name == "close";
+            if (window_trace != nullptr && opens && opened++ == options.window) {
+              tracing = true;
+            } else if (tracing && closes) {
+              std::fprintf(window_trace, "%" PRIu64 " end\n", start);
+              tracing = false;
+            }
             if (options.limit && ++logged == options.limit) {
               std::fprintf(log, "%" PRIu64 " limit\n", start);
               stopped = true;
@@ -357,6 +384,7 @@ int main(int argc, char **argv) {
             }
           }
         }
+        if (tracing) std::fprintf(window_trace, "%" PRIu64 " i %x\n", start, *pc);
       }
     }
     top->IO_CLK = 0;
@@ -375,5 +403,6 @@ int main(int argc, char **argv) {
                retired);
   if (log != stderr) std::fclose(log);
   if (pin_log != nullptr) std::fclose(pin_log);
+  if (window_trace != nullptr) std::fclose(window_trace);
   return halted || stopped ? 0 : 1;
 }

@@ -107,3 +107,22 @@ def test_an_arm_elf_is_refused_on_ibex(tmp_path):
     arm = build(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]).elf
     with pytest.raises(SwitchscopeError, match="is built for Arm \\(Cortex-M\\), and ibex is RISC-V"):
         check_built_for(arm, catalog.TARGETS["ibex"])
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_breakdown_of_a_yield_lists_the_trap_handlers_instructions_at_their_documented_cycles(make_job, target):
+    from switchscope.figures.breakdown import breakdown
+
+    found = breakdown(make_job("yield", target=target), sample=3, time_limit=120)
+    assert found.total == found.measured  # the lines add up to the marker's figure for that window
+    steps = [step for step in found.steps if step.address is not None]
+    assert steps[0].function == "window" and steps[-1].function == "ss_yield"
+    trap = [step for step in steps if step.function == "freertos_risc_v_trap_handler"]
+    texts = [step.text.split()[0] for step in steps]
+    assert "ecall" in texts and "mret" in texts  # the trap's entry and its return, each on its line
+    # the context save: 28 stores of the registers in a row (FreeRTOS's portCONTEXT_SIZE), each a store to the
+    # one-cycle RAM: 2 cycles on small (load/store stall 1, lines 35 and 48-54), 1 on maxperf (its writeback)
+    saves = [step for step in trap if step.text.startswith("sw ") and "(sp)" in step.text]
+    assert len(saves) >= 28 and all(step.cycles == STORE[IBEX[target]] for step in saves[:28]), saves
+    # CSR reads, 1 cycle each (line 45)
+    assert all(step.cycles == CSR for step in trap if step.text.startswith("csrr")), trap

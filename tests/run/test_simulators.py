@@ -27,7 +27,7 @@ def interface_attributes():
 
 
 def test_the_interface_is_what_the_modules_are_checked_against():
-    assert set(interface_attributes()) == {"NAME", "UNIT", "ELF_MACHINE", "COUNTS"}
+    assert set(interface_attributes()) == {"NAME", "UNIT", "ELF_MACHINE", "COUNTS", "TRACES_WINDOWS"}
     assert all(callable(getattr(Simulator, name)) for name in INTERFACE_FUNCTIONS)
 
 
@@ -35,7 +35,8 @@ def test_the_interface_is_what_the_modules_are_checked_against():
 def test_every_simulator_module_provides_the_interface(name):
     module = runner.SIMULATORS[name]
     for attribute, kind in interface_attributes().items():
-        assert isinstance(getattr(module, attribute, None), str), f"{module.__name__} lacks {attribute} ({kind})"
+        assert isinstance(getattr(module, attribute, None), {"str": str, "bool": bool}[kind]), \
+            f"{module.__name__} lacks {attribute} ({kind})"
     assert module.NAME == name
     assert module.UNIT in catalog.UNITS
     assert module.ELF_MACHINE in elf.MACHINES

@@ -278,10 +278,11 @@ def parser() -> argparse.ArgumentParser:
 
     traced = commands.add_parser(
         "breakdown", help="where the cycles of one window go: every function, exception and instruction",
-        description="Trace one window of a scenario on its QEMU target (marker method: nothing of "
-                    "switchscope's in the path) and list the functions it passes through with their "
-                    "instructions and cycles, exception entries and returns on lines of their own; the "
-                    "lines add up to the window's figure.")
+        description="Trace one window of a scenario (marker method: nothing of switchscope's in the path) "
+                    "and list the functions it passes through with their instructions and cycles; the lines "
+                    "add up to the window's figure. On a QEMU target (Cortex-M) exception entries and returns "
+                    "are lines of their own; on an RTL target (ibex) each instruction counts the core's own "
+                    "cycles, a trap's entry in its ecall and the return in its mret. Not on simavr targets.")
     _add_selection(traced, "freertos", "mps2-an385", "yield", one=True)
     traced.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                         help="a kernel or build option, repeatable (switchscope list shows them all)")

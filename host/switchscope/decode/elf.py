@@ -266,6 +266,36 @@ def functions(path: Path) -> list[tuple[int, int, str]]:
         elf.stream.close()
 
 
+def code_regions(path: Path) -> list[tuple[int, int, str]]:
+    """functions(), and where code lies outside them, regions named by the label that starts them: a
+    routine written in assembly often has a symbol and no size (FreeRTOS's RISC-V trap handler). Such a
+    label's region runs to the next symbol of code, or to its section's end."""
+    sized = functions(path)
+    elf = _open(path)
+    try:
+        executable = {index: (section["sh_addr"], section["sh_addr"] + section["sh_size"])
+                      for index, section in enumerate(elf.iter_sections()) if section["sh_flags"] & 0x4}  # SHF_EXECINSTR
+        labels = {}
+        for section in elf.iter_sections():
+            if section["sh_type"] == "SHT_SYMTAB":
+                for symbol in section.iter_symbols():
+                    shndx = symbol["st_shndx"]
+                    if (isinstance(shndx, int) and shndx in executable and symbol.name and not symbol["st_size"]
+                            and symbol["st_info"]["type"] in ("STT_FUNC", "STT_NOTYPE")
+                            and not symbol.name.startswith(("$", ".L"))):
+                        labels.setdefault(symbol["st_value"] & ~1, (symbol.name, executable[shndx][1]))
+    finally:
+        elf.stream.close()
+    starts = sorted({start for start, _, _ in sized} | set(labels))
+    regions = list(sized)
+    for start, (name, section_end) in labels.items():
+        if any(low <= start < high for low, high, _ in sized):
+            continue
+        later = [s for s in starts if s > start]
+        regions.append((start, min([section_end, *later[:1]]), name))
+    return sorted(regions)
+
+
 def with_bytes_at(path: Path, symbol: str, data: bytes, out: Path) -> Path:
     """A copy of the ELF at `out` whose initial contents at `symbol` are `data` (the rest of the
     symbol zero): what a flasher then writes. Refused if the symbol is missing or too small."""

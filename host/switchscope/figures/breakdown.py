@@ -1,7 +1,11 @@
-"""Where the cycles of one window go: every instruction the timing model
-charged, with its cost, and the exception entries, returns and tail-chains
-between them, from the QEMU plugin's trace of that window (marker method:
-nothing of switchscope's inside the window)."""
+"""Where the cycles of one window go: every instruction with its cost, from
+the simulator's trace of that window (marker method: nothing of
+switchscope's inside the window). On QEMU the timing model charged each
+instruction, and the exception entries, returns and tail-chains between
+them are lines of their own; on a core's RTL (Verilator) each instruction
+costs the cycles from its first in ID/EX to the next one's, so a trap's
+entry is part of the `ecall` (or of the instruction it interrupted) and the
+return part of `mret`."""
 
 from __future__ import annotations
 
@@ -19,9 +23,8 @@ from switchscope.common.tools import require
 from switchscope.decode import elf
 from switchscope.decode.methods import warmup_windows
 from switchscope.figures.measure import analyse, check_completed, default_time_limit, run_parameters
-from switchscope.run.runner import run
+from switchscope.run.runner import run, simulator_of
 
-OBJDUMP = ("arm-none-eabi-objdump", "binutils-arm-none-eabi")
 
 
 @dataclass(frozen=True)
@@ -91,9 +94,14 @@ def steps_of(parsed: list[tuple[int, str, int | str, int]], functions: list[tupl
     return steps
 
 
-def disassemble(path: Path) -> dict[int, str]:
+def objdump_of(target: catalog.Target) -> tuple[str, str]:
+    """The objdump of the target's gcc, and the Debian packages that bring it with that gcc."""
+    return target.gcc.removesuffix("gcc") + "objdump", target.gcc_package
+
+
+def disassemble(path: Path, objdump: tuple[str, str]) -> dict[int, str]:
     """address -> instruction text, from objdump."""
-    objdump = require(*OBJDUMP)
+    objdump = require(*objdump)
     out = subprocess.run([objdump, "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True).stdout
     found = {}
     for line in out.splitlines():
@@ -105,10 +113,11 @@ def disassemble(path: Path) -> dict[int, str]:
 
 def breakdown(job: Job, sample: int, time_limit: float | None = None) -> Breakdown:
     """The traced window of sample `sample` (counted from 0, past any warm-up) of the job, marker method."""
-    if job.target.simulator != "qemu":
-        raise SwitchscopeError(f"breakdown runs on QEMU targets; {job.target.name} runs on {job.target.simulator}",
-                               "choose a Cortex-M target: " + ", ".join(n for n, t in catalog.TARGETS.items()
-                                                                        if t.simulator == "qemu"))
+    if not simulator_of(job.target).TRACES_WINDOWS:
+        raise SwitchscopeError(f"breakdown needs a simulator that traces a window's every instruction; "
+                               f"{job.target.name} runs on {job.target.simulator}, which does not",
+                               "choose one of: " + ", ".join(n for n, t in catalog.TARGETS.items()
+                                                             if simulator_of(t).TRACES_WINDOWS))
     marker = dataclasses.replace(job, method=catalog.METHODS["marker"])
     samples = sample + 1
     config = marker.resolved_config()
@@ -130,7 +139,8 @@ def breakdown(job: Job, sample: int, time_limit: float | None = None) -> Breakdo
                                "choose another sample with --sample")
     measured = figure.samples[-1]
     traced = run_once(warmup_windows(untraced.stream) + sample)
-    steps = steps_of(parse(traced.trace or []), elf.functions(firmware.elf), disassemble(firmware.elf))
+    steps = steps_of(parse(traced.trace or []), elf.code_regions(firmware.elf),
+                     disassemble(firmware.elf, objdump_of(marker.target)))
     result = Breakdown(marker, sample, measured, steps, marker.counted_in)
     if result.total != measured:
         raise FirmwareFailed(f"{marker}: the trace of sample {sample} sums to {result.total} {result.unit}, the "

@@ -33,7 +33,8 @@ def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
     tasks = f", {job.tasks} tasks" if job.tasks else ""
     lines = [f"one window of {job.scenario.name}{tasks} ({job.kernel.name} on {job.target.name}, {options}): "
              f"{breakdown.total} {unit}, sample {breakdown.sample}, marker method"
-             + (f" ({job.target.timing_model} timing model)" if unit == "cycles" else ""),
+             + (f" ({job.target.timing_model} timing model)" if unit == "cycles" and job.target.timing_model
+                else " (the core's RTL)" if job.target.simulator == "verilator" else ""),
              f"  {unit:>8}  {'instructions':>12}  where",
              *(f"  {c:>8}  {n or '':>12}  {where}" for where, n, c in runs(breakdown))]
     if every_instruction:

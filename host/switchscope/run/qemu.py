@@ -19,6 +19,7 @@ NAME = "qemu"
 UNIT = "instructions"
 ELF_MACHINE = "EM_ARM"
 COUNTS = "instructions, counted by QEMU"
+TRACES_WINDOWS = True  # breakdown: the plugin logs every instruction of one window (trace=)
 
 QEMU = "qemu-system-arm"
 LATENCY_ARM_SYMBOL = "board_latency_timer_arm"  # board.h: where the irq-latency scenarios arm the latency timer

@@ -19,6 +19,7 @@ NAME = "simavr"
 UNIT = "cycles"
 ELF_MACHINE = "EM_AVR"
 COUNTS = "cycles, counted by the simulator"
+TRACES_WINDOWS = False  # the runner logs watches only, never every instruction of a window
 
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
 

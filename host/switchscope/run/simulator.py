@@ -53,6 +53,7 @@ class Simulator(Protocol):
     UNIT: str  # what the simulator itself counts: "instructions" or "cycles" (board.toml's [simulator] unit)
     ELF_MACHINE: str  # the architecture of the firmware it runs (elf.MACHINES)
     COUNTS: str  # how its unit is counted, in a sentence's words ("switchscope list")
+    TRACES_WINDOWS: bool  # can log every instruction of one window with its count (Request.trace_window: breakdown)
 
     def start(self, request: Request) -> list[str]:
         """The command line that runs the firmware: parameters in, record stream on stdout, the watches

@@ -21,11 +21,13 @@ NAME = "verilator"
 UNIT = "cycles"
 ELF_MACHINE = "EM_RISCV"
 COUNTS = "cycles of the core's RTL, counted by Verilator"
+TRACES_WINDOWS = True  # breakdown: the harness logs every instruction of one window (--window-trace)
 
 
 def command(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             watches: list[tuple[int, str]], event_log: Path | None, event_limit: int,
-            stop_after: int | None, pin_log: Path | None = None) -> list[str]:
+            stop_after: int | None, pin_log: Path | None = None, trace_log: Path | None = None,
+            trace_window: int = 0) -> list[str]:
     """The harness's command line: the model of the target's configuration, built first if need be."""
     binary = model.ensure(target.core_config)
     line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET)]
@@ -38,6 +40,8 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
             line += ["--watch", f"{name}={hex(address)}"]
         if stop_after:
             line += ["--stop", str(stop_after)]
+        if trace_log is not None:  # breakdown: every instruction of one window, with its cycle
+            line += ["--window-trace", str(trace_log), "--window", str(trace_window)]
     if pin_log is not None:  # the scope: the board's stores to simple_system's pin register
         line += ["--pin", target.scope_pin, "--pin-log", str(pin_log)]
     return [*line, str(firmware_elf)]
@@ -47,7 +51,8 @@ def start(request: Request) -> list[str]:
     """The harness's command line for a run as runner.run asks for it (run/simulator.py)."""
     return command(request.target, request.firmware_elf, request.parameters, request.samples,
                    list(request.watches), request.event_log if request.watches else None, request.event_limit,
-                   request.stop_after, request.pin_log if request.watch_scope_pin else None)
+                   request.stop_after, request.pin_log if request.watch_scope_pin else None,
+                   request.trace_log if request.trace_window is not None else None, request.trace_window or 0)
 
 
 def provenance(request: Request) -> tuple[str, str]:
