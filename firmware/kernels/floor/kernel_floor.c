@@ -5,7 +5,8 @@
  * FLOOR_MAX_TASKS). A switch between tasks is a function call, so it saves
  * and restores exactly the registers the C ABI makes a called function keep:
  * r4-r11 and the return address on a Cortex-M, r2-r17 and r28-r29 and the
- * return address on an AVR; the stack pointer goes into the task.
+ * return address on an AVR, ra and s0-s11 on RV32 (the RISC-V psABI's ilp32
+ * callee-saved registers); the stack pointer goes into the task.
  *
  * Interrupts are masked while the scheduler's state changes and across a
  * switch; the resumed task unmasks them. On the AVR an interrupt handler
@@ -15,7 +16,10 @@
  * exception left it (its frame, then r4-r11; its saved stack pointer marked
  * by bit 0), and a task kept by a call is entered through an exception frame
  * made for it. A call-level switch to a task kept by an exception goes
- * through SVC, whose return restores it.
+ * through SVC, whose return restores it. On RV32 interrupts are mstatus.MIE;
+ * the floor installs its own vector table (Ibex has vectored traps only, and
+ * the board's table halts on any trap): the machine timer's entry ticks,
+ * every other entry fails the run by name.
  */
 #include <stdint.h>
 #include <string.h>
@@ -69,7 +73,12 @@ struct ss_queue {
 };
 
 static ss_task tasks[FLOOR_MAX_TASKS];
-static uint8_t stacks[FLOOR_MAX_TASKS][STACK_BYTES] __attribute__((aligned(8)));
+#if defined(__riscv)
+#define STACK_ALIGN 16 /* the psABI's stack alignment */
+#else
+#define STACK_ALIGN 8 /* AAPCS's at a public interface */
+#endif
+static uint8_t stacks[FLOOR_MAX_TASKS][STACK_BYTES] __attribute__((aligned(STACK_ALIGN)));
 static uint8_t task_count;
 static ss_signal signals[FLOOR_MAX_SIGNALS];
 static uint8_t signal_count;
@@ -166,6 +175,119 @@ static void start_tick(void)
     /* the watchdog in interrupt mode, its shortest period (16 ms), as FreeRTOS's ATmega port ticks */
     WDTCSR = _BV(WDCE) | _BV(WDE);
     WDTCSR = _BV(WDIE);
+}
+
+#elif defined(__riscv) /* RV32 (Ibex) */
+
+#define MSTATUS_MIE 0x8u
+#define MIE_MTIE (1u << 7)
+#define TICK_CYCLES (BOARD_CPU_CLOCK_HZ / 1000u) /* 1 kHz, as FreeRTOS's tick on this core */
+
+/*
+ * ra and s0-s11 in a frame of 16 words (64 bytes: sp stays 16-byte aligned, as
+ * the psABI wants at a call), then sp into `from`, and the same back from `to`.
+ * Every other register is the caller's to keep (a0-a7, t0-t6) or the same for
+ * every task (gp, tp).
+ */
+__attribute__((naked)) void floor_switch(ss_task *from, ss_task *to)
+{
+    (void)from;
+    (void)to;
+    __asm__ volatile(
+        "addi sp, sp, -64\n"
+        "sw ra, 0(sp)\n sw s0, 4(sp)\n sw s1, 8(sp)\n sw s2, 12(sp)\n"
+        "sw s3, 16(sp)\n sw s4, 20(sp)\n sw s5, 24(sp)\n sw s6, 28(sp)\n"
+        "sw s7, 32(sp)\n sw s8, 36(sp)\n sw s9, 40(sp)\n sw s10, 44(sp)\n sw s11, 48(sp)\n"
+        "sw sp, 0(a0)\n"
+        "lw sp, 0(a1)\n"
+        "lw ra, 0(sp)\n lw s0, 4(sp)\n lw s1, 8(sp)\n lw s2, 12(sp)\n"
+        "lw s3, 16(sp)\n lw s4, 20(sp)\n lw s5, 24(sp)\n lw s6, 28(sp)\n"
+        "lw s7, 32(sp)\n lw s8, 36(sp)\n lw s9, 40(sp)\n lw s10, 44(sp)\n lw s11, 48(sp)\n"
+        "addi sp, sp, 64\n"
+        "ret\n");
+}
+
+/* A new task's first switch returns here, its function in s0 and its argument in s1. */
+__attribute__((naked)) void floor_task_start(void)
+{
+    __asm__ volatile("csrsi mstatus, 8\n mv a0, s1\n jalr s0\n call floor_task_returned\n");
+}
+
+static void prepare_stack(ss_task *task, uint8_t *top, ss_task_fn fn, void *arg)
+{
+    uint32_t *p = (uint32_t *)top - 16; /* the frame floor_switch leaves: ra, s0-s11, three words of padding */
+    for (int i = 0; i < 16; i++)
+        p[i] = 0;
+    p[0] = (uint32_t)floor_task_start;
+    p[1] = (uint32_t)fn;
+    p[2] = (uint32_t)arg;
+    task->sp = (uintptr_t)p;
+}
+
+static uint8_t interrupts_mask(void)
+{
+    uint32_t mstatus;
+    __asm__ volatile("csrrci %0, mstatus, 8" : "=r"(mstatus)::"memory");
+    return !(mstatus & MSTATUS_MIE);
+}
+
+static void interrupts_restore(uint8_t was_masked)
+{
+    if (!was_masked)
+        __asm__ volatile("csrsi mstatus, 8" ::: "memory");
+}
+
+static void switch_to(ss_task *next);
+
+static void switch_from_handler(ss_task *next) { switch_to(next); }
+
+static uint64_t next_tick; /* mtimecmp's value: the machine timer's next interrupt */
+
+static void set_mtimecmp(uint64_t when)
+{
+    volatile uint32_t *compare = (volatile uint32_t *)BOARD_MTIMECMP_ADDRESS;
+    compare[1] = 0xFFFFFFFFu; /* no moment between the two halves' writes where the compare is early */
+    compare[0] = (uint32_t)when;
+    compare[1] = (uint32_t)(when >> 32);
+}
+
+/* The machine timer's entry: GCC saves what this function uses and returns with mret. */
+__attribute__((interrupt("machine"))) void floor_tick_handler(void)
+{
+    ticks++;
+    next_tick += TICK_CYCLES;
+    set_mtimecmp(next_tick);
+}
+
+void floor_unexpected_trap(void) __attribute__((used, noreturn));
+void floor_unexpected_trap(void) { harness_fail(SS_TEXT("floor: an exception or an interrupt it has no handler for")); }
+
+/* Ibex's traps are vectored only: entry n of a 256-byte-aligned table for interrupt n, entry 0 for every
+ * exception. The machine timer is interrupt 7. */
+__asm__(".section .text.floor_vectors, \"ax\"\n"
+        ".balign 256\n"
+        ".option push\n"
+        ".option norvc\n" /* each entry one 4-byte jump */
+        "floor_vectors:\n"
+        ".rept 7\n j floor_unexpected_trap\n .endr\n"
+        "j floor_tick_handler\n"
+        ".rept 24\n j floor_unexpected_trap\n .endr\n"
+        ".option pop\n"
+        ".text\n");
+extern const char floor_vectors[];
+
+static void start_tick(void)
+{
+    __asm__ volatile("csrw mtvec, %0" ::"r"((uintptr_t)floor_vectors | 1u)); /* mode 1: vectored */
+    volatile uint32_t *mtime = (volatile uint32_t *)BOARD_MTIME_ADDRESS;
+    uint32_t high, low;
+    do { /* the 64-bit count, its halves read consistently */
+        high = mtime[1];
+        low = mtime[0];
+    } while (mtime[1] != high);
+    next_tick = (((uint64_t)high << 32) | low) + TICK_CYCLES;
+    set_mtimecmp(next_tick);
+    __asm__ volatile("csrs mie, %0" ::"r"(MIE_MTIE)); /* taken once the first task sets mstatus.MIE */
 }
 
 #else /* Cortex-M3/M4 */

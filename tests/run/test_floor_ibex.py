@@ -1,0 +1,156 @@
+"""The floor kernel on Ibex's RTL (boards ibex and ibex-maxperf): every scenario the board can run gives the same
+samples run after run, probe, scope and marker read the same switch, the floor is below FreeRTOS, `run --floor`
+shows FreeRTOS as a multiple of it, and the switch itself takes what Ibex's documentation says its instructions
+take.
+
+The documentation is the package's doc/03_reference/pipeline_details.rst (pythondata-cpu-ibex 0.0.post2937):
+line 35, "when an instruction stalls for X cycles X + 1 cycles pass"; in the table at lines 39-90, integer
+computation (line 42) stalls 0: 1 cycle; load/store (lines 48-54) stall "1 - N", N the data memory's wait
+states, none in simple_system: 2 cycles; jump (lines 67-73) stalls at least 1: 2 cycles. This holds for the
+two-stage pipeline only (lines 26-30: the writeback stage of maxperf is left undocumented)."""
+
+import dataclasses
+import json
+import re
+import subprocess
+
+import pytest
+
+from conftest import job, run_command
+from switchscope import catalog
+from switchscope.build.firmware import build
+from switchscope.figures.measure import measure
+from switchscope.figures.measure_elf import measure_elf
+
+pytestmark = pytest.mark.firmware  # every test here builds the model and firmware and runs them
+
+IBEX = ("ibex", "ibex-maxperf")
+INTEGER, LOAD_STORE = 0 + 1, 1 + 1  # stall cycles + 1 (lines 35, 42, 48-54)
+CALLEE_SAVED = ["ra"] + [f"s{n}" for n in range(12)]  # the RISC-V psABI's ilp32: what a called function keeps
+
+
+def _runnable(target: str) -> list[str]:
+    """The switch scenarios the floor measures on the board (isr and the latency scenarios need the board's
+    software interrupt and latency timer)."""
+    floor, probe = catalog.KERNELS["floor"], catalog.METHODS["probe"]
+    return [name for name, s in catalog.SCENARIOS.items()
+            if not s.latency and floor.not_measured(catalog.TARGETS[target], s, probe) is None]
+
+
+def test_the_floor_lists_both_ibex_boards_and_the_call_level_scenarios():
+    assert set(IBEX) <= set(catalog.KERNELS["floor"].targets)
+    for target in IBEX:
+        assert {"resume", "signal", "yield", "rotate", "sem-shuffle", "deadlock-raise", "deadlock-release", "msg",
+                "ruler"} <= set(_runnable(target))
+
+
+@pytest.mark.parametrize("target", IBEX)
+@pytest.mark.parametrize("scenario", [name for name, s in catalog.SCENARIOS.items() if not s.latency])
+def test_every_scenario_runs_on_ibex_with_the_same_samples_twice(scenario, target):
+    if scenario not in _runnable(target):
+        pytest.skip(f"{scenario} is not measured on {target}")
+    first, again = (measure(job(scenario, target, "floor"), samples=100) for _ in range(2))
+    assert first.count >= 95 and first.count + first.excluded == 100
+    assert first.samples == again.samples
+    if scenario == "ruler":  # each block is N nops, 1 cycle each: the floor's tick stays out of the windows
+        assert first.samples == [INTEGER * n for n in first.sample_tags]
+    else:
+        assert first.stats.min == first.stats.max  # the RTL has no variance of its own
+
+
+def _closing_stamps_returned_to_at_a_halfword(elf) -> list[bool]:
+    """For each closing stamp (lui, csrr mcycle, sw into probe.end) that a call returns to: whether its 32-bit
+    lui sits at a halfword address. The instruction fetch reads words only (instruction_fetch.rst lines 75-76:
+    "Misaligned instruction fetches are handled by performing two separate word-aligned instruction fetches"),
+    so after the return's jump such a lui takes a cycle more than in the probe's calibration, where it follows
+    the opening stamp in line (docs/measurement.md, "The ruler on Ibex")."""
+    text = subprocess.run(["riscv64-unknown-elf-objdump", "-d", str(elf)], capture_output=True, text=True,
+                          check=True).stdout
+    code = [(int(m[1], 16), m[2], m[3]) for m in re.finditer(r"^\s+([0-9a-f]+):\s+[0-9a-f]+\s+(\S+)\s*(.*)$", text,
+                                                              re.MULTILINE)]
+    found = []
+    for before, lui, csrr, sw in zip(code, code[1:], code[2:], code[3:]):
+        if (lui[1] == "lui" and csrr[1] == "csrr" and csrr[2].endswith(",mcycle") and "<probe+0x4>" in sw[2]
+                and before[1] in ("jal", "jalr", "call")):
+            found.append(lui[0] % 4 == 2)
+    return found
+
+
+@pytest.mark.parametrize("target", IBEX)
+@pytest.mark.parametrize("scenario", ["yield", "signal"])
+def test_probe_scope_and_marker_read_the_same_switch(scenario, target):
+    """Scope and marker agree to the cycle; the probe too, but for the cycle its closing lui costs where the
+    scenario's call returns to it at a halfword address (the other methods have no such instruction there)."""
+    results = {method: measure(dataclasses.replace(job(scenario, target, "floor"), method=catalog.METHODS[method]),
+                               samples=100) for method in ("probe", "scope", "marker")}
+    medians = {method: result.stats.median for method, result in results.items()}
+    assert medians["scope"] == medians["marker"], medians
+    chosen = job(scenario, target, "floor")
+    returned_to = _closing_stamps_returned_to_at_a_halfword(build(chosen.kernel, chosen.target, chosen.scenario).elf)
+    assert len(returned_to) == 1, returned_to  # the scenario's one closing stamp after the switch's return
+    assert medians["probe"] == medians["marker"] + returned_to[0], medians
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_the_floors_yield_is_below_freertos_on_ibex(target):
+    least = measure(job("yield", target, "floor"), samples=100).stats.median
+    freertos = measure(job("yield", target, "freertos"), samples=100).stats.median
+    assert least < freertos, (least, freertos)
+
+
+def test_run_floor_on_ibex_shows_freertos_as_a_multiple_of_the_floor(tmp_path, capsys):
+    out = tmp_path / "yield.json"
+    status, said = run_command(["run", "--target", "ibex", "--scenario", "yield", "--samples", "100", "--floor",
+                                "--json", str(out), "--quiet"], capsys)
+    assert status == 0, said
+    results = {r["kernel"]: r for r in json.loads(out.read_text())["results"]}
+    assert set(results) == {"freertos", "floor"}
+    kernel, least = results["freertos"], results["floor"]
+    assert kernel["floor"]["median"] == least["stats"]["median"] and kernel["floor"]["target"] == "ibex"
+    assert kernel["x_floor"] == round(kernel["stats"]["median"] / least["stats"]["median"], 2) > 1
+    assert f"{kernel['x_floor']:.2f}" in said and "x floor" in said
+
+
+def _disassembly(elf, symbol: str) -> list[tuple[int, str, str]]:
+    """(address, mnemonic, operands) of each instruction of `symbol`, as binutils prints them."""
+    text = subprocess.run(["riscv64-unknown-elf-objdump", "-d", "-M", "no-aliases,numeric", f"--disassemble={symbol}",
+                           str(elf)], capture_output=True, text=True, check=True).stdout
+    found = []
+    for line in text.splitlines():
+        parts = re.match(r"\s+([0-9a-f]+):\s+[0-9a-f]+\s+(\S+)\s*(.*)", line)
+        if parts:
+            found.append((int(parts[1], 16), parts[2], parts[3].strip()))
+    return found
+
+
+ABI_NAMES = {"x1": "ra", "x2": "sp", "x8": "s0", "x9": "s1", "x10": "a0", "x11": "a1", **{f"x{n}": f"s{n - 16}" for n in range(18, 28)}}
+
+
+def test_the_switch_keeps_exactly_the_callee_saved_registers_in_the_documented_cycles():
+    """floor_switch from its first instruction to its `ret`, on the two-stage small: what the disassembly holds,
+    counted by hand with pipeline_details.rst's costs. The frame is 16 words (sp stays 16-byte aligned):
+        addi sp, sp, -64                     1 integer       1
+        sw ra, s0-s11 into the frame        13 stores       26
+        sw sp, 0(a0)  (into `from`)          1 store         2
+        lw sp, 0(a1)  (out of `to`)          1 load          2
+        lw ra, s0-s11 out of the frame      13 loads        26
+        addi sp, sp, 64                      1 integer       1
+                                                            58 cycles
+    Interrupts are masked across it (mstatus.MIE clear): nothing else can fall in between."""
+    chosen = job("yield", "ibex", "floor")
+    elf = build(chosen.kernel, chosen.target, chosen.scenario).elf
+    code = _disassembly(elf, "floor_switch")
+    named = [(mnemonic.removeprefix("c."), re.sub(r"x\d+", lambda m: ABI_NAMES.get(m[0], m[0]), operands))
+             for _, mnemonic, operands in code]
+    stores = [re.match(r"(\w+),(\d+)\(sp\)", operands) for mnemonic, operands in named[1:14]]
+    loads = [re.match(r"(\w+),(\d+)\(sp\)", operands) for mnemonic, operands in named[16:29]]
+    assert [m[1] for m in stores] == CALLEE_SAVED and [m[1] for m in loads] == CALLEE_SAVED
+    assert [int(m[2]) for m in stores] == [int(m[2]) for m in loads] == [4 * n for n in range(13)]
+    assert [mnemonic for mnemonic, _ in named] == (["addi16sp"] + ["swsp"] * 13 + ["sw", "lw"] + ["lwsp"] * 13
+                                                   + ["addi16sp", "jr"]), named
+    assert named[14] == ("sw", "sp,0(a0)") and named[15] == ("lw", "sp,0(a1)")
+    expected = INTEGER + 13 * LOAD_STORE + LOAD_STORE + LOAD_STORE + 13 * LOAD_STORE + INTEGER
+    assert expected == 58
+    ret = code[-1][0]
+    result = measure_elf(elf, catalog.TARGETS["ibex"], "floor_switch", hex(ret), count=50, time_limit=120)
+    assert result.samples == [expected] * 50
