@@ -14,7 +14,8 @@ from pages_text import counted, figure, markdown_table, median
 FLOOR_ROWS = ("resume", "signal", "yield", "isr", "rotate", "sem-shuffle", "deadlock-raise", "deadlock-release",
               "msg")
 FLOOR_CORES = (("Cortex-M3 (mps2-an385)", "mps2-an385"), ("Cortex-M4 (mps2-an386)", "mps2-an386"),
-               ("ATmega328P (simavr)", "atmega328p"))
+               ("ATmega328P (simavr)", "atmega328p"), ("Ibex small (RTL)", "ibex"),
+               ("Ibex maxperf (RTL)", "ibex-maxperf"))
 BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
                   ("Cooperative PRI", {"preemption": "off", "priorities": "on"}),
                   ("Preemptive NOPRI", {"preemption": "on", "priorities": "off"}),
@@ -57,7 +58,8 @@ def render_floor_prose(measured) -> str:
         return [suite_result(measured, "freertos", t, s)["x_floor"] for _, t in FLOOR_CORES for s in scenarios]
     yields, lists = multiples(["yield"]), multiples(["resume", "signal"])
     return (f"FreeRTOS's yield is {min(yields):.2f} to {max(yields):.2f} times the floor on these cores; its resume "
-            f"and signal, which go through its lists, its critical sections and PendSV, are {min(lists):.2f} to "
+            f"and signal, which go through its lists, its critical sections and its switch (PendSV on the Cortex-M, "
+            f"a software switch on the AVR, the trap handler entered by ecall on the Ibex), are {min(lists):.2f} to "
             f"{max(lists):.2f} times it.\n")
 
 

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""How fast the Ibex targets measure: 10,000 `yield` samples with
+`switchscope run` (wall time, the model and firmware built first), and the
+harness alone on the same firmware: the cycles it simulated, its CPU time and
+so the simulated cycles per CPU second.
+
+    python3 bench/ibex_speed.py [--samples 10000] [--rounds 3]
+
+Prints one Markdown table: per target, the medians of the rounds with their range.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+from checkout import CHECKOUT, switchscope_command
+
+sys.path.insert(0, str(CHECKOUT / "host"))
+
+from switchscope import catalog  # noqa: E402
+from switchscope.build.firmware import build  # noqa: E402
+from switchscope.run.runner import run  # noqa: E402
+
+TARGETS = ("ibex", "ibex-maxperf")
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def harness_alone(target: catalog.Target, samples: int) -> tuple[int, float]:
+    """(cycles simulated, CPU seconds) of the harness running the yield firmware for `samples` samples."""
+    firmware = build(catalog.KERNELS["freertos"], target, catalog.SCENARIOS["yield"])
+    before = children_cpu()
+    output = run(target, firmware.elf, [f"samples={samples}"], samples, time_limit=600)
+    seconds = children_cpu() - before
+    cycles = re.search(r"after (\d+) cycles", output.stderr)
+    if output.exit_code != 0 or cycles is None:
+        raise SystemExit(f"{target.name}: the run failed: {output.stopped or output.stderr[-300:]}")
+    return int(cycles.group(1)), seconds
+
+
+def end_to_end(target: str, samples: int) -> float:
+    started = time.monotonic()
+    subprocess.run([*switchscope_command(), "run", "--target", target, "--scenario", "yield", "--samples",
+                    str(samples), "--quiet"], check=True, capture_output=True)
+    return time.monotonic() - started
+
+
+def spread(values: list[float], form: str) -> str:
+    return f"{format(statistics.median(values), form)} ({format(min(values), form)}-{format(max(values), form)})"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--samples", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    rows = []
+    for name in TARGETS:
+        end_to_end(name, 100)  # builds the model and the firmware: no round below includes a build
+        walls, rates, simulated = [], [], 0
+        for _ in range(args.rounds):
+            walls.append(end_to_end(name, args.samples))
+            simulated, cpu = harness_alone(catalog.TARGETS[name], args.samples)
+            rates.append(simulated / cpu / 1e6)
+        rows.append(f"| {name} | {spread(walls, '.1f')} | {simulated:,} | {spread(rates, '.2f')} |")
+    print(f"| target | `switchscope run --scenario yield --samples {args.samples:,}` s | cycles simulated "
+          f"| million cycles per CPU s |")
+    print("|---|--:|--:|--:|")
+    print("\n".join(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
