@@ -3,6 +3,8 @@
 riscv64-unknown-elf toolchain, into build/ibex/programs/:
 
     timing    programs/timing.S between watched mark_* labels (no C library)
+    interrupts  programs/interrupts.S: the harness's software interrupt and latency
+              timer (fast and NMI lines), each vector reading mcycle (no C library)
     freertos  two FreeRTOS tasks yielding (programs/freertos/), the kernel from
               the pinned crate freertos-next as the project's FreeRTOS builds
               locate it, its RISC-V port with RISCV_MTIME_CLINT_no_extensions
@@ -62,6 +64,9 @@ def freertos_tree() -> Path:
 def sources_and_flags(name: str, compiler: str) -> tuple[list[Path], list[str]]:
     if name == "timing":
         return [PROGRAMS / "crt0.S", PROGRAMS / "timing.S", PROGRAMS / "timing_main.c"], [*BARE_FLAGS, "-nostdlib"]
+    if name == "interrupts":
+        return ([PROGRAMS / "crt0.S", PROGRAMS / "interrupts.S", PROGRAMS / "interrupts_main.c"],
+                [*BARE_FLAGS, "-nostdlib"])
     kernel = freertos_tree()
     port = kernel / RISCV_PORT
     sources = [PROGRAMS / "crt0.S", PROGRAMS / "freertos" / "yield.c",
@@ -107,7 +112,7 @@ def build(name: str, defines: tuple[str, ...] = ()) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("program", choices=("timing", "freertos"))
+    parser.add_argument("program", choices=("timing", "interrupts", "freertos"))
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                         help="a preprocessor definition for the program's sources (also names the ELF)")
     arguments = parser.parse_args(argv)

@@ -1,5 +1,6 @@
 // Testbench for the Verilator model of Ibex's simple_system (built by switchscope's
-// build stage, switchscope/build/verilator.py):
+// build stage, switchscope/build/verilator.py, from a copy of simple_system's top
+// whose interrupt lines are inputs this testbench drives):
 // loads an ELF into its RAM, clocks it for at most a given number of cycles,
 // streams what the program writes to the output register (0x20000) to stdout,
 // stops when the program writes a word with bit 0 set to the halt register
@@ -25,6 +26,35 @@
 // "<cycle> i <pc>" for each, the cycle being its first in ID/EX as for the
 // watches, then "<cycle> end" at the closing one (the QEMU plugin's trace
 // format).
+//
+// Devices of its own, in simple_system's simulator-control window (0x20000,
+// 1 kB), seen through the window's bus signals: simulator_ctrl itself ignores
+// stores to these offsets and reads them as 0 (write-only registers). Cycles
+// are the clock's, which mcycle counts too unless the core sleeps in wfi (its
+// clock is then gated). "The store's cycle" S is the cycle a store is on the bus: its first
+// cycle in ID/EX, where a `csrr mcycle` in its place would read S.
+//
+//   0x20010  PIN           the scope pin (above)
+//   0x20014  SOFT_IRQ      bit 0 is the level of the core's irq_software_i (interrupt 3,
+//                          mcause 0x80000003) from cycle S + 1 on: store 1 raises it,
+//                          0 lowers it. The core does not lower a level line: the
+//                          handler stores 0.
+//   0x20018  LATENCY       the latency timer, one-shot, on irq_fast_i[0] (interrupt 16,
+//                          vector mtvec + 0x40): a store of N >= 1 arms it to raise the
+//                          line in cycle S + N exactly (a `csrr mcycle` there would
+//                          read S + N), where it stays until stopped; a store of 0 stops
+//                          the timer and lowers the line from cycle S + 1. Storing N
+//                          again re-arms it (a raised line is low from S + 1 until
+//                          the new expiry, if N >= 2).
+//   0x2001C  LATENCY_NMI   the same timer on irq_nm_i (the non-maskable interrupt,
+//                          vector mtvec + 0x7C) instead; a store of 0 to either stops it.
+//
+// With watches, each raising of the latency timer's line is logged as
+// "<cycle> assert@<address>", the cycle being mcycle's value in the first
+// cycle the line is high and the address the instruction in ID/EX then (the
+// simavr runner's event, same meaning); it counts towards --limit. The log is
+// in cycle order: an assertion in the first cycle of a watched instruction
+// comes before it, one in its later cycles after it.
 //
 // The last line on stderr says how it ended: "ibex-sim: halted code=N after ..."
 // (the program's exit code), "... cycle bound reached ..." or "... stop or limit
@@ -75,6 +105,9 @@ constexpr uint32_t kRamSize = 1024 * 1024;
 constexpr uint32_t kOutputOffset = 0x0;  // register offsets inside the 1 kB simulator-control window
 constexpr uint32_t kHaltOffset = 0x8;
 constexpr uint32_t kPinOffset = 0x10;
+constexpr uint32_t kSoftIrqOffset = 0x14;
+constexpr uint32_t kLatencyOffset = 0x18;
+constexpr uint32_t kLatencyNmiOffset = 0x1C;
 constexpr const char *kRamScope = "TOP.ibex_simple_system.u_ram.u_ram";
 
 [[noreturn]] void usage_error(const std::string &what, const std::string &fix) {
@@ -272,6 +305,9 @@ int main(int argc, char **argv) {
   // The edge matters: the core's clock is gated by flops that reset alone can clear, so
   // without an asynchronous reset its registers never see a clock while reset is held
   // (they start at zero: user mode, where every machine CSR access traps).
+  top->IO_IRQ_SOFTWARE = 0;  // the lines the harness drives start low
+  top->IO_IRQ_FAST = 0;
+  top->IO_IRQ_NM = 0;
   top->IO_RST_N = 1;
   top->eval();
   top->IO_RST_N = 0;
@@ -320,11 +356,65 @@ int main(int argc, char **argv) {
   uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0, opened = 0;
   bool halted = false, stopped = false, interval_open = false, tracing = false;
   unsigned exit_code = 0;
+  // The interrupt lines: each level as it is in this cycle, set before the
+  // rising edge that ends it (and evaluated, so that the cycle's logic sees it).
+  bool soft_level = false, soft_next = false;  // SOFT_IRQ: a store takes effect the next cycle
+  bool latency_armed = false, latency_nmi = false, latency_level = false, latency_lower_next = false;
+  uint64_t latency_expiry = 0;  // the cycle (this loop's count) the armed timer raises its line in
+  bool assertion_pending = false;  // a raising of the latency line not yet logged, at mcycle assertion_cycle
+  uint64_t assertion_cycle = 0;
+  char assertion_text[32] = {};
+  auto log_line = [&](uint64_t at, const char *text) -> bool {  // false once --limit is reached
+    std::fprintf(log, "%" PRIu64 " %s\n", at, text);
+    if (options.limit && ++logged == options.limit) {
+      std::fprintf(log, "%" PRIu64 " limit\n", at);
+      return false;
+    }
+    return true;
+  };
   while (cycle < options.max_cycles && !context->gotFinish()) {
+    bool lines_changed = false;
+    if (soft_next != soft_level) {
+      soft_level = soft_next;
+      top->IO_IRQ_SOFTWARE = soft_level;
+      lines_changed = true;
+    }
+    if (latency_lower_next) {
+      latency_lower_next = false;
+      if (latency_level) {
+        latency_level = false;
+        top->IO_IRQ_FAST = 0;
+        top->IO_IRQ_NM = 0;
+        lines_changed = true;
+      }
+    }
+    bool asserted_now = latency_armed && cycle == latency_expiry;
+    if (asserted_now) {
+      latency_armed = false;
+      latency_level = true;
+      if (latency_nmi)
+        top->IO_IRQ_NM = 1;
+      else
+        top->IO_IRQ_FAST = 1;
+      lines_changed = true;
+    }
+    if (lines_changed) top->eval();
+    if (asserted_now && !options.watches.empty()) {  // logged in its place among the watches (below)
+      assertion_pending = true;
+      assertion_cycle = *mcycle;
+      std::snprintf(assertion_text, sizeof assertion_text, "assert@%x", *id_pc);
+    }
     // the simulator-control write the rising edge is about to take
     if (*ctrl_req && *ctrl_we && (*ctrl_be & 1)) {
       uint32_t offset = *ctrl_addr & 0x3FF;
-      if (offset == kOutputOffset) {
+      if (offset == kSoftIrqOffset) {
+        soft_next = *ctrl_wdata & 1;
+      } else if (offset == kLatencyOffset || offset == kLatencyNmiOffset) {
+        latency_lower_next = latency_level;  // stopped or re-armed: the line falls from the next cycle
+        latency_armed = *ctrl_wdata != 0;
+        latency_nmi = offset == kLatencyNmiOffset;
+        latency_expiry = cycle + *ctrl_wdata;
+      } else if (offset == kOutputOffset) {
         std::fputc(static_cast<int>(*ctrl_wdata & 0xFF), stdout);
         if ((*ctrl_wdata & 0xFF) == '\n') std::fflush(stdout);
       } else if (offset == kPinOffset) {
@@ -360,8 +450,17 @@ int main(int argc, char **argv) {
         }
         auto found = options.watches.find(*pc);
         if (found != options.watches.end()) {
+          // an assertion in or before this instruction's first cycle goes before it: the log is in cycle order
+          // (an instruction is logged when it retires, with the cycle it started in, which may come after
+          // an assertion in one of its later cycles, logged here after it)
+          if (assertion_pending && assertion_cycle <= start) {
+            assertion_pending = false;
+            if (!log_line(assertion_cycle, assertion_text)) {
+              stopped = true;
+              goto clock_low;
+            }
+          }
           for (const std::string &name : found->second) {
-            std::fprintf(log, "%" PRIu64 " %s\n", start, name.c_str());
             bool opens = name == "from" || name == "open", closes = name == "to" || name == "close";
             if (window_trace != nullptr && opens && opened++ == options.window) {
               tracing = true;
@@ -369,8 +468,7 @@ int main(int argc, char **argv) {
               std::fprintf(window_trace, "%" PRIu64 " end\n", start);
               tracing = false;
             }
-            if (options.limit && ++logged == options.limit) {
-              std::fprintf(log, "%" PRIu64 " limit\n", start);
+            if (!log_line(start, name.c_str())) {
               stopped = true;
               break;
             } else if (name == "from") {
@@ -387,10 +485,12 @@ int main(int argc, char **argv) {
         if (tracing) std::fprintf(window_trace, "%" PRIu64 " i %x\n", start, *pc);
       }
     }
+  clock_low:
     top->IO_CLK = 0;
     top->eval();
     if (halted || stopped) break;
   }
+  if (assertion_pending && !stopped) log_line(assertion_cycle, assertion_text);
   std::fflush(stdout);
   top->final();
   char how[48];

@@ -75,7 +75,8 @@ UNO = "boards/atmega328p/board.toml"
     ("boards/mps2-an385/board.toml", 'memory = "machine"', 'memory = "fpga"', "'memory' must be one of chip, machine"),
     ("boards/ibex/board.toml", 'config = "small"', 'configuration = "small"',
      "'simulator.config' is needed on verilator: the core's configuration"),
-    ("boards/ibex/board.toml", 'isr = "simple_system', 'irs = "simple_system', "'not_applicable.irs' is no scenario"),
+    ("boards/ibex/board.toml", '[latency_timer]', '[not_applicable]\nirs = "a misspelt scenario"\n\n[latency_timer]',
+     "'not_applicable.irs' is no scenario"),
 ])
 def test_a_mistake_in_a_description_file_is_named(tree, capsys, file, old, new, fragment):
     edit(tree / file, old, new)

@@ -195,3 +195,44 @@ def test_freertos_links_no_c_library_but_its_own_four_functions(programs):
                              capture_output=True, text=True, check=True).stdout.split("\n")
     defined = {line.split()[-1] for line in symbols if " T " in line}
     assert {"memset", "memcpy", "memcmp", "strlen"} <= defined
+
+
+# The harness's interrupt devices (harness.cc; programs/interrupts.S raises each from a run of nops and reads
+# mcycle in each vector's first instruction). Ibex's documentation gives no cycle count for taking an interrupt
+# or for mret (exception_interrupts.rst describes the behaviour only; pipeline_details.rst times instructions):
+# what it does give is that a `csrr` and a `nop` (integer computation) take 1 cycle each (pipeline_details.rst,
+# lines 35, 42, 45: stall 0), so the store after the program's `csrr mcycle` (read M) is on the bus at M + 1, and
+# nothing in a run of nops holds an interrupt back: its entry must come the same number of cycles after the line
+# rises wherever in the run that is. exception_interrupts.rst gives the causes (table at line 32: software 3,
+# fast 16 + n, NMI 31) and says the NMI is taken whatever mstatus.MIE (line 56).
+CAUSE = {"soft": 0x80000003, "fast": 0x80000010, "masked": 0x80000010, "nmi": 0x8000001F}
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("config", ["small", "maxperf"])
+def test_the_harness_raises_its_interrupt_lines_exactly_when_it_says(config, programs):
+    ibex_run = ibex_script("run")
+    status, output, entries = ibex_run.run(config, programs.build("interrupts"), "mark_", 2_000_000)
+    assert status == 0 and output.endswith("done\n"), output
+    rows = [line.split() for line in output.splitlines()[:-1]]
+    assert [kind for kind, *_ in rows] == ["soft"] + ["fast"] * 37 + ["masked"] * 33 + ["nmi"] * 37
+    latency = set()
+    for kind, counts, before, *rest in rows:
+        counts, before, *rest = int(counts), int(before), *map(int, rest)
+        entered, cause = rest[-2:]
+        assert cause == CAUSE[kind], (kind, counts)
+        if kind == "soft":  # SOFT_IRQ: the line rises the cycle after the store
+            latency.add(entered - (before + 1 + 1))
+        elif kind == "masked":  # asserted while mstatus.MIE was clear: entered after the csrsi that sets it
+            unmasked = rest[0]
+            assert entered - unmasked - 1 in latency, (counts, entered - unmasked)  # the csrsi's own cycle, then
+        else:  # the latency timer: the line rises exactly `counts` cycles after the store's
+            latency.add(entered - (before + 1 + counts))
+    assert len(latency) == 1, latency  # the same entry on every line, at every place in the run of nops
+    # the watch log: each vector's first instruction where the program read it, and each assertion of the
+    # latency timer in the cycle the harness defines, before the vector it leads to
+    fast_rows = [row for row in rows if row[0] in ("fast", "masked", "nmi")]
+    assertions = [cycle for cycle, name in entries if name.startswith("assert@")]
+    assert assertions == [int(before) + 1 + int(counts) for _kind, counts, before, *_ in fast_rows]
+    vectors = [cycle for cycle, name in entries if name.endswith("_vector")]
+    assert vectors == [int(row[-2]) for row in rows]

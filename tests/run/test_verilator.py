@@ -11,7 +11,7 @@ from switchscope import catalog
 from switchscope.build import native
 from switchscope.build import verilator as model
 from switchscope.run import runner, verilator
-from conftest import ibex_script, run_command
+from conftest import ibex_script
 
 
 
@@ -85,11 +85,6 @@ def test_runner_dispatches_a_verilator_board_to_its_module(monkeypatch, tmp_path
     assert (output.exit_code, output.stopped, output.simulator) == (7, None, "Ibex RTL")
 
 
-def test_isr_is_refused_on_ibex_with_the_reason(capsys):
-    status, said = run_command(["run", "--target", "ibex", "--scenario", "isr", "--samples", "200"], capsys)
-    assert status == 2 and "simple_system raises no interrupt software can pend" in said, said
-
-
 @pytest.fixture(scope="module")
 def timing():
     """The prototype's timing program and its mark_ labels."""
@@ -128,3 +123,25 @@ def test_parameters_outside_the_ram_are_refused(timing):
     bad = subprocess.run([str(model.ensure("small")), "--parameters-at", "0x10", "--parameters", "x", str(elf)],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and "--parameters needs --parameters-at inside the RAM" in bad.stderr
+
+
+def test_the_models_top_is_simple_systems_with_its_interrupt_lines_as_inputs(tmp_path):
+    """The top is derived from the package's at build time: the lines it ties to 0 become input ports."""
+    root, _version = model.package_root()
+    top = model.interrupt_top(root, tmp_path).read_text()
+    assert "input IO_IRQ_SOFTWARE" in top and "input [14:0] IO_IRQ_FAST" in top and "input IO_IRQ_NM" in top
+    assert ".irq_software_i         (IO_IRQ_SOFTWARE)" in top and ".irq_nm_i               (IO_IRQ_NM)" in top
+    assert ".irq_external_i         (1'b0)" in top  # the lines nothing drives stay tied off
+    assert top.count("module ibex_simple_system") == 1  # the same name: the harness's hierarchy is unchanged
+
+
+def test_a_top_without_the_tied_off_line_is_refused_naming_the_file(monkeypatch, tmp_path):
+    package = tmp_path / "package"
+    source = package / model.TOP_FILE
+    source.parent.mkdir(parents=True)
+    root, _version = model.package_root()
+    source.write_text((root / model.TOP_FILE).read_text().replace(".irq_nm_i               (1'b0)",
+                                                                    ".irq_nm_i               (nmi)"))
+    with pytest.raises(model.SwitchscopeError, match="irq_nm_i is not tied to 0 exactly once") as raised:
+        model.interrupt_top(package, tmp_path / "out")
+    assert str(source) in str(raised.value) and "INTERRUPT_PORTS" in raised.value.hint

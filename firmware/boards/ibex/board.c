@@ -4,14 +4,15 @@
  * there to its stdout), mcycle for stamps, the machine timer (mtime,
  * mtimecmp) for the kernel's tick, parameters in a .noinit buffer the harness
  * fills before the core starts, the halt register for the end of a run
- * with the exit code in its bits 8-15, and the window's spare word at 0x20010
- * as the scope pin (board_config.h).
+ * with the exit code in its bits 8-15, the window's spare word at 0x20010
+ * as the scope pin, and the harness's software interrupt and latency timer
+ * beside it (board_config.h).
  *
  * Start-up is here too: Ibex starts at the boot address + 0x80 and has
  * vectored traps only (mtvec's mode is forced to 01 and its base is 256-byte
  * aligned): trap n enters at mtvec + 4n, exceptions at + 0. The board's table
- * at the boot address halts on any trap; a kernel installs its own
- * (kernel_freertos.c) before it starts.
+ * at the boot address halts on any trap; a kernel installs its own, made by
+ * BOARD_VECTOR_TABLE (board_config.h says what it must do), before it starts.
  */
 #include "switchscope/board.h"
 #include "switchscope/harness.h"
@@ -50,7 +51,15 @@ uint32_t board_stamp_high;
 
 static inline void store_word(uint32_t address, uint32_t value) { *(volatile uint32_t *)address = value; }
 
-void board_init(void) {}
+/* mscratch: the top of the latency timer's entry stack (board_latency_entry).
+ * The software interrupt (mie.MSIE, bit 3) and the latency timer's fast
+ * interrupt (mie bit 16) enabled; mstatus.MIE stays the kernel's to set. */
+static uint32_t board_entry_stack[256] __attribute__((aligned(16)));
+void board_init(void)
+{
+    __asm__ volatile("csrw mscratch, %0" ::"r"(board_entry_stack + sizeof board_entry_stack / sizeof board_entry_stack[0]));
+    __asm__ volatile("csrs mie, %0" ::"r"((1u << BOARD_SOFT_IRQ_CAUSE) | (1u << BOARD_LATENCY_IRQ_CAUSE)));
+}
 
 void board_flush(void) {} /* every byte is written as it comes */
 
@@ -84,25 +93,189 @@ uint32_t board_stamp_now(void)
 /* The harness clocks the core through wfi as through anything else: wait for the interrupt. */
 void board_idle(void) { __asm__ volatile("wfi"); }
 
-/* simple_system has no interrupt software can raise besides the timer's. */
-void board_soft_irq_pend(void) { harness_fail(SS_TEXT("ibex has no software interrupt")); }
+/* The harness's SOFT_IRQ register: irq_software_i rises the cycle after the store. */
+void board_soft_irq_pend(void) { store_word(BOARD_SOFT_IRQ_ADDRESS, 1); }
 
 void __attribute__((weak)) switchscope_soft_irq(void)
 {
     harness_fail(SS_TEXT("software interrupt with no handler"));
 }
 
-/* No latency timer ([latency_timer] unavailable in board.toml): the irq-latency scenarios are refused before
- * they are built; these keep the link whole where a scenario names them. */
+void __attribute__((weak)) switchscope_latency_irq(void)
+{
+    harness_fail(SS_TEXT("latency interrupt with no handler"));
+}
+
+/*
+ * The latency timer: the harness's LATENCY register (LATENCY_NMI with
+ * irq_priority=high) raises the line exactly `counts` cycles after the
+ * arming store's cycle S. The expiry is worked out from mcycle read just
+ * before that store: csrr reads M in its one cycle, the store follows at
+ * S = M + 1 (pipeline_details.rst: CSR access stalls 0 cycles), so the line
+ * rises at M + 1 + counts. The expiry is written after the store: the
+ * sweep's first delay ([latency_timer] least_counts) leaves the few cycles
+ * to the expiry's store before the interrupt can be taken.
+ */
 uint32_t board_latency_expiry;
 volatile uint32_t board_latency_read;
-uint32_t board_latency_counts_to_tick(void) { return 0; }
+
+#if BOARD_LATENCY_ON_NMI
+#define BOARD_LATENCY_ARM_OFFSET "0x1c" /* LATENCY_NMI in the window at 0x20000 */
+#else
+#define BOARD_LATENCY_ARM_OFFSET "0x18" /* LATENCY */
+#endif
+
 void board_latency_timer_arm(uint32_t counts)
 {
-    (void)counts;
-    harness_fail(SS_TEXT("ibex has no latency timer"));
+    uint32_t window, now, status;
+    /* masked from before the read to the store: an interrupt between them (the tick's) would
+     * delay the store past the cycle the read foretold */
+    __asm__ volatile(".option push\n\t"
+                     ".option norvc\n\t"
+                     "lui %0, 0x20\n\t"
+                     "csrrci %2, mstatus, 8\n\t"
+                     "csrr %1, mcycle\n\t"
+                     "sw %3, " BOARD_LATENCY_ARM_OFFSET "(%0)\n\t"
+                     "andi %2, %2, 8\n\t"
+                     "csrs mstatus, %2\n\t"
+                     ".option pop"
+                     : "=&r"(window), "=&r"(now), "=&r"(status)
+                     : "r"(counts)
+                     : "memory");
+    board_latency_expiry = now + 1 + counts;
 }
-void board_latency_timer_stop(void) {}
+
+void board_latency_timer_stop(void) { store_word(BOARD_LATENCY_ADDRESS, 0); } /* either line: 0 stops the timer */
+
+/* The kernel ticks when mtime reaches mtimecmp; mtime counts the clock, as the latency timer does. */
+uint32_t board_latency_counts_to_tick(void)
+{
+    return *(volatile uint32_t *)BOARD_MTIMECMP_ADDRESS - *(volatile uint32_t *)BOARD_MTIME_ADDRESS;
+}
+
+/*
+ * The latency timer's entry, reached from its vector (board_latency_vector,
+ * a jump) with nothing saved, on a stack of the board's whose top mscratch
+ * holds: it swaps sp with mscratch (the interrupted sp then waits in
+ * mscratch, which no kernel uses: FreeRTOS's own entry loads sp through sp
+ * itself, so the interrupted sp is no place to store to), saves t0 there and
+ * reads mcycle, the probe's read ([latency_timer] read_offset in board.toml:
+ * the jump, the csrrw and the store before it, in cycles).
+ * On the fast interrupt it stores the count in board_latency_read, puts
+ * everything back as the interrupt left it and goes on to the kernel's trap
+ * entry (board_latency_continue). On the NMI it never enters the kernel: it
+ * saves the registers a C call may change, runs switchscope_latency_irq()
+ * and returns with mret, which restores what the NMI took over (Ibex keeps
+ * an interrupted trap's mepc, mcause and mstatus bits aside for it:
+ * exception_interrupts.rst, "Recoverable Non-Maskable Interrupt").
+ */
+
+#if BOARD_LATENCY_ON_NMI
+static void board_latency_nmi(uint32_t read) __attribute__((used));
+static void board_latency_nmi(uint32_t read)
+{
+    board_latency_read = read;
+    switchscope_latency_irq();
+}
+
+__asm__(".section .text.board_latency_entry, \"ax\"\n"
+        ".globl board_latency_entry\n"
+        ".type board_latency_entry, @function\n"
+        ".option push\n"
+        ".option norvc\n"
+        "board_latency_entry:\n"
+        "    csrrw sp, mscratch, sp\n"
+        "    sw t0, -4(sp)\n"
+        "    csrr t0, mcycle\n"
+        "    addi sp, sp, -80\n" /* ra, t1-t6, a0-a7 and t0 above them, 16-byte aligned */
+        "    sw ra, 0(sp)\n"
+        "    sw t1, 8(sp)\n"
+        "    sw t2, 12(sp)\n"
+        "    sw a0, 16(sp)\n"
+        "    sw a1, 20(sp)\n"
+        "    sw a2, 24(sp)\n"
+        "    sw a3, 28(sp)\n"
+        "    sw a4, 32(sp)\n"
+        "    sw a5, 36(sp)\n"
+        "    sw a6, 40(sp)\n"
+        "    sw a7, 44(sp)\n"
+        "    sw t3, 48(sp)\n"
+        "    sw t4, 52(sp)\n"
+        "    sw t5, 56(sp)\n"
+        "    sw t6, 60(sp)\n"
+        "    mv a0, t0\n"
+        "    call board_latency_nmi\n"
+        "    lw ra, 0(sp)\n"
+        "    lw t1, 8(sp)\n"
+        "    lw t2, 12(sp)\n"
+        "    lw a0, 16(sp)\n"
+        "    lw a1, 20(sp)\n"
+        "    lw a2, 24(sp)\n"
+        "    lw a3, 28(sp)\n"
+        "    lw a4, 32(sp)\n"
+        "    lw a5, 36(sp)\n"
+        "    lw a6, 40(sp)\n"
+        "    lw a7, 44(sp)\n"
+        "    lw t3, 48(sp)\n"
+        "    lw t4, 52(sp)\n"
+        "    lw t5, 56(sp)\n"
+        "    lw t6, 60(sp)\n"
+        "    lw t0, 76(sp)\n"
+        "    addi sp, sp, 80\n"
+        "    csrrw sp, mscratch, sp\n"
+        "    mret\n"
+        ".option pop\n"
+        ".size board_latency_entry, . - board_latency_entry\n"
+        ".text\n");
+#else
+__asm__(".section .text.board_latency_entry, \"ax\"\n"
+        ".globl board_latency_entry\n"
+        ".type board_latency_entry, @function\n"
+        ".option push\n"
+        ".option norvc\n"
+        ".option norelax\n"
+        "board_latency_entry:\n"
+        "    csrrw sp, mscratch, sp\n"
+        "    sw t0, -4(sp)\n"
+        "    csrr t0, mcycle\n"
+        "    sw t1, -8(sp)\n"
+        "    lui t1, %hi(board_latency_read)\n"
+        "    sw t0, %lo(board_latency_read)(t1)\n"
+        "    lw t1, -8(sp)\n"
+        "    lw t0, -4(sp)\n"
+        "    csrrw sp, mscratch, sp\n"
+        "    j board_latency_continue\n"
+        ".option pop\n"
+        ".size board_latency_entry, . - board_latency_entry\n"
+        /* a kernel whose table is not BOARD_VECTOR_TABLE's leaves this one: say so */
+        ".weak board_latency_continue\n"
+        "board_latency_continue:\n"
+        "    j board_latency_no_kernel_entry\n"
+        ".text\n");
+#endif
+
+void board_latency_no_kernel_entry(void) __attribute__((used, noreturn));
+void board_latency_no_kernel_entry(void)
+{
+    harness_fail(SS_TEXT("the latency timer's entry has no kernel trap entry to go on to (build the kernel's "
+                         "table with BOARD_VECTOR_TABLE)"));
+}
+
+/* What the kernel's trap entry calls for every interrupt but its tick (board_config.h). */
+void board_interrupt(uint32_t mcause)
+{
+    switch (mcause & 0x7FFFFFFFu) {
+    case BOARD_SOFT_IRQ_CAUSE:
+        store_word(BOARD_SOFT_IRQ_ADDRESS, 0); /* lowered from the next cycle, long before mret */
+        switchscope_soft_irq();
+        break;
+    case BOARD_LATENCY_IRQ_CAUSE: /* board_latency_entry has read the timer */
+        switchscope_latency_irq();
+        break;
+    default:
+        harness_fail(SS_TEXT("an interrupt the board does not raise"));
+    }
+}
 
 void board_unexpected_trap(void) __attribute__((used, noreturn));
 void board_unexpected_trap(void) { harness_fail(SS_TEXT("unexpected trap (no kernel's table installed)")); }
@@ -120,4 +293,5 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
     emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
+    emit(SS_TEXT("config.latency_irq"), BOARD_LATENCY_ON_NMI ? SS_TEXT("irq_nm_i") : SS_TEXT("irq_fast_i[0]"));
 }

@@ -100,18 +100,19 @@ uint32_t ss_tick_count(void) { return (uint32_t)xTaskGetTickCount(); }
 void ss_wait_next_tick(void) { vTaskDelay(1); }
 #if defined(__riscv)
 /* RISC-V cores with vectored traps only (Ibex): every entry of a table at a
- * 256-byte boundary enters the port's one trap handler, which reads mcause.
- * mtvec takes it before the scheduler starts (mode 1: vectored). */
-__asm__(".section .text.ss_freertos_vectors, \"ax\"\n"
-        ".balign 256\n"
-        ".option push\n"
-        ".option norvc\n"
-        "ss_freertos_vectors:\n"
-        ".rept 32\n"
-        "j freertos_risc_v_trap_handler\n"
-        ".endr\n"
-        ".option pop\n"
-        ".text\n");
+ * 256-byte boundary enters the port's one trap handler, which reads mcause,
+ * but the latency timer's, which the board stamps first (board_config.h,
+ * BOARD_VECTOR_TABLE). mtvec takes it before the scheduler starts (mode 1:
+ * vectored). */
+__asm__(BOARD_VECTOR_TABLE("ss_freertos_vectors", "freertos_risc_v_trap_handler"));
+
+/* The port's handler for every interrupt but the machine timer's (its tick),
+ * called from its trap handler with mcause, on the interrupt stack, interrupts
+ * masked: the board's. A handler that made a higher-priority task ready
+ * switches to it on the way out (portYIELD_FROM_ISR: vTaskSwitchContext
+ * here, the port's context restore then returns into the new task). */
+void freertos_risc_v_application_interrupt_handler(uint32_t mcause);
+void freertos_risc_v_application_interrupt_handler(uint32_t mcause) { board_interrupt(mcause); }
 extern const char ss_freertos_vectors[];
 
 void ss_kernel_start(void)

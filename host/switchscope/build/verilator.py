@@ -1,6 +1,10 @@
 """The Verilator model of lowRISC's Ibex core: its simple_system top (RAM at
 0x100000, output and halt at 0x20000, mtime at 0x30000) with our testbench
 host/verilator-harness/harness.cc, built into build/ibex/<key>/ibex-sim.
+simple_system ties the core's software, fast and non-maskable interrupt
+lines to 0; the model is built from a copy of its top, derived at build time,
+whose lines are top-level inputs instead, so that the testbench can drive
+them (interrupt_top).
 
 The RTL is never part of this repository: it is read from the installed PyPI
 package pythondata-cpu-ibex at build time, and so are the configurations
@@ -47,6 +51,9 @@ PACKAGES = (
     "rtl/ibex_tracer_pkg.sv",
 )
 TOP_FILE = "examples/simple_system/rtl/ibex_simple_system.sv"
+# The top's interrupt lines simple_system ties off, and the input port each becomes (harness.cc drives them).
+INTERRUPT_PORTS = (("irq_software_i", "IO_IRQ_SOFTWARE", ""), ("irq_fast_i", "IO_IRQ_FAST", "[14:0] "),
+                   ("irq_nm_i", "IO_IRQ_NM", ""))
 SEARCH_FOLDERS = ("rtl", "shared/rtl", "shared/rtl/sim", "vendor/lowrisc_ip/ip/prim/rtl",
                   "vendor/lowrisc_ip/ip/prim_generic/rtl")
 INCLUDE_FOLDERS = ("rtl", "vendor/lowrisc_ip/ip/prim/rtl", "vendor/lowrisc_ip/dv/sv/dv_utils")
@@ -131,6 +138,31 @@ def tracer_stub(root: Path, destination: Path) -> Path:
     return stub
 
 
+def interrupt_top(root: Path, destination: Path) -> Path:
+    """simple_system's top with the interrupt lines it ties to 0 (irq_software_i,
+    irq_fast_i, irq_nm_i) driven by new top-level inputs of the same widths,
+    taken from the package's ibex_simple_system.sv at build time and written
+    into the cache (never into the repository). The module keeps its name, so
+    the rest of the design and the harness see the same hierarchy."""
+    path = root / TOP_FILE
+    text = path.read_text()
+    fix = "update INTERRUPT_PORTS and interrupt_top in switchscope/build/verilator.py for the package's new top"
+    header = re.search(r"(module\s+ibex_simple_system\s*\(.*?input\s+IO_RST_N)(\s*\);)", text, re.S)
+    if header is None:
+        raise SwitchscopeError(f"{path}: no port list `module ibex_simple_system (... input IO_RST_N);` found", fix)
+    ports = "".join(f",\n  input {width}{port}" for _line, port, width in INTERRUPT_PORTS)
+    text = text[:header.end(1)] + ports + text[header.end(1):]
+    for line, port, _width in INTERRUPT_PORTS:
+        text, count = re.subn(rf"(\.{line}\s*\()\s*\d*'[bdh]?0\s*(\))", rf"\g<1>{port}\g<2>", text)
+        if count != 1:
+            raise SwitchscopeError(f"{path}: the core's {line} is not tied to 0 exactly once "
+                                   f"(found {count} times)", fix)
+    destination.mkdir(parents=True, exist_ok=True)
+    top = destination / path.name
+    top.write_text(text)
+    return top
+
+
 def verilator_arguments(root: Path, parameters: dict[str, str], primitives: Path, model: Path,
                         tracer: bool) -> list[str]:
     """Flags both Debian 12's Verilator 5.006 and Debian 13's 5.032 accept."""
@@ -148,7 +180,8 @@ def verilator_arguments(root: Path, parameters: dict[str, str], primitives: Path
         arguments.append(f"+define+{name}={value}" if name in DEFINE_PARAMETERS else f"-G{name}={value}")
     arguments += [f"+incdir+{root / folder}" for folder in INCLUDE_FOLDERS]
     arguments += ["-y", str(primitives)] + [item for folder in SEARCH_FOLDERS for item in ("-y", str(root / folder))]
-    arguments += [str(harness / "watch.vlt"), *(str(root / path) for path in PACKAGES), str(root / TOP_FILE)]
+    arguments += [str(harness / "watch.vlt"), *(str(root / path) for path in PACKAGES),
+                  str(interrupt_top(root, model / "top"))]
     if not tracer:  # named on the command line, it is taken before the search folders' ibex_tracer.sv
         arguments.append(str(tracer_stub(root, model)))
     arguments.append(str(harness / "harness.cc"))

@@ -169,7 +169,7 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
         on_stage("building")
     config = job.resolved_config()
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
-    limit = time_limit if time_limit is not None else default_time_limit(samples)
+    limit = time_limit if time_limit is not None else default_time_limit(samples) + latency.time_allowance(job)
     if on_stage:
         on_stage("running")
     parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job)

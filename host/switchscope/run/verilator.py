@@ -4,7 +4,9 @@ model (built by build/verilator.py) with our testbench, host/verilator-harness/.
 What it counts is clock cycles of the RTL itself, exactly: no timing model
 stands between the core and the count. Its watch log has the QEMU plugin's
 and the simavr runner's "<count> <name>" lines, the count being the mcycle
-value at the watched instruction's retirement (what a `csrr mcycle` there reads)."""
+value at the watched instruction's retirement (what a `csrr mcycle` there reads).
+With watches the harness also logs each raising of its latency timer's line
+("<cycle> assert@<address>", the irq-latency scenarios' event), in cycle order."""
 
 from __future__ import annotations
 
