@@ -43,8 +43,9 @@ def test_yield_on_ibex_measures_in_the_cores_own_cycles(target, capsys):
 
 
 @pytest.mark.parametrize("target", IBEX)
-def test_two_runs_of_one_firmware_give_identical_samples(make_job, target):
-    chosen = make_job("yield", target=target)
+@pytest.mark.parametrize("scenario", ["yield", "isr"])  # a call's switch, and an interrupt's
+def test_two_runs_of_one_firmware_give_identical_samples(make_job, scenario, target):
+    chosen = make_job(scenario, target=target)
     firmware = build(chosen.kernel, chosen.target, chosen.scenario)
     first = run(chosen.target, firmware.elf, ["samples=200"], 200, time_limit=120)
     second = run(chosen.target, firmware.elf, ["samples=200"], 200, time_limit=120)
@@ -115,16 +116,6 @@ def test_isr_switches_on_the_way_out_of_the_handler(make_job, target):
     assert result.excluded == 0 and result.stats.min == result.stats.max
     # well above yield's (the handler, FreeRTOS's trap entry and exit and the switch all fall in the window)
     assert result.stats.median > measure(make_job("yield", target=target), samples=50).stats.median + 100
-
-
-@pytest.mark.parametrize("target", IBEX)
-def test_two_isr_runs_give_identical_samples(make_job, target):
-    chosen = make_job("isr", target=target)
-    firmware = build(chosen.kernel, chosen.target, chosen.scenario)
-    first = run(chosen.target, firmware.elf, ["samples=100"], 100, time_limit=120)
-    second = run(chosen.target, firmware.elf, ["samples=100"], 100, time_limit=120)
-    assert first.exit_code == 0 and len(first.stream.samples) == 100
-    assert first.stream.samples == second.stream.samples
 
 
 def ibex_latency_job(target, method="probe", **options):
