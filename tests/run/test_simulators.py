@@ -27,7 +27,8 @@ def interface_attributes():
 
 
 def test_the_interface_is_what_the_modules_are_checked_against():
-    assert set(interface_attributes()) == {"NAME", "UNIT", "ELF_MACHINE", "COUNTS", "TRACES_WINDOWS"}
+    assert set(interface_attributes()) == {"NAME", "UNIT", "ELF_MACHINE", "COUNTS", "TRACES_WINDOWS",
+                                             "TIME_LIMIT_PER_SAMPLE_S"}
     assert all(callable(getattr(Simulator, name)) for name in INTERFACE_FUNCTIONS)
 
 
@@ -35,7 +36,7 @@ def test_the_interface_is_what_the_modules_are_checked_against():
 def test_every_simulator_module_provides_the_interface(name):
     module = runner.SIMULATORS[name]
     for attribute, kind in interface_attributes().items():
-        assert isinstance(getattr(module, attribute, None), {"str": str, "bool": bool}[kind]), \
+        assert isinstance(getattr(module, attribute, None), {"str": str, "bool": bool, "float": float}[kind]), \
             f"{module.__name__} lacks {attribute} ({kind})"
     assert module.NAME == name
     assert module.UNIT in catalog.UNITS

@@ -188,7 +188,7 @@ def parser() -> argparse.ArgumentParser:
                      help="with --method scope: write the scope pin's trace as VCD (one file per scenario "
                           "when several run: PATH-TARGET-SCENARIO.vcd)")
     run.add_argument("--timeout", type=seconds, metavar="SECONDS",
-                     help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample)")
+                     help="stop a firmware that has not finished after this long (default: 20 s + 2 ms per sample, 10 ms on an RTL target)")
     run.add_argument("--port", metavar="URL",
                      help="measure on a real board: its serial device (/dev/ttyACM0) or any pyserial URL "
                           "(socket://HOST:PORT, rfc2217://HOST:PORT); the image is flashed first unless --no-flash")

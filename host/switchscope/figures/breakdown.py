@@ -122,7 +122,7 @@ def breakdown(job: Job, sample: int, time_limit: float | None = None) -> Breakdo
     samples = sample + 1
     config = marker.resolved_config()
     firmware = build(marker.kernel, marker.target, marker.scenario, marker.method, config)
-    limit = time_limit if time_limit is not None else default_time_limit(samples)
+    limit = time_limit if time_limit is not None else default_time_limit(samples, job.target)
     watches = marker.method.watches(marker.target, firmware.elf, str(marker), marker.counted_in)
 
     def run_once(trace_window: int | None):

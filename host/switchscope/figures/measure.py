@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from switchscope.build.firmware import Firmware, build
-from switchscope.catalog import configs
+from switchscope.catalog import Target, configs
 from switchscope.catalog.configs import Config
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
@@ -18,12 +18,13 @@ from switchscope.decode.wire import Stream
 from switchscope.figures import latency
 from switchscope.figures.result import Result, Stats
 from switchscope.run import flash, serial_port
-from switchscope.run.runner import Progress, check_completed, run
+from switchscope.run.runner import Progress, check_completed, run, simulator_of
 
 # Bounds a run: the time to boot and calibrate, and a generous allowance per
-# sample (a simulated sample takes about 0.1 ms of host time).
+# sample (a sample takes about 0.1 ms of QEMU's or simavr's time; each
+# simulator module states its own allowance, the RTL's being larger).
 BASE_TIME_LIMIT_S = 20.0
-TIME_LIMIT_PER_SAMPLE_S = 0.002
+TIME_LIMIT_PER_SAMPLE_S = 0.002  # a board read over its port
 
 
 def run_parameters(samples: int | None, tasks: int | None, config: Config) -> list[str]:
@@ -33,8 +34,10 @@ def run_parameters(samples: int | None, tasks: int | None, config: Config) -> li
             *configs.run_parameters(config)]
 
 
-def default_time_limit(samples: int) -> float:
-    return BASE_TIME_LIMIT_S + samples * TIME_LIMIT_PER_SAMPLE_S
+def default_time_limit(samples: int, target: Target | None = None) -> float:
+    """A run's bound when none is given: on a simulator, its own allowance per sample."""
+    per_sample = simulator_of(target).TIME_LIMIT_PER_SAMPLE_S if target is not None else TIME_LIMIT_PER_SAMPLE_S
+    return BASE_TIME_LIMIT_S + samples * per_sample
 
 
 MAX_SAMPLES = 2**32 - 1  # the firmware counts samples in 32 bits
@@ -169,7 +172,8 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
         on_stage("building")
     config = job.resolved_config()
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
-    limit = time_limit if time_limit is not None else default_time_limit(samples) + latency.time_allowance(job)
+    limit = (time_limit if time_limit is not None
+             else default_time_limit(samples, job.target) + latency.time_allowance(job))
     if on_stage:
         on_stage("running")
     parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job)

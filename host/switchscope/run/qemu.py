@@ -20,6 +20,7 @@ UNIT = "instructions"
 ELF_MACHINE = "EM_ARM"
 COUNTS = "instructions, counted by QEMU"
 TRACES_WINDOWS = True  # breakdown: the plugin logs every instruction of one window (trace=)
+TIME_LIMIT_PER_SAMPLE_S = 0.002  # the default time limit's allowance per sample: a sample takes well under a millisecond of QEMU
 
 QEMU = "qemu-system-arm"
 LATENCY_ARM_SYMBOL = "board_latency_timer_arm"  # board.h: where the irq-latency scenarios arm the latency timer

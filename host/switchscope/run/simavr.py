@@ -20,6 +20,7 @@ UNIT = "cycles"
 ELF_MACHINE = "EM_AVR"
 COUNTS = "cycles, counted by the simulator"
 TRACES_WINDOWS = False  # the runner logs watches only, never every instruction of a window
+TIME_LIMIT_PER_SAMPLE_S = 0.002  # the default time limit's allowance per sample: a sample takes well under a millisecond of simavr
 
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
 

@@ -54,6 +54,7 @@ class Simulator(Protocol):
     ELF_MACHINE: str  # the architecture of the firmware it runs (elf.MACHINES)
     COUNTS: str  # how its unit is counted, in a sentence's words ("switchscope list")
     TRACES_WINDOWS: bool  # can log every instruction of one window with its count (Request.trace_window: breakdown)
+    TIME_LIMIT_PER_SAMPLE_S: float  # a run's default time limit allows this much wall time per sample
 
     def start(self, request: Request) -> list[str]:
         """The command line that runs the firmware: parameters in, record stream on stdout, the watches

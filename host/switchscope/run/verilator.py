@@ -24,6 +24,7 @@ UNIT = "cycles"
 ELF_MACHINE = "EM_RISCV"
 COUNTS = "cycles of the core's RTL, counted by Verilator"
 TRACES_WINDOWS = True  # breakdown: the harness logs every instruction of one window (--window-trace)
+TIME_LIMIT_PER_SAMPLE_S = 0.01  # the default time limit's allowance per sample: the RTL runs a few million cycles a second: deadlock-break takes about 3 ms a sample, more on a busy machine
 
 
 def command(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
