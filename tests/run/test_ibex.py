@@ -19,6 +19,7 @@ import json
 import pytest
 
 from conftest import run_command
+from ibex_checks import fetches_apart, latency_job
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.figures.measure import measure
@@ -71,8 +72,8 @@ def test_the_marker_from_the_watch_log_agrees_with_the_probe_on_yield(make_job, 
     probe, marker = (measure(job, samples=200) for job in jobs.values())
     assert marker.stats.min == marker.stats.max  # the RTL has no variance of its own
     # the same cycles but for the fetches a build's layout adds: a jump to a 32-bit instruction that starts
-    # mid-word (the probe's stamps move the code after them; see _misaligned_fetches)
-    assert probe.stats.median == marker.stats.median + _fetches_apart(jobs, "partner_task")
+    # mid-word (the probe's stamps move the code after them; see tests/ibex_checks.py)
+    assert probe.stats.median == marker.stats.median + fetches_apart(jobs, "partner_task")
 
 
 # instruction_fetch.rst line 36: after a jump "this penalty is at least one cycle, or at least two cycles if the
@@ -124,63 +125,6 @@ def test_an_arm_elf_is_refused_on_ibex(tmp_path):
 # isr and irq-latency: the harness's software interrupt and latency timer (host/verilator-harness/harness.cc),
 # FreeRTOS's RISC-V port entering the board's board_interrupt() for them (firmware/boards/ibex/board_config.h).
 
-def _disassembly(firmware_elf) -> tuple[dict[int, str], dict[int, int], dict[int, str]]:
-    """Every instruction's function, size in bytes and text, by address."""
-    import re
-    import subprocess
-
-    text = subprocess.run(["riscv64-unknown-elf-objdump", "-d", str(firmware_elf)], capture_output=True,
-                          text=True, check=True).stdout
-    functions, sizes, instructions, function = {}, {}, {}, None
-    for line in text.splitlines():
-        if (header := re.match(r"^([0-9a-f]+) <(.+)>:", line)):
-            function = header.group(2)
-        elif function and (row := re.match(r"^\s+([0-9a-f]+):\s+([0-9a-f]+)\s+(.*)$", line)):
-            address = int(row.group(1), 16)
-            functions[address], sizes[address], instructions[address] = function, len(row.group(2)) // 2, row.group(3)
-    return functions, sizes, instructions
-
-
-def _window_bounds(firmware_elf, method: str, closing_function: str) -> tuple[int, int]:
-    """The first instruction a window counts and the one it ends at: the marker's marks; for the probe the
-    instruction after the opening stamp (in the scenario's window()) and the closing stamp's lui."""
-    from switchscope.decode import elf
-
-    if method == "marker":
-        return (elf.section_words(firmware_elf, ".debug_switchscope_open")[0],
-                elf.section_words(firmware_elf, ".debug_switchscope_close")[0])
-    functions, _sizes, instructions = _disassembly(firmware_elf)
-
-    def first_read(function):
-        return min(a for a, name in functions.items() if name == function and "mcycle" in instructions[a]
-                   and "mcycleh" not in instructions[a])
-
-    # BOARD_STAMP_TO: lui, csrr, sw, 32-bit each
-    return first_read("window") + 8, first_read(closing_function) - 4
-
-
-def _misaligned_fetches(model, firmware_elf, method: str, closing_function: str) -> int:
-    """How many times one window (the sixth) transfers control (a jump, a taken branch, a trap's entry or
-    return) to a 32-bit instruction that starts mid-word, the closing one included. Ibex's prefetch buffer
-    fetches aligned 32-bit words (instruction_fetch.rst), so such a target needs two fetches where an aligned
-    or a compressed one needs one: a cycle more. Every instruction is watched."""
-    import subprocess
-    import tempfile
-
-    functions, sizes, _instructions = _disassembly(firmware_elf)
-    opening, closing = _window_bounds(firmware_elf, method, closing_function)
-    with tempfile.NamedTemporaryFile("r") as log:
-        command = [str(model), "--max-cycles", "2000000", "--log", log.name, "--limit", "300000"]
-        command += [part for address in functions for part in ("--watch", f"{address:x}={address:#x}")]
-        subprocess.run([*command, str(firmware_elf)], capture_output=True, timeout=300, check=True)
-        ran = [int(name, 16) for _cycle, name in (line.split() for line in log.read().splitlines())
-               if name != "limit"]
-    first = [k for k, address in enumerate(ran) if address == opening][5]
-    last = ran.index(closing, first)
-    return sum(1 for k in range(first + 1, last + 1)
-               if ran[k] != ran[k - 1] + sizes[ran[k - 1]] and sizes[ran[k]] == 4 and ran[k] % 4 == 2)
-
-
 @pytest.mark.parametrize("target", IBEX)
 def test_isr_switches_on_the_way_out_of_the_handler_the_same_by_every_method(make_job, target):
     jobs = {name: dataclasses.replace(make_job("isr", target=target), method=catalog.METHODS[name])
@@ -190,24 +134,12 @@ def test_isr_switches_on_the_way_out_of_the_handler_the_same_by_every_method(mak
         assert result.excluded == 0 and result.stats.min == result.stats.max  # the RTL has no variance of its own
     # well above yield's (the handler, FreeRTOS's trap entry and exit and the switch all fall in the window)
     assert results["marker"].stats.median > 300
-    assert results["scope"].stats.median == results["marker"].stats.median
-    # The probe's and the marker's builds lay the same kernel code out at different addresses (the probe's
-    # stamps are instructions): where a jump lands on a 32-bit instruction that starts mid-word it costs a
-    # fetch more, and the two builds meet such targets a different number of times. Nothing else differs.
-    assert results["probe"].stats.median == results["marker"].stats.median + _fetches_apart(jobs, "high_task")
-
-
-def _fetches_apart(jobs, closing_function: str) -> int:
-    """The mid-word fetches of the probe's window less the marker's (_misaligned_fetches)."""
-    from switchscope.build import verilator as model
-
-    counts = []
-    for name in ("probe", "marker"):
-        job = jobs[name]
-        firmware_elf = build(job.kernel, job.target, job.scenario, job.method).elf
-        counts.append(_misaligned_fetches(model.ensure(job.target.core_config), firmware_elf, name,
-                                          closing_function))
-    return counts[0] - counts[1]
+    # The three builds lay the same kernel code out at different addresses (the probe's stamps and the scope's
+    # pin stores are instructions): where a jump lands on a 32-bit instruction that starts mid-word it costs a
+    # fetch more, and the builds meet such targets a different number of times. Nothing else differs.
+    for method in ("probe", "scope"):
+        assert (results[method].stats.median
+                == results["marker"].stats.median + fetches_apart(jobs, "high_task", method)), method
 
 
 @pytest.mark.parametrize("target", IBEX)
@@ -220,21 +152,12 @@ def test_two_isr_runs_give_identical_samples(make_job, target):
     assert first.stream.samples == second.stream.samples
 
 
-def ibex_latency_job(target, method="probe", **options):
-    from switchscope.catalog import configs
-    from switchscope.catalog.job import Job
-
-    kernel, board, scenario = catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["irq-latency"]
-    return Job(kernel, board, scenario, catalog.METHODS[method], config=configs.resolve(options, kernel, board,
-                                                                                         scenario))
-
-
 @pytest.mark.parametrize("target", IBEX)
 def test_irq_latency_on_ibex_the_probe_and_the_rtls_own_view_agree_on_every_sample(target):
     """A probe run also logs the harness's view (the cycle the line rose, the cycle the vector's first
     instruction started): the probe, its entry's read of mcycle less [latency_timer] read_offset, must
     agree with it on every sample, the tick round's included."""
-    result = measure(ibex_latency_job(target), samples=1)
+    result = measure(latency_job(target), samples=1)
     agreement = result.details["agreement"]
     taken = agreement["samples"]
     assert taken == 8192 + 1088  # the round (figures/latency.py) and the tick round
@@ -249,7 +172,7 @@ def test_irq_latency_on_ibex_the_probe_and_the_rtls_own_view_agree_on_every_samp
 
 @pytest.mark.parametrize("target", IBEX)
 def test_irq_latency_marker_on_ibex_is_the_rtls_view_and_sees_the_same_worst_code(target):
-    marker = measure(ibex_latency_job(target, "marker"), samples=1)
+    marker = measure(latency_job(target, "marker"), samples=1)
     assert marker.unit == "cycles" and marker.phases["covered"] == marker.phases["period"] > 500
     assert marker.worst["function"] == "xQueueGenericSend" and marker.stats.max > 200
 
@@ -258,7 +181,7 @@ def test_irq_latency_marker_on_ibex_is_the_rtls_view_and_sees_the_same_worst_cod
 def test_irq_priority_high_is_the_nmi_which_nothing_masks(target):
     """irq_priority=high arms the timer on irq_nm_i: taken whatever mstatus.MIE (exception_interrupts.rst,
     line 56), so no critical section holds it; the handler stamps and returns, never entering the kernel."""
-    result = measure(ibex_latency_job(target, irq_priority="high"), samples=1)
+    result = measure(latency_job(target, irq_priority="high"), samples=1)
     agreement = result.details["agreement"]
     assert agreement["equal"] == agreement["samples"]
     assert result.phases["covered"] == result.phases["period"]
@@ -268,7 +191,7 @@ def test_irq_priority_high_is_the_nmi_which_nothing_masks(target):
 
 @pytest.mark.parametrize("target", IBEX)
 def test_an_irq_latency_sweep_repeats_exactly(target):
-    job = ibex_latency_job(target)
+    job = latency_job(target)
     from switchscope.figures.measure import run_parameters
     from switchscope.figures.latency import watches
 
