@@ -2,8 +2,8 @@
  * irq-ruler: proves the interrupt-latency measurement. After each tick the
  * task arms the latency timer and runs a hand-written loop whose only masked
  * region is RULER_MASKED no-ops between the instructions that mask and
- * unmask interrupts (cpsid i / cpsie i, cli / sei), until the handler has run; the
- * loop's top is its "loop" mark (SS_MARK). Successive samples assert the
+ * unmask interrupts (cpsid i / cpsie i, cli / sei, csrci / csrsi mstatus.MIE),
+ * until the handler has run; the loop's top is its "loop" mark (SS_MARK). Successive samples assert the
  * interrupt one step further into the loop, so the sweep meets every
  * instruction of it; the tests work out from the core's manual what each
  * must read.
@@ -70,8 +70,34 @@ __asm__(".section .text.ruler_masked_loop, \"ax\", @progbits\n"
         ".type ruler_masked_loop, @function\n"
         ".size ruler_masked_loop, . - ruler_masked_loop\n"
         ".text\n");
+#elif defined(__riscv)
+/* 32-bit encodings at word addresses (norvc, the top aligned): every
+ * instruction, and the branch back to the top, fetched as a whole word. */
+__asm__(".section .text.ruler_masked_loop, \"ax\", @progbits\n"
+        ".global ruler_masked_loop\n"
+        ".option push\n"
+        ".option norvc\n"
+        ".option norelax\n"
+        ".balign 4\n"
+        "ruler_masked_loop:\n"
+        "    lui a1, %hi(ruler_hit)\n"
+        "1:  .pushsection .debug_switchscope_loop\n"
+        "    .long 1b\n"
+        "    .popsection\n"
+        "    csrci mstatus, 8\n"
+        "    .rept " TEXT(RULER_MASKED) "\n"
+        "    nop\n"
+        "    .endr\n"
+        "    csrsi mstatus, 8\n"
+        "    lbu a0, %lo(ruler_hit)(a1)\n"
+        "    beqz a0, 1b\n"
+        "    ret\n"
+        ".option pop\n"
+        ".type ruler_masked_loop, @function\n"
+        ".size ruler_masked_loop, . - ruler_masked_loop\n"
+        ".text\n");
 #else
-#error "irq-ruler has a hand-written loop for Cortex-M and AVR only"
+#error "irq-ruler has a hand-written loop for Cortex-M, AVR and RV32 only"
 #endif
 
 static void ruler_task(void *arg)

@@ -1,7 +1,8 @@
 """The floor kernel on Ibex's RTL (boards ibex and ibex-maxperf): every scenario the board can run gives the same
 samples run after run, probe, scope and marker read the same switch, the floor is below FreeRTOS, `run --floor`
 shows FreeRTOS as a multiple of it, and the switch itself takes what Ibex's documentation says its instructions
-take.
+take. Its interrupt path (isr, irq-latency, the NMI of irq_priority=high) runs by every method, keeps an interrupted
+task's registers, mepc and machine mode across switches, and costs well below FreeRTOS's.
 
 The documentation is the package's doc/03_reference/pipeline_details.rst (pythondata-cpu-ibex 0.0.post2937):
 line 35, "when an instruction stalls for X cycles X + 1 cycles pass"; in the table at lines 39-90, integer
@@ -13,15 +14,18 @@ import dataclasses
 import json
 import re
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from conftest import job, run_command
-from ibex_fetches import fetches_apart
+from ibex_checks import fetches_apart, latency_job
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.figures.measure import measure
 from switchscope.figures.measure_elf import measure_elf
+from switchscope.run.runner import run
 
 pytestmark = pytest.mark.firmware  # every test here builds the model and firmware and runs them
 
@@ -31,8 +35,7 @@ CALLEE_SAVED = ["ra"] + [f"s{n}" for n in range(12)]  # the RISC-V psABI's ilp32
 
 
 def _runnable(target: str) -> list[str]:
-    """The switch scenarios the floor measures on the board (isr and the latency scenarios need the board's
-    software interrupt and latency timer)."""
+    """The switch scenarios the floor measures on the board (the latency scenarios are tested below)."""
     floor, probe = catalog.KERNELS["floor"], catalog.METHODS["probe"]
     return [name for name, s in catalog.SCENARIOS.items()
             if not s.latency and floor.not_measured(catalog.TARGETS[target], s, probe) is None]
@@ -42,7 +45,7 @@ def test_the_floor_lists_both_ibex_boards_and_the_call_level_scenarios():
     assert set(IBEX) <= set(catalog.KERNELS["floor"].targets)
     for target in IBEX:
         assert {"resume", "signal", "yield", "rotate", "sem-shuffle", "deadlock-raise", "deadlock-release", "msg",
-                "ruler"} <= set(_runnable(target))
+                "ruler", "isr"} <= set(_runnable(target))
 
 
 @pytest.mark.parametrize("target", IBEX)
@@ -60,10 +63,11 @@ def test_every_scenario_runs_on_ibex_with_the_same_samples_twice(scenario, targe
 
 
 @pytest.mark.parametrize("target", IBEX)
-@pytest.mark.parametrize("scenario", ["yield", "signal"])
+# isr's window holds the board's entry and handler, the floor's trap entry, its give and its switch
+@pytest.mark.parametrize("scenario", ["yield", "signal", "isr"])
 def test_probe_scope_and_marker_read_the_same_switch_but_for_their_builds_fetch_cycles(scenario, target):
     """Probe and scope read the marker's figure plus the mid-word landings their builds meet and the marker's
-    does not (ibex_fetches.py; Ibex fetches aligned words, instruction_fetch.rst)."""
+    does not (tests/ibex_checks.py; Ibex fetches aligned words, instruction_fetch.rst)."""
     jobs = {method: dataclasses.replace(job(scenario, target, "floor"), method=catalog.METHODS[method])
             for method in ("probe", "scope", "marker")}
     medians = {method: measure(chosen, samples=100).stats.median for method, chosen in jobs.items()}
@@ -134,3 +138,112 @@ def test_the_switch_keeps_exactly_the_callee_saved_registers_in_the_documented_c
     ret = code[-1][0]
     result = measure_elf(elf, catalog.TARGETS["ibex"], "floor_switch", hex(ret), count=50, time_limit=120)
     assert result.samples == [expected] * 50
+
+
+# Interrupts: the floor's trap entry (kernel_floor.c, floor_trap_entry) for the harness's software interrupt and
+# latency timer, through the board's board_interrupt() (firmware/boards/ibex/board_config.h).
+
+_FIGURES: dict[str, tuple[int | None, str, dict]] = {}
+
+
+def _floor_interrupt_figures(target: str, capsys) -> tuple[int | None, str, dict]:
+    """`switchscope run --kernel floor --scenario isr,irq-latency --method all` on the target, once for the file:
+    its status, what it said and its results by (scenario, method)."""
+    if target not in _FIGURES:
+        with tempfile.TemporaryDirectory() as folder:
+            figures = Path(folder) / "figures.json"
+            status, said = run_command(["run", "--target", target, "--kernel", "floor", "--scenario", "isr,irq-latency",
+                                        "--method", "all", "--samples", "200", "--json", str(figures)], capsys)
+            results = ({(r["scenario"], r["method"]): r for r in json.loads(figures.read_text())["results"]}
+                       if figures.exists() else {})
+        _FIGURES[target] = status, said, results
+    return _FIGURES[target]
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_isr_and_irq_latency_run_on_the_floor_by_every_method(target, capsys):
+    status, said, results = _floor_interrupt_figures(target, capsys)
+    assert status == 0, said
+    assert set(results) == {("isr", "probe"), ("isr", "scope"), ("isr", "marker"), ("irq-latency", "probe"),
+                            ("irq-latency", "marker")}, said  # irq-latency is timed by the probe or the simulator
+    for method in ("probe", "scope", "marker"):
+        isr = results["isr", method]
+        assert isr["count"] == 200 and isr["excluded"] == 0
+        assert isr["stats"]["min"] == isr["stats"]["max"], isr["stats"]  # the RTL has no variance of its own
+    probe, marker = results["irq-latency", "probe"], results["irq-latency", "marker"]
+    assert probe["stats"] == marker["stats"] and probe["worst"]["cycles"] == marker["worst"]["cycles"]
+    for latency in (probe, marker):
+        assert latency["phases"]["covered"] == latency["phases"]["period"] > 100  # every cycle of the loop, once
+        assert latency["config"]["latency_irq"] == "irq_fast_i[0]"
+    # the probe's read of mcycle in the board's entry, less read_offset, is the cycle the harness saw the vector's
+    # first instruction start, on every sample of the sweep and of the tick round
+    assert "the probe and the simulator's own view agree on 9280 of 9280 samples (differences 0 to 0 cycles)" in said
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_two_floor_isr_runs_and_two_irq_latency_sweeps_repeat_exactly(target):
+    chosen = job("isr", target, "floor")
+    firmware = build(chosen.kernel, chosen.target, chosen.scenario)
+    first, second = (run(chosen.target, firmware.elf, ["samples=100"], 100, time_limit=120) for _ in range(2))
+    assert first.exit_code == 0 and len(first.stream.samples) == 100
+    assert first.stream.samples == second.stream.samples  # the raw stamps
+
+    from switchscope.figures.latency import watches
+    from switchscope.figures.measure import run_parameters
+
+    latency = latency_job(target, kernel="floor")
+    firmware = build(latency.kernel, latency.target, latency.scenario, latency.method, latency.resolved_config())
+    parameters = run_parameters(300, None, latency.resolved_config()) + ["first=16", "round=300"]
+    runs = [run(latency.target, firmware.elf, parameters, 300, time_limit=120, watches=watches(firmware.elf, latency),
+                latency=True) for _ in range(2)]
+    assert runs[0].exit_code == 0 and len(runs[0].stream.samples) == 300
+    assert runs[0].stream.samples == runs[1].stream.samples
+    assert list(runs[0].events.time) == list(runs[1].events.time)
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_a_task_switched_out_by_an_interrupt_gets_back_its_registers_mepc_and_machine_mode(target):
+    """tests/firmware/interrupted_rv32_registers.c: the low task is interrupted with ra, t0-t6 and a0-a7 all set,
+    kept with its interrupt frame while the high task runs and takes an interrupt of its own (whose mret leaves
+    mepc and mstatus.MPP at U), and resumed by the high task's call-level switch. A register lost fails the run by
+    name; a wrong mepc or MPP (user mode) makes an exception, which fails it too. Tag 1: every register back."""
+    result = measure(job("interrupted_rv32_registers", target, "floor"), samples=200)
+    assert result.count + result.excluded == 200 and set(result.sample_tags) == {1}
+
+
+def _freertos(scenario_job):
+    return measure(dataclasses.replace(scenario_job, method=catalog.METHODS["marker"]), samples=100)
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_the_floors_isr_is_below_freertos(target, capsys):
+    _status, said, results = _floor_interrupt_figures(target, capsys)
+    least = results["isr", "marker"]["stats"]["median"]
+    freertos = _freertos(job("isr", target, "freertos")).stats.median
+    assert least < freertos, (least, freertos, said)
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_the_floors_worst_irq_latency_is_far_below_freertos(target, capsys):
+    """Both kernels mask every interrupt (mstatus.MIE) while they change their state and across a switch, and the
+    worst latency is the longest such stretch the sweep meets: FreeRTOS's give, its ecall trap and its switch, the
+    floor's call-level switch between its two tasks. Less than half FreeRTOS's on either core."""
+    _status, said, results = _floor_interrupt_figures(target, capsys)
+    floor = results["irq-latency", "marker"]
+    freertos = measure(latency_job(target, "marker"), samples=1)
+    assert 2 * floor["stats"]["max"] < freertos.stats.max, (floor["stats"], freertos.stats)
+    assert floor["worst"]["held"] and floor["worst"]["held_from_function"].startswith("ss_signal_")
+    assert floor["stats"]["min"] <= 4 and freertos.stats.min <= 4  # somewhere each loop runs unmasked
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_irq_priority_high_on_the_floor_is_the_nmi_which_nothing_masks(target):
+    """irq_priority=high arms the timer on irq_nm_i: taken whatever mstatus.MIE (exception_interrupts.rst, line
+    56), so none of the floor's masked stretches holds it; the board's handler stamps and returns, never entering
+    the floor."""
+    result = measure(latency_job(target, kernel="floor", irq_priority="high"), samples=1)
+    agreement = result.details["agreement"]
+    assert agreement["equal"] == agreement["samples"] == 8192 + 1088
+    assert result.phases["covered"] == result.phases["period"]
+    assert result.stats.max <= 6  # the entry (tests/ibex_harness: 4 cycles) and at most a load's or a jump's rest
+    assert result.config["latency_irq"] == "irq_nm_i"

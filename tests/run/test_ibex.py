@@ -19,7 +19,7 @@ import json
 import pytest
 
 from conftest import run_command
-from ibex_fetches import fetches_apart
+from ibex_checks import fetches_apart, latency_job
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.figures.measure import measure
@@ -70,7 +70,7 @@ def test_the_ruler_and_the_probes_cost_read_the_documented_cycles(make_job, targ
 # instructions, and move the kernel's code. Ibex fetches aligned 32-bit words (instruction_fetch.rst, line 36:
 # after a jump the penalty is "at least two cycles if the instruction following the branch is uncompressed and
 # not aligned"), so where the switch's jumps land on a 32-bit instruction that starts mid-word costs a cycle
-# each, and each build meets such landings a number of times of its own (ibex_fetches.py counts them). Nothing
+# each, and each build meets such landings a number of times of its own (tests/ibex_checks.py counts them). Nothing
 # else may differ. rotate and deadlock-break open and close their windows in several places (not counted here).
 ONE_WINDOW_SCENARIOS = ("resume", "signal", "yield", "isr", "sem-shuffle", "msg")
 
@@ -118,21 +118,12 @@ def test_isr_switches_on_the_way_out_of_the_handler(make_job, target):
     assert result.stats.median > measure(make_job("yield", target=target), samples=50).stats.median + 100
 
 
-def ibex_latency_job(target, method="probe", **options):
-    from switchscope.catalog import configs
-    from switchscope.catalog.job import Job
-
-    kernel, board, scenario = catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["irq-latency"]
-    return Job(kernel, board, scenario, catalog.METHODS[method], config=configs.resolve(options, kernel, board,
-                                                                                         scenario))
-
-
 @pytest.mark.parametrize("target", IBEX)
 def test_irq_latency_on_ibex_the_probe_and_the_rtls_own_view_agree_on_every_sample(target):
     """A probe run also logs the harness's view (the cycle the line rose, the cycle the vector's first
     instruction started): the probe, its entry's read of mcycle less [latency_timer] read_offset, must
     agree with it on every sample, the tick round's included."""
-    result = measure(ibex_latency_job(target), samples=1)
+    result = measure(latency_job(target), samples=1)
     agreement = result.details["agreement"]
     taken = agreement["samples"]
     assert taken == 8192 + 1088  # the round (figures/latency.py) and the tick round
@@ -147,7 +138,7 @@ def test_irq_latency_on_ibex_the_probe_and_the_rtls_own_view_agree_on_every_samp
 
 @pytest.mark.parametrize("target", IBEX)
 def test_irq_latency_marker_on_ibex_is_the_rtls_view_and_sees_the_same_worst_code(target):
-    marker = measure(ibex_latency_job(target, "marker"), samples=1)
+    marker = measure(latency_job(target, "marker"), samples=1)
     assert marker.unit == "cycles" and marker.phases["covered"] == marker.phases["period"] > 500
     assert marker.worst["function"] == "xQueueGenericSend" and marker.stats.max > 200
 
@@ -156,7 +147,7 @@ def test_irq_latency_marker_on_ibex_is_the_rtls_view_and_sees_the_same_worst_cod
 def test_irq_priority_high_is_the_nmi_which_nothing_masks(target):
     """irq_priority=high arms the timer on irq_nm_i: taken whatever mstatus.MIE (exception_interrupts.rst,
     line 56), so no critical section holds it; the handler stamps and returns, never entering the kernel."""
-    result = measure(ibex_latency_job(target, irq_priority="high"), samples=1)
+    result = measure(latency_job(target, irq_priority="high"), samples=1)
     agreement = result.details["agreement"]
     assert agreement["equal"] == agreement["samples"]
     assert result.phases["covered"] == result.phases["period"]
@@ -166,7 +157,7 @@ def test_irq_priority_high_is_the_nmi_which_nothing_masks(target):
 
 @pytest.mark.parametrize("target", IBEX)
 def test_an_irq_latency_sweep_repeats_exactly(target):
-    job = ibex_latency_job(target)
+    job = latency_job(target)
     from switchscope.figures.measure import run_parameters
     from switchscope.figures.latency import watches
 

@@ -16,10 +16,22 @@
  * exception left it (its frame, then r4-r11; its saved stack pointer marked
  * by bit 0), and a task kept by a call is entered through an exception frame
  * made for it. A call-level switch to a task kept by an exception goes
- * through SVC, whose return restores it. On RV32 interrupts are mstatus.MIE;
- * the floor installs its own vector table (Ibex has vectored traps only, and
- * the board's table halts on any trap): the machine timer's entry ticks,
- * every other entry fails the run by name.
+ * through SVC, whose return restores it. On RV32 interrupts are mstatus.MIE,
+ * and a trap leaves no mode behind that only its return can leave (there is
+ * no handler mode): the interrupt handler switches as on the AVR, by the same
+ * call, its frame left on the interrupted task's stack. The trap entry keeps
+ * there what a C call may change (ra, t0-t6, a0-a7) and mepc, which another
+ * task's trap would overwrite; every task, kept by a call or by an interrupt,
+ * is resumed by floor_switch's return, which for one kept by an interrupt
+ * goes back up through its handler to the trap exit that restores its frame
+ * and returns with mret. No mark tells the two kinds apart: nothing but the
+ * return differs, and the interrupted one's own path does that. mret also
+ * takes mstatus.MPIE and MPP, which another task's trap and mret may have
+ * left at 1 and U: every trap the entry keeps is an interrupt taken in M mode
+ * with MIE set, so the exit sets MPP to M and MPIE to 1 rather than saving
+ * them. The table is the board's (BOARD_VECTOR_TABLE: Ibex has vectored traps
+ * only): the machine timer ticks, every other interrupt goes to
+ * board_interrupt(), an exception fails the run by name.
  */
 #include <stdint.h>
 #include <string.h>
@@ -251,8 +263,9 @@ static void set_mtimecmp(uint64_t when)
     compare[1] = (uint32_t)(when >> 32);
 }
 
-/* The machine timer's entry: GCC saves what this function uses and returns with mret. */
-__attribute__((interrupt("machine"))) void floor_tick_handler(void)
+/* The machine timer's interrupt, called from floor_trap_entry. */
+void floor_tick(void) __attribute__((used));
+void floor_tick(void)
 {
     ticks++;
     next_tick += TICK_CYCLES;
@@ -260,19 +273,88 @@ __attribute__((interrupt("machine"))) void floor_tick_handler(void)
 }
 
 void floor_unexpected_trap(void) __attribute__((used, noreturn));
-void floor_unexpected_trap(void) { harness_fail(SS_TEXT("floor: an exception or an interrupt it has no handler for")); }
+void floor_unexpected_trap(void) { harness_fail(SS_TEXT("floor: an exception (no handler for it)")); }
 
-/* Ibex's traps are vectored only: entry n of a 256-byte-aligned table for interrupt n, entry 0 for every
- * exception. The machine timer is interrupt 7. */
-__asm__(".section .text.floor_vectors, \"ax\"\n"
-        ".balign 256\n"
-        ".option push\n"
-        ".option norvc\n" /* each entry one 4-byte jump */
-        "floor_vectors:\n"
-        ".rept 7\n j floor_unexpected_trap\n .endr\n"
-        "j floor_tick_handler\n"
-        ".rept 24\n j floor_unexpected_trap\n .endr\n"
-        ".option pop\n"
+/*
+ * Ibex's traps are vectored only: the board's table (BOARD_VECTOR_TABLE) sends
+ * every one to floor_trap_entry, the latency timer's through the board's stamp
+ * first (and the NMI's, with irq_priority=high, never here); mcause tells them
+ * apart.
+ *
+ * The entry keeps on the interrupted task's stack what a C call may change
+ * (ra, t0-t6, a0-a7) and mepc: 17 words in a frame of 20 (80 bytes, sp stays
+ * 16-byte aligned). The machine timer (mcause 0x80000007) ticks; any other
+ * interrupt goes to board_interrupt(mcause), whose handler may switch tasks
+ * at once, inside the call (switch_from_handler is switch_to): the frame
+ * stays on this task's stack under floor_switch's, and the task is resumed,
+ * by whichever task and however, by floor_switch's return into its handler,
+ * which comes back here to restore the frame and mret.
+ *
+ * mepc is the only trap state kept: another task's trap overwrites it in
+ * between. mstatus is not saved: mret takes MIE from MPIE and the privilege
+ * from MPP, and sets MPIE to 1 and MPP to the least privileged mode, U on Ibex
+ * (the privileged spec's MRET; ibex_cs_registers.sv, csr_restore_mret_i), so a
+ * trap and mret in another task leave MPP wrong for this one. Every trap that
+ * reaches the exit is an interrupt taken in M mode with MIE set (an exception
+ * ends the run), so the right values are always MPP M and MPIE 1: set before
+ * mret, they cost neither a store nor a load.
+ */
+#define FLOOR_MSTATUS_MPP_M_MPIE "0x1880" /* MPP (bits 11-12) 3, M mode; MPIE (bit 7) 1 */
+__asm__(BOARD_VECTOR_TABLE("floor_vectors", "floor_trap_entry"));
+__asm__(".section .text.floor_trap_entry, \"ax\"\n"
+        ".globl floor_trap_entry\n"
+        ".type floor_trap_entry, @function\n"
+        "floor_trap_entry:\n"
+        "    addi sp, sp, -80\n"
+        "    sw ra, 0(sp)\n"
+        "    sw t0, 4(sp)\n"
+        "    sw t1, 8(sp)\n"
+        "    sw t2, 12(sp)\n"
+        "    sw a0, 16(sp)\n"
+        "    sw a1, 20(sp)\n"
+        "    sw a2, 24(sp)\n"
+        "    sw a3, 28(sp)\n"
+        "    sw a4, 32(sp)\n"
+        "    sw a5, 36(sp)\n"
+        "    sw a6, 40(sp)\n"
+        "    sw a7, 44(sp)\n"
+        "    sw t3, 48(sp)\n"
+        "    sw t4, 52(sp)\n"
+        "    sw t5, 56(sp)\n"
+        "    sw t6, 60(sp)\n"
+        "    csrr t0, mepc\n"
+        "    sw t0, 64(sp)\n"
+        "    csrr a0, mcause\n"
+        "    bgez a0, 3f\n" /* an exception: the run ends there */
+        "    li t0, 0x80000007\n"
+        "    beq a0, t0, 1f\n"
+        "    call board_interrupt\n"          /* may switch away and come back */
+        "    j 2f\n"
+        "1:  call floor_tick\n"
+        "2:  lw t0, 64(sp)\n"
+        "    csrw mepc, t0\n"
+        "    li t0, " FLOOR_MSTATUS_MPP_M_MPIE "\n"
+        "    csrs mstatus, t0\n"
+        "    lw ra, 0(sp)\n"
+        "    lw t0, 4(sp)\n"
+        "    lw t1, 8(sp)\n"
+        "    lw t2, 12(sp)\n"
+        "    lw a0, 16(sp)\n"
+        "    lw a1, 20(sp)\n"
+        "    lw a2, 24(sp)\n"
+        "    lw a3, 28(sp)\n"
+        "    lw a4, 32(sp)\n"
+        "    lw a5, 36(sp)\n"
+        "    lw a6, 40(sp)\n"
+        "    lw a7, 44(sp)\n"
+        "    lw t3, 48(sp)\n"
+        "    lw t4, 52(sp)\n"
+        "    lw t5, 56(sp)\n"
+        "    lw t6, 60(sp)\n"
+        "    addi sp, sp, 80\n"
+        "    mret\n"
+        "3:  j floor_unexpected_trap\n"
+        ".size floor_trap_entry, . - floor_trap_entry\n"
         ".text\n");
 extern const char floor_vectors[];
 

@@ -1,17 +1,29 @@
-"""The Ibex tests' count of fetch-alignment cycles: the three methods are three
-builds of one scenario, whose code the probe's stamps and the scope's pin
-stores move; Ibex's prefetch buffer fetches aligned 32-bit words
-(instruction_fetch.rst: after a jump the penalty is "at least two cycles if
-the instruction following the branch is uncompressed and not aligned"), so
-two builds of the same C code can differ by the cycles those landings cost.
-These helpers count them from a run that watches every instruction."""
+"""What the Ibex tests of FreeRTOS (tests/run/test_ibex.py) and of the floor (tests/run/test_floor_ibex.py)
+share: an irq-latency job with options, and the count of Ibex's mid-word instruction fetches in a window.
+
+Each method is a build of its own, and its stamps, pin stores or marks move the code after them: where a jump
+lands on a 32-bit instruction that starts mid-word, it costs a cycle more (instruction_fetch.rst line 36: after a
+jump "this penalty is at least one cycle, or at least two cycles if the instruction following the branch is
+uncompressed and not aligned"), and two builds meet such targets a different number of times in a window.
+Counting them in each build's own run gives the exact difference their figures must show."""
 
 import re
 import subprocess
 import tempfile
 
+from switchscope import catalog
 from switchscope.build import verilator as model
 from switchscope.build.firmware import build
+
+
+def latency_job(target: str, method: str = "probe", kernel: str = "freertos", **options):
+    """An irq-latency job on `target`, its options (irq_priority=high) resolved as the command line would."""
+    from switchscope.catalog import configs
+    from switchscope.catalog.job import Job
+
+    chosen, board, scenario = catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS["irq-latency"]
+    return Job(chosen, board, scenario, catalog.METHODS[method], config=configs.resolve(options, chosen, board,
+                                                                                         scenario))
 
 
 def disassembly(firmware_elf) -> tuple[dict[int, str], dict[int, int], dict[int, str]]:
