@@ -69,7 +69,7 @@ def misaligned_fetches(model_binary, firmware_elf, method: str, closing_function
     functions, sizes, _instructions = disassembly(firmware_elf)
     opening, closing = window_bounds(firmware_elf, method, closing_function)
     with tempfile.NamedTemporaryFile("r") as log:
-        command = [str(model_binary), "--max-cycles", "4000000", "--log", log.name, "--limit", "2000000"]
+        command = [str(model_binary), "--max-cycles", "20000000", "--log", log.name, "--limit", "2000000"]
         command += [part for address in functions for part in ("--watch", f"{address:x}={address:#x}")]
         subprocess.run([*command, str(firmware_elf)], capture_output=True, timeout=300, check=True)
         ran = [int(name, 16) for _cycle, name in (line.split() for line in log.read().splitlines())
