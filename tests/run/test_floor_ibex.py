@@ -83,12 +83,15 @@ def _closing_stamps_returned_to_at_a_halfword(elf) -> list[bool]:
 @pytest.mark.parametrize("target", IBEX)
 @pytest.mark.parametrize("scenario", ["yield", "signal"])
 def test_probe_scope_and_marker_read_the_same_switch(scenario, target):
-    """Scope and marker agree to the cycle; the probe too, but for the cycle its closing lui costs where the
-    scenario's call returns to it at a halfword address (the other methods have no such instruction there)."""
-    results = {method: measure(dataclasses.replace(job(scenario, target, "floor"), method=catalog.METHODS[method]),
-                               samples=100) for method in ("probe", "scope", "marker")}
+    """The three agree to the cycle but for the mid-word fetches their builds' windows meet: the probe's closing
+    lui costs a cycle where the scenario's call returns to it at a halfword address, and so does the scope's
+    falling store's lui (tests/ibex_checks.py counts them in the scope's own run)."""
+    jobs = {method: dataclasses.replace(job(scenario, target, "floor"), method=catalog.METHODS[method])
+            for method in ("probe", "scope", "marker")}
+    results = {method: measure(chosen, samples=100) for method, chosen in jobs.items()}
     medians = {method: result.stats.median for method, result in results.items()}
-    assert medians["scope"] == medians["marker"], medians
+    closing = {"yield": "partner_task", "signal": "high_task"}[scenario]
+    assert medians["scope"] == medians["marker"] + fetches_apart(jobs, closing, "scope"), medians
     chosen = job(scenario, target, "floor")
     returned_to = _closing_stamps_returned_to_at_a_halfword(build(chosen.kernel, chosen.target, chosen.scenario).elf)
     assert len(returned_to) == 1, returned_to  # the scenario's one closing stamp after the switch's return
