@@ -10,7 +10,7 @@
  *
  * Built with switchscope's board support (startup, the timer) and FreeRTOS
  * as switchscope builds it: `switchscope measure --build-example --target
- * mps2-an385` (or atmega328p) builds it and prints where the ELF is.
+ * mps2-an385` (or atmega328p, ibex) builds it and prints where the ELF is.
  */
 #include <stdint.h>
 #include "FreeRTOS.h"
@@ -71,6 +71,17 @@ static void background(void *arg)
     }
 }
 
+#if defined(__riscv)
+/* A RISC-V application points mtvec at its trap handler itself: on Ibex (vectored traps only) a table
+ * whose every vector jumps to the port's freertos_risc_v_trap_handler, the spare timer's excepted (the
+ * board's entry, which goes on to it; board_config.h). The port's handler calls this one for every
+ * interrupt but its tick: the board's dispatch, which runs switchscope_latency_irq. */
+__asm__(BOARD_VECTOR_TABLE("app_vectors", "freertos_risc_v_trap_handler"));
+extern const char app_vectors[];
+void freertos_risc_v_application_interrupt_handler(uint32_t mcause);
+void freertos_risc_v_application_interrupt_handler(uint32_t mcause) { board_interrupt(mcause); }
+#endif
+
 /* Task names of at most 7 characters: FreeRTOS keeps configMAX_TASK_NAME_LEN (8) bytes, its NUL included. */
 int main(void)
 {
@@ -81,6 +92,9 @@ int main(void)
     xTaskCreate(producer, "produce", STACK_WORDS, 0, 2, 0);
     xTaskCreate(background, "backgnd", STACK_WORDS, 0, tskIDLE_PRIORITY, 0);
     board_latency_timer_arm(TIMER_PERIOD_COUNTS);
+#if defined(__riscv)
+    __asm__ volatile("csrw mtvec, %0" ::"r"((uintptr_t)app_vectors | 1u)); /* mode 1: vectored */
+#endif
     vTaskStartScheduler();
     for (;;)
         ;

@@ -9,7 +9,8 @@
 //
 //   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--limit N] [--stop N]
 //            [--parameters-at ADDRESS --parameters TEXT] [--pin NAME --pin-log FILE]
-//            [--trace FILE_BASE] [--window-trace FILE [--window K]] PROGRAM.elf
+//            [--trace FILE_BASE] [--window-trace FILE [--window K]]
+//            [--switch-word ADDRESS [--switch-name OFFSET:BYTES] [--switch-path ADDRESS]...] PROGRAM.elf
 //
 // --log sends the watch lines to a file (default stderr). --limit ends the run
 // after that many watch lines (the log then ends "<cycle> limit"); --stop ends
@@ -56,6 +57,32 @@
 // in cycle order: an assertion in the first cycle of a watched instruction
 // comes before it, one in its later cycles after it.
 //
+// With --switch-word ADDRESS (a kernel's current-task variable, FreeRTOS's
+// pxCurrentTCB) it also logs the trap flow task switches are made of, in the
+// QEMU plugin's format, each with the variable's value (hex, read from the RAM
+// as the event retires) and the cycle of the instruction's first in ID/EX:
+//   "<cycle> entry@<handler>:<word>:<pc>:<ra>"  an exception taken from a task:
+//            handler is where the vector's jump goes (the vector itself if it
+//            holds no jump), pc is mepc (the ecall), ra the return address
+//            register then; the cycle the vector's first;
+//   "<cycle> entry@<vector>:<word>:<pc>:<ra>" then "<cycle> chain@<handler>:<word>"
+//            an interrupt taken from a task: the vector (mtvec + 4 * cause)
+//            says which interrupt, the chain the handler it jumps to, both at
+//            the vector's cycle, where that handler is a --switch-path address
+//            (or none is given);
+//   "<cycle> chain@<address>:<word>"  a --switch-path address reached in a
+//            handler by other code than the vector's jump (a board's own entry
+//            that goes on to the kernel's), the cycle its first instruction's;
+//   "nest@" instead of entry@ for a trap taken in a handler (Ibex clears
+//            mstatus.MIE on entry: only the NMI), "chain@" for one taken
+//            right after an mret, before the task's first instruction;
+//   "<cycle> resume@<address>:<word>[:<name>]"  the first instruction after an
+//            mret, where it returned to; with --switch-name the task's name,
+//            read at word + OFFSET (hex bytes up to its NUL, at most BYTES).
+// --stop then counts switches (resumes whose word is not the one the entry
+// saw) instead of intervals. Traps are seen on RVFI (rvfi_intr marks a
+// handler's first instruction), mcause and mepc in the CSR file.
+//
 // The last line on stderr says how it ended: "ibex-sim: halted code=N after ..."
 // (the program's exit code), "... cycle bound reached ..." or "... stop or limit
 // reached ...".
@@ -76,6 +103,7 @@
 // was reached, 1 the cycle bound came first (or the model stopped by itself),
 // 2 bad usage or an ELF that does not fit the RAM.
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <climits>
@@ -128,6 +156,9 @@ struct Options {
   uint64_t parameters_at = 0;
   std::string parameters;
   bool has_parameters = false;
+  bool follow_switches = false;
+  std::vector<uint32_t> switch_path;  // the kernel's switching code: where a handler's flow enters it
+  uint32_t switch_word = 0, switch_name_offset = 0, switch_name_bytes = 0;
 };
 
 uint64_t parse_number(const std::string &text, const char *what) {
@@ -180,10 +211,28 @@ Options parse_options(int argc, char **argv) {
 #endif
     } else if (argument == "--window-trace") {
       options.window_trace_path = value();
+    } else if (argument == "--switch-word") {
+      uint64_t address = parse_number(value(), "--switch-word");
+      if (address < kRamBase || address + 4 > kRamBase + kRamSize)
+        usage_error("--switch-word is not an address in the RAM", "give the current-task variable's address");
+      options.switch_word = static_cast<uint32_t>(address);
+      options.follow_switches = true;
+    } else if (argument == "--switch-path") {
+      uint64_t address = parse_number(value(), "--switch-path");
+      if (address > UINT32_MAX) usage_error("--switch-path address past 32 bits", "give a 32-bit address");
+      options.switch_path.push_back(static_cast<uint32_t>(address));
+    } else if (argument == "--switch-name") {
+      std::string name = value();
+      size_t colon = name.find(':');
+      if (colon == std::string::npos) usage_error("--switch-name '" + name + "' is not OFFSET:BYTES", "e.g. --switch-name 52:16");
+      options.switch_name_offset = static_cast<uint32_t>(parse_number(name.substr(0, colon), "--switch-name offset"));
+      options.switch_name_bytes = static_cast<uint32_t>(parse_number(name.substr(colon + 1), "--switch-name bytes"));
+      if (options.switch_name_bytes < 1 || options.switch_name_bytes > 32)
+        usage_error("--switch-name reads 1 to 32 bytes, not " + name.substr(colon + 1), "e.g. --switch-name 52:16");
     } else if (argument == "--window") {
       options.window = parse_number(value(), "--window");
     } else if (!argument.empty() && argument[0] == '-') {
-      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log, --trace, --window-trace and --window");
+      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log, --trace, --window-trace, --window, --switch-word, --switch-name and --switch-path");
     } else if (options.elf_path.empty()) {
       options.elf_path = argument;
     } else {
@@ -191,6 +240,8 @@ Options parse_options(int argc, char **argv) {
     }
   }
   if (options.elf_path.empty()) usage_error("no program given", "ibex-sim [options] PROGRAM.elf");
+  if (options.switch_name_bytes && !options.follow_switches)
+    usage_error("--switch-name needs --switch-word", "give the current-task variable's address too");
   if (options.has_parameters &&
       (options.parameters_at < kRamBase || options.parameters_at + options.parameters.size() + 1 > kRamBase + kRamSize))
     usage_error("--parameters needs --parameters-at inside the RAM", "give the address of the board's buffer");
@@ -242,6 +293,47 @@ void write_ram(const std::vector<uint32_t> &image) {
     simutil_set_mem(static_cast<int>(index), word);
   }
 }
+
+// A word of the RAM as it is now (the model's, through the same DPI that loaded it).
+uint32_t read_ram(uint32_t address) {
+  if (address < kRamBase || address + 4 > kRamBase + kRamSize) return 0;
+  svSetScope(svGetScopeFromName(kRamScope));
+  svBitVecVal word[10] = {};
+  simutil_get_mem(static_cast<int>((address - kRamBase) / 4), word);
+  return word[0];
+}
+
+// The 32 bits at `pc` (an instruction is 2-byte aligned), 0 outside the RAM.
+uint32_t instruction_at(const std::vector<uint32_t> &image, uint32_t pc) {
+  if (pc < kRamBase || pc + 4 > kRamBase + kRamSize) return 0;
+  uint32_t at = pc - kRamBase;
+  uint32_t word = image[at / 4] >> (8 * (at % 4));
+  if (at % 4) word |= image[at / 4 + 1] << (32 - 8 * (at % 4));
+  return word;
+}
+
+// Where the instruction at `pc` jumps to, if it is a jump that links nothing
+// (a vector's `j`: jal x0, or c.j); else `pc` itself. The code is the ELF's,
+// which nothing rewrites.
+uint32_t jump_target(const std::vector<uint32_t> &image, uint32_t pc) {
+  uint32_t word = instruction_at(image, pc);
+  auto bit = [&](unsigned i) { return (word >> i) & 1u; };
+  if ((word & 3u) == 3u) {
+    if ((word & 0x7Fu) != 0x6Fu || ((word >> 7) & 0x1Fu) != 0) return pc;  // not jal x0
+    int32_t offset = static_cast<int32_t>((bit(31) << 20) | (((word >> 21) & 0x3FFu) << 1) | (bit(20) << 11) |
+                                          (((word >> 12) & 0xFFu) << 12));
+    if (offset & (1 << 20)) offset -= 1 << 21;
+    return pc + static_cast<uint32_t>(offset);
+  }
+  if ((word & 0xE003u) != 0xA001u) return pc;  // not c.j
+  int32_t offset = static_cast<int32_t>((bit(12) << 11) | (bit(11) << 4) | (bit(10) << 9) | (bit(9) << 8) |
+                                        (bit(8) << 10) | (bit(7) << 6) | (bit(6) << 7) | (((word >> 3) & 7u) << 1) |
+                                        (bit(2) << 5));
+  if (offset & (1 << 11)) offset -= 1 << 12;
+  return pc + static_cast<uint32_t>(offset);
+}
+
+bool is_mret(const std::vector<uint32_t> &image, uint32_t pc) { return instruction_at(image, pc) == 0x30200073u; }
 
 }  // namespace
 
@@ -342,6 +434,13 @@ int main(int argc, char **argv) {
   const uint8_t *id_first =
       &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__instr_first_cycle_id;
   const uint32_t *id_pc = &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__pc_id;
+  const uint8_t *trap_first = &root->ibex_simple_system__DOT__u_top__DOT__rvfi_intr;
+  const uint8_t *rd_addr = &root->ibex_simple_system__DOT__u_top__DOT__rvfi_rd_addr;
+  const uint32_t *rd_wdata = &root->ibex_simple_system__DOT__u_top__DOT__rvfi_rd_wdata;
+  const uint8_t *mcause =
+      &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__cs_registers_i__DOT__mcause_q;
+  const uint32_t *mepc =
+      &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__cs_registers_i__DOT__mepc_q;
   const uint64_t *mcycle =
       &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__cs_registers_i__DOT__mhpmcounter[0];
   // the last few instructions to enter ID/EX and the cycle each entered at: RVFI reports
@@ -353,6 +452,16 @@ int main(int argc, char **argv) {
   bool was_first = false;
   uint32_t was_pc = 0;
 
+  const bool following = !options.watches.empty() || options.follow_switches;  // cycles of instructions wanted
+  // --switch-word: where the trap flow stands
+  bool in_handler = false, returning = false;  // a trap taken and not yet returned from; an mret just retired
+  uint32_t ra = 0, entry_word = 0;
+  uint32_t flow_at = 0;  // the switching code this trap's flow was last logged entering (0: none yet)
+  auto on_switch_path = [&](uint32_t address) {
+    return options.switch_path.empty() ||
+           std::find(options.switch_path.begin(), options.switch_path.end(), address) != options.switch_path.end();
+  };
+  uint64_t switches = 0;
   uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0, opened = 0;
   bool halted = false, stopped = false, interval_open = false, tracing = false;
   unsigned exit_code = 0;
@@ -426,7 +535,7 @@ int main(int argc, char **argv) {
       }
     }
     // an instruction's first cycle in ID/EX (a stall can hold it there for more than one)
-    if (!options.watches.empty() && *id_valid && *id_first && !(was_first && *id_pc == was_pc)) {
+    if (following && *id_valid && *id_first && !(was_first && *id_pc == was_pc)) {
       entered_pc[entered_next % kEntered] = *id_pc;
       entered_at[entered_next % kEntered] = *mcycle;
       ++entered_next;
@@ -438,7 +547,7 @@ int main(int argc, char **argv) {
     ++cycle;
     if (*valid) {
       ++retired;
-      if (!options.watches.empty()) {
+      if (following) {
         // the cycle this instruction entered ID/EX at, or failing that the one it retired in
         uint64_t start = *retire_cycle;
         for (unsigned back = 1; back <= kEntered && back <= entered_next; ++back) {
@@ -447,6 +556,60 @@ int main(int argc, char **argv) {
             start = entered_at[slot];
             break;
           }
+        }
+        if (options.follow_switches) {
+          char text[128];
+          uint32_t word = read_ram(options.switch_word);
+          if (*trap_first) {  // a handler's first instruction: the vector
+            bool interrupt = (*mcause >> 5) & 3u;
+            uint32_t handler = jump_target(image, *pc);
+            const char *kind = returning ? "chain" : in_handler ? "nest" : "entry";
+            if (!in_handler) entry_word = word;
+            if (returning || in_handler) {
+              std::snprintf(text, sizeof text, "%s@%x:%x", kind, interrupt ? *pc : handler, word);
+            } else {
+              std::snprintf(text, sizeof text, "entry@%x:%x:%x:%x", interrupt ? *pc : handler, word, *mepc, ra);
+            }
+            bool more = log_line(start, text);
+            flow_at = interrupt ? 0 : handler;
+            if (more && interrupt && on_switch_path(handler)) {  // which interrupt, then the handler its vector jumps to
+              std::snprintf(text, sizeof text, "chain@%x:%x", handler, word);
+              more = log_line(start, text);
+              flow_at = handler;
+            }
+            in_handler = true;
+            returning = false;
+            if (!more) {
+              stopped = true;
+              goto clock_low;
+            }
+          } else if (in_handler && !returning && *pc != flow_at && !options.switch_path.empty() &&
+                     on_switch_path(*pc)) {  // the kernel's switching code, reached from a board's entry
+            flow_at = *pc;
+            std::snprintf(text, sizeof text, "chain@%x:%x", *pc, word);
+            if (!log_line(start, text)) {
+              stopped = true;
+              goto clock_low;
+            }
+          } else if (returning) {  // the first instruction after an mret
+            returning = in_handler = false;
+            int length = std::snprintf(text, sizeof text, "resume@%x:%x", *pc, word);
+            if (options.switch_name_bytes) {
+              length += std::snprintf(text + length, sizeof text - length, ":");
+              for (uint32_t i = 0; i < options.switch_name_bytes; ++i) {
+                uint32_t at = word + options.switch_name_offset + i;
+                uint8_t byte = static_cast<uint8_t>(read_ram(at & ~3u) >> (8 * (at & 3u)));
+                if (byte == 0) break;
+                length += std::snprintf(text + length, sizeof text - length, "%02x", byte);
+              }
+            }
+            if (!log_line(start, text) || (options.stop && word != entry_word && ++switches == options.stop)) {
+              stopped = true;
+              goto clock_low;
+            }
+          }
+          if (is_mret(image, *pc)) returning = true;
+          if (*rd_addr == 1) ra = *rd_wdata;
         }
         auto found = options.watches.find(*pc);
         if (found != options.watches.end()) {
@@ -473,7 +636,7 @@ int main(int argc, char **argv) {
               break;
             } else if (name == "from") {
               interval_open = true;
-            } else if (options.stop && interval_open && name == "to") {
+            } else if (options.stop && !options.follow_switches && interval_open && name == "to") {
               interval_open = false;
               if (++intervals == options.stop) {
                 stopped = true;

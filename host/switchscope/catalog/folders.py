@@ -284,7 +284,7 @@ def _switch_marks(table: "_Table") -> tuple[SwitchMarks | None, str | None]:
     return SwitchMarks(table.get("current", str, required=True), table.get("task_struct", str, required=True),
                        table.get("name_field", str, required=True), table.get("name_bytes", int, 16),
                        table.strings("switch_path", required=True), table.strings("tick"),
-                       table.strings("helpers")), None
+                       table.strings("helpers"), table.get("tick_interrupt", int)), None
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,7 @@ class SwitchMarks:
     switch_path: tuple[str, ...]  # the handler (Cortex-M) a switch is made in, by any of these symbol names
     tick: tuple[str, ...]  # the kernel tick's handler, by any of these names: a switch it causes is "tick"
     helpers: tuple[str, ...] = ()  # port functions a pended switch is taken in: the call is their caller's
+    tick_interrupt: int | None = None  # RISC-V: the tick's interrupt (mcause), where one trap handler takes all
 
 
 @dataclass(frozen=True)

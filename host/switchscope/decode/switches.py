@@ -14,7 +14,13 @@ the chain, the one that returned to the task, to that task's first
 instruction. What caused it: the task's own call, where that handler was
 entered from thread mode with no interrupt before it (its stacked address
 says where: an API function); otherwise the last interrupt taken before it,
-the kernel's tick or another."""
+the kernel's tick or another.
+
+On Ibex (RISC-V, the Verilator harness) a trap is an entry too: an exception
+(ecall) names the handler its vector jumps to, so it is a call; an interrupt
+names its vector (mtvec + 4 * cause) and a chain@ follows, into the kernel's
+trap handler, so the vector is the interrupt before it; the kernel's tick is
+the machine timer's vector (figures/switches.py)."""
 
 from __future__ import annotations
 

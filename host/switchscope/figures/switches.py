@@ -17,7 +17,7 @@ from switchscope.build import native
 from switchscope.catalog import Kernel, Target
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import elf
-from switchscope.decode.switches import Switch, switches
+from switchscope.decode.switches import Flow, Switch, switches
 from switchscope.figures.measure_elf import check_built_for
 from switchscope.figures.result import Result, Stats
 from switchscope.run.runner import run
@@ -37,6 +37,20 @@ def marks_of(kernel: Kernel, target: Target):
         raise SwitchscopeError(f"measure --switches counts cycles, and no timing model knows {target.name}'s core",
                                "use a target whose board.toml names a timing model (see: switchscope list)")
     return kernel.switches
+
+
+def riscv_interrupt_vectors(events, interrupt: int) -> set[int]:
+    """The vectors of that interrupt the flow entered: on Ibex (run/verilator.py) an interrupt is logged
+    at its vector, mtvec + 4 * cause, then a chain@ to the kernel's switching code it goes on to; Ibex's
+    mtvec is 256-byte aligned (its vectored mode, the only one it has), so the cause is the vector's
+    offset in its 256 bytes."""
+    found, events = set(), list(events)
+    for before, after in zip(events, events[1:]):
+        flow = Flow.of(before)
+        if (flow is not None and flow.kind != "resume" and after.name.startswith("chain@")
+                and flow.address & 0xFF == 4 * interrupt):
+            found.add(flow.address)
+    return found
 
 
 def _addresses(found: dict[str, int], names: tuple[str, ...]) -> set[int]:
@@ -103,6 +117,8 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
                  switch_path=tuple(sorted(switch_path)), more_events=EVENTS_PER_SWITCH * count)
     if target.simulator == "simavr":  # an interrupt is logged at its vector: its handler is what the vector jumps to
         tick |= {slot for slot, handler in elf.avr_vectors(firmware_elf).items() if handler in tick}
+    if target.simulator == "verilator" and marks.tick_interrupt is not None:
+        tick |= riscv_interrupt_vectors(output.events or [], marks.tick_interrupt) - switch_path
     found_switches, unswitched = switches(output.events or [], switch_path, tick)
     if not found_switches:
         said = output.stream.last_output() or ["(nothing)"]

@@ -6,7 +6,10 @@ stands between the core and the count. Its watch log has the QEMU plugin's
 and the simavr runner's "<count> <name>" lines, the count being the mcycle
 value at the watched instruction's retirement (what a `csrr mcycle` there reads).
 With watches the harness also logs each raising of its latency timer's line
-("<cycle> assert@<address>", the irq-latency scenarios' event), in cycle order."""
+("<cycle> assert@<address>", the irq-latency scenarios' event), in cycle order.
+With a switch_word it logs the trap flow (entry@, nest@, chain@, resume@; the
+harness's usage describes them), each interrupt as its vector then a chain@ to
+the handler that vector jumps to."""
 
 from __future__ import annotations
 
@@ -30,7 +33,8 @@ TIME_LIMIT_PER_SAMPLE_S = 0.01  # the default time limit's allowance per sample:
 def command(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             watches: list[tuple[int, str]], event_log: Path | None, event_limit: int,
             stop_after: int | None, pin_log: Path | None = None, trace_log: Path | None = None,
-            trace_window: int = 0) -> list[str]:
+            trace_window: int = 0, switch_word: tuple[int, int, int] | None = None,
+            switch_path: tuple[int, ...] = ()) -> list[str]:
     """The harness's command line: the model of the target's configuration, built first if need be."""
     binary = model.ensure(target.core_config)
     line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET)]
@@ -43,6 +47,12 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
             line += ["--watch", f"{name}={hex(address)}"]
         if stop_after:
             line += ["--stop", str(stop_after)]
+        if switch_word:  # measure --switches: the trap flow, with the current-task variable
+            address, name_offset, name_bytes = switch_word
+            line += ["--switch-word", hex(address)]
+            if name_bytes:
+                line += ["--switch-name", f"{name_offset}:{name_bytes}"]
+            line += [part for function in switch_path for part in ("--switch-path", hex(function))]
         if trace_log is not None:  # breakdown: every instruction of one window, with its cycle
             line += ["--window-trace", str(trace_log), "--window", str(trace_window)]
     if pin_log is not None:  # the scope: the board's stores to simple_system's pin register
@@ -53,9 +63,10 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
 def start(request: Request) -> list[str]:
     """The harness's command line for a run as runner.run asks for it (run/simulator.py)."""
     return command(request.target, request.firmware_elf, request.parameters, request.samples,
-                   list(request.watches), request.event_log if request.watches else None, request.event_limit,
-                   request.stop_after, request.pin_log if request.watch_scope_pin else None,
-                   request.trace_log if request.trace_window is not None else None, request.trace_window or 0)
+                   list(request.watches), request.event_log if request.watches or request.switch_word else None,
+                   request.event_limit, request.stop_after, request.pin_log if request.watch_scope_pin else None,
+                   request.trace_log if request.trace_window is not None else None, request.trace_window or 0,
+                   request.switch_word, request.switch_path)
 
 
 def provenance(request: Request) -> tuple[str, str]:
