@@ -241,8 +241,9 @@ class Target:
         if unit is None:
             return self.default_unit or self.unit
         if unit not in self.units:
-            raise SwitchscopeError(f"{self.name} measures in {' or '.join(self.units)}, not {unit}",
-                                   "cycles need a timing model ([simulator] timing_model in board.toml)")
+            hint = (f"leave --unit out, or give --unit {self.unit}" if unit == "instructions"
+                    else "cycles need a timing model ([simulator] timing_model in board.toml)")
+            raise SwitchscopeError(f"{self.name} measures in {' or '.join(self.units)}, not {unit}", hint)
         return unit
 
     @property

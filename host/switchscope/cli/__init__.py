@@ -18,7 +18,7 @@ import signal
 import sys
 
 from switchscope.cli.parser import parser
-from switchscope.common.errors import Interrupted, OutputFailed, SwitchscopeError
+from switchscope.common.errors import Interrupted, OutputFailed, SwitchscopeError, ignore_signal
 
 
 class _Nowhere(io.TextIOBase):
@@ -101,7 +101,7 @@ def _interrupt(signal_number, _frame):
     """The first SIGINT or SIGTERM unwinds the command; later ones are ignored, so that they cannot break
     into its clean-up (ending the workers and simulators, writing what was measured) half-way."""
     for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, signal.SIG_IGN)
+        signal.signal(number, ignore_signal)
     raise Interrupted(signal_number)
 
 

@@ -50,3 +50,9 @@ class Interrupted(BaseException):
     def __init__(self, signal_number: int):
         super().__init__(f"interrupted by signal {signal_number}")
         self.exit_status = 128 + signal_number
+
+
+def ignore_signal(_signal_number, _frame) -> None:
+    """The handler of a signal after the first, during a clean-up: nothing. A handler that does nothing,
+    not SIG_IGN: a signal that arrived before the change and is handled after it would otherwise raise
+    "OSError: Signal N ignored due to race condition" wherever the clean-up then is."""

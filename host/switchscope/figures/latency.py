@@ -104,7 +104,8 @@ def watches(firmware_elf: Path, job: Job) -> list[tuple[int, str]]:
 
 
 def function_at(firmware_elf: Path, address: int) -> str:
-    for start, end, name in elf.functions(firmware_elf):
+    """The function, or the labelled code of an assembly routine, that holds the address; "?" where none."""
+    for start, end, name in elf.code_regions(firmware_elf):
         if start <= address < end:
             return name
     return "?"

@@ -12,7 +12,7 @@ from typing import Callable
 
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.common.errors import Interrupted, SwitchscopeError
+from switchscope.common.errors import Interrupted, SwitchscopeError, ignore_signal
 from switchscope.figures import results_files
 from switchscope.figures.measure import measure
 from switchscope.figures.result import AlteredResult, Result
@@ -134,7 +134,7 @@ def _on_signal_in_worker(signal_number, _frame):
     would cut the clean-up short."""
     global _signalled
     for number in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(number, signal.SIG_IGN)
+        signal.signal(number, ignore_signal)
     _signalled = signal_number
     if _busy:
         raise Interrupted(signal_number)

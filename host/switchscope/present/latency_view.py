@@ -74,7 +74,8 @@ def _worst_at(worst: dict) -> str:
 def _held_text(worst: dict) -> str:
     """The code that held the interrupt: the run of steps around the worst that waited longer than usual."""
     if worst.get("held_steps"):
-        return (f"; held for {worst['held_steps']:,} steps of the loop, from {worst['held_from']} "
+        steps = f"{worst['held_steps']:,} step{'s' if worst['held_steps'] != 1 else ''}"
+        return (f"; held for {steps} of the loop, from {worst['held_from']} "
                 f"({worst['held_from_function']}) to {worst['held_to']} ({worst['held_to_function']})")
     if worst["held_from"] != worst["held_to"]:
         return f", held from {worst['held_from']} to {worst['held_to']}"

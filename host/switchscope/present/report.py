@@ -205,8 +205,7 @@ def capture_table(result: Result) -> str:
 def marker_table(result: Result) -> str:
     """The table of `switchscope measure`."""
     start, stop = result.details["from"], result.details["to"]
-    model = f" ({result.timing_model} timing model)" if result.timing_model else ""
-    lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}{model}",
+    lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}{counted_by(result)}",
              f"  from {start['point']} (0x{start['address']:x}) "
              f"to {stop['point']} (0x{stop['address']:x}); on {result.simulator['name']}",
              *statistics_lines("interval", [result])]
