@@ -19,7 +19,7 @@ import json
 import pytest
 
 from conftest import run_command
-from ibex_checks import fetches_apart, latency_job
+from ibex_checks import assert_a_partial_sweep_repeats, fetches_apart, latency_job
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.figures.measure import measure
@@ -171,17 +171,7 @@ def test_irq_priority_high_is_the_nmi_which_nothing_masks(target):
 
 @pytest.mark.parametrize("target", IBEX)
 def test_an_irq_latency_sweep_repeats_exactly(target):
-    job = latency_job(target)
-    from switchscope.figures.measure import run_parameters
-    from switchscope.figures.latency import watches
-
-    firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
-    parameters = run_parameters(300, None, job.resolved_config()) + ["first=16", "round=300"]
-    runs = [run(job.target, firmware.elf, parameters, 300, time_limit=120, watches=watches(firmware.elf, job),
-                latency=True) for _ in range(2)]
-    assert runs[0].exit_code == 0 and len(runs[0].stream.samples) == 300
-    assert runs[0].stream.samples == runs[1].stream.samples
-    assert list(runs[0].events.time) == list(runs[1].events.time)
+    assert_a_partial_sweep_repeats(latency_job(target))
 
 
 @pytest.mark.parametrize("target", IBEX)
