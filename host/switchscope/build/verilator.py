@@ -173,7 +173,11 @@ def verilator_arguments(root: Path, parameters: dict[str, str], primitives: Path
                  "+define+RVFI=1",  # ibex_top_tracing refuses to elaborate without it; its rvfi_* are what we watch
                  "-CFLAGS", f"-include {harness / 'model_output.h'}", "-j", str(os.cpu_count() or 1),
                  # Verilator's makefile compiles the model with -Os; -O2 runs it faster
-                 "-MAKEFLAGS", "OPT_FAST=-O2", "-MAKEFLAGS", "OPT_GLOBAL=-O2"]
+                 "-MAKEFLAGS", "OPT_FAST=-O2", "-MAKEFLAGS", "OPT_GLOBAL=-O2",
+                 # Verilator 5.032's makefile forces its precompiled header into every object after our
+                 # -include of model_output.h, which makes GCC refuse the .gch and look for a header that is
+                 # not there; each generated .cpp includes that header itself, so the forced one can go
+                 "-MAKEFLAGS", "VK_PCH_I_FAST=", "-MAKEFLAGS", "VK_PCH_I_SLOW="]
     if tracer:
         arguments += ["-CFLAGS", "-DIBEX_SIM_TRACER=1"]  # the harness offers --trace only then
     for name, value in parameters.items():
@@ -232,9 +236,13 @@ def ensure(config: str, verbose: bool = False, tracer: bool = False) -> Path:
         result = subprocess.run([verilator, *arguments], capture_output=not verbose, text=True)
         if result.returncode != 0:
             log = model.with_name(f"{key}.failed.log")
-            log.write_text((result.stdout or "") + (result.stderr or ""))
-            raise BuildFailed(f"verilator failed building Ibex {config} (log: {log})",
-                              "read the log's first %Error line")
+            said = (result.stdout or "") + (result.stderr or "")
+            log.write_text(said)
+            # the compiler's own error says more than Verilator's "make exited with 2" that follows it
+            first = next((line.strip() for line in said.splitlines() if "error" in line.lower()
+                          and not line.startswith("%Error: make") and not line.startswith("%Error: Command")), None)
+            raise BuildFailed(f"verilator failed building Ibex {config}" + (f": {first}" if first else "")
+                              + f" (log: {log})", "read the log's first %Error or error: line")
         (partial / "build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
         # the sources Verilator actually read, for provenance: its dependency file lists them
         depends = next((partial / "obj").glob("*__ver.d"), None)
