@@ -21,20 +21,12 @@ from pathlib import Path
 HARNESS = Path(__file__).resolve().parents[1] / "host" / "ibex-harness"
 
 
-def sibling(name: str):
-    """host/ibex-harness/NAME.py as a module, loaded by its path under the name ibex_harness_NAME:
-    the folder is not a package, and plain names such as `build` or `run` must not
-    shadow other modules on sys.path."""
-    qualified = f"ibex_harness_{name}"
-    if qualified not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qualified, HARNESS / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[qualified] = module
-        spec.loader.exec_module(module)
-    return sys.modules[qualified]
-
-
-build, programs, run = sibling("build"), sibling("programs"), sibling("run")
+# run.py, loaded by its path under the name its sibling() gives it (the folder is no package, and plain names
+# such as `build` must not shadow other modules on sys.path); the other scripts come through its sibling()
+_spec = importlib.util.spec_from_file_location("ibex_harness_run", HARNESS / "run.py")
+run = sys.modules["ibex_harness_run"] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(run)
+build, programs = run.sibling("build"), run.sibling("programs")
 
 
 def children_cpu() -> float:

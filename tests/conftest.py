@@ -15,15 +15,14 @@ IBEX_PROTOTYPE = Path(__file__).resolve().parents[1] / "host" / "ibex-harness"
 
 
 def ibex_script(name: str):
-    """host/ibex-harness/NAME.py as a module, loaded by its path under the name its siblings give it
-    (ibex_harness_NAME: run.py loads build.py so): the folder is no package, and sys.path stays as it is."""
-    qualified = f"ibex_harness_{name}"
-    if qualified not in sys.modules:
-        spec = importlib.util.spec_from_file_location(qualified, IBEX_PROTOTYPE / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[qualified] = module
-        spec.loader.exec_module(module)
-    return sys.modules[qualified]
+    """host/ibex-harness/NAME.py as a module, through run.py's sibling(), the one loader of those scripts
+    (the folder is no package, and sys.path stays as it is); run.py itself is loaded by its path under the
+    name sibling() gives it."""
+    if "ibex_harness_run" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("ibex_harness_run", IBEX_PROTOTYPE / "run.py")
+        sys.modules["ibex_harness_run"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(sys.modules["ibex_harness_run"])
+    return sys.modules["ibex_harness_run"].sibling(name)
 
 
 def job(scenario: str, target: str = "mps2-an385", kernel: str = "freertos") -> Job:
