@@ -61,7 +61,11 @@ class Manual:
     indirect: Cycles     # BX, BLX: M0 "3", M0+ "2"
     pop_return: int      # POP and return (PC in the list): M0 "4 + N", M0+ "3 + N": the constant
     special: Cycles      # MRS, MSR, ISB, DSB, DMB: M0 "4", M0+ "3"
-    entry: Cycles        # interrupt latency with zero wait states: M0 16; M0+ 3.6.1 "is 15 cycles"
+    entry: Cycles        # interrupt latency with zero wait states: M0 16 (ARM's interrupt latency table for the
+                         # Cortex-M processors, "the exact number of cycles from the assertion of the interrupt
+                         # request up to the cycle where the first instruction of the interrupt handler is ready
+                         # to be executed"; DDI 0432C 3.6.1 gives no figure); M0+ DDI 0484C 3.6.1 "The worst
+                         # case interrupt latency ... in a zero wait-state system ... is 15 cycles"
 
 
 MANUALS = {
