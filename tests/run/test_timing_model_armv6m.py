@@ -19,6 +19,7 @@ import pytest
 from switchscope import catalog
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.measure_elf import measure_elf
+from switchscope.present import report
 
 pytestmark = pytest.mark.firmware
 
@@ -359,6 +360,9 @@ def test_the_m0plus_is_the_m0_machine_timed_by_the_m0plus_manual_and_says_so(mea
     assert "-machine microbit" in m0plus.simulator["options"]
     assert "Cortex-M0+ timings (DDI 0484) on QEMU's Cortex-M0 machine (nRF51822)" in m0plus.simulator["options"]
     assert "cortex-m0plus timing model" in m0plus.simulator["options"]
+    table = report.marker_table(m0plus)  # what `switchscope measure` prints says it too
+    assert "on QEMU's Cortex-M0 machine (nRF51822)" in table and "the Cortex-M0+ TRM allows" in table
+    assert "Cortex-M0 machine" not in report.marker_table(m0)
 
 
 def test_cycles_are_identical_run_to_run(rulers):
