@@ -26,6 +26,32 @@ void Reset_Handler(void)
 #define NVIC_IPR_BYTE(n) (*(volatile uint8_t *)(0xE000E400u + (n)))
 #define NVIC_STIR CORTEX_M_REG(0xE000EF00u)
 
+#if CORTEX_M_ARMV6M
+/* ARMv6-M: no MOVW/MOVT, SysTick's base from a literal of this function's own. */
+uint32_t cortex_m_systick_now(void)
+{
+    uint32_t count;
+    __asm__ volatile("ldr %0, =0xE000E010\n\t"
+                     "ldr %0, [%0, #8]"
+                     : "=l"(count));
+    return count;
+}
+
+/* ARMv6-M reaches the priority registers a word at a time, and has no STIR: the
+ * interrupt is pended through ISPR. */
+#define NVIC_IPR_WORD(n) CORTEX_M_REG(0xE000E400u + 4u * ((n) / 4u))
+#define NVIC_ISPR0 CORTEX_M_REG(0xE000E200u)
+
+void cortex_m_soft_irq_enable(void)
+{
+    unsigned shift = 8u * (BOARD_SOFT_IRQ_NUMBER % 4u);
+    NVIC_IPR_WORD(BOARD_SOFT_IRQ_NUMBER) =
+        (NVIC_IPR_WORD(BOARD_SOFT_IRQ_NUMBER) & ~(0xFFu << shift)) | (uint32_t)BOARD_SOFT_IRQ_PRIORITY << shift;
+    NVIC_ISER0 = 1u << BOARD_SOFT_IRQ_NUMBER;
+}
+
+void board_soft_irq_pend(void) { NVIC_ISPR0 = 1u << BOARD_SOFT_IRQ_NUMBER; }
+#else
 uint32_t cortex_m_systick_now(void)
 {
     uint32_t count;
@@ -43,6 +69,7 @@ void cortex_m_soft_irq_enable(void)
 }
 
 void board_soft_irq_pend(void) { NVIC_STIR = BOARD_SOFT_IRQ_NUMBER; }
+#endif
 
 int cortex_m_semihosting(int operation, void *argument)
 {
@@ -80,7 +107,14 @@ void board_fault_handler(void)
 {
     uint32_t ipsr, *frame;
     __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+#if CORTEX_M_ARMV6M /* no IT, no TST with an immediate: EXC_RETURN's bit 2 says which stack */
+    if ((uint32_t)__builtin_return_address(0) & 4u)
+        __asm__ volatile("mrs %0, psp" : "=r"(frame));
+    else
+        __asm__ volatile("mrs %0, msp" : "=r"(frame));
+#else
     __asm__ volatile("tst lr, #4\n ite eq\n mrseq %0, msp\n mrsne %0, psp" : "=r"(frame));
+#endif
     static char reason[] = "exception xxxxxxxx at pc=0xxxxxxxxx lr=0xxxxxxxxx";
     hex32(reason + 10, ipsr & 0x1FF);
     hex32(reason + 27, frame[6]);

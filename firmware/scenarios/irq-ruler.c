@@ -28,14 +28,20 @@ void ruler_masked_loop(void);
 #define TEXT(x) STRINGIFY(x)
 
 #if defined(__arm__)
+#if defined(__ARM_ARCH_6M__) /* no MOVW/MOVT: the address from the literal pool, placed after the loop */
+#define RULER_HIT_ADDRESS_TO_R1 "    ldr r1, =ruler_hit\n"
+#define RULER_LITERALS ".ltorg\n"
+#else
+#define RULER_HIT_ADDRESS_TO_R1 "    movw r1, #:lower16:ruler_hit\n    movt r1, #:upper16:ruler_hit\n"
+#define RULER_LITERALS ""
+#endif
 __asm__(".syntax unified\n"
         ".thumb\n"
         ".section .text.ruler_masked_loop, \"ax\", %progbits\n"
         ".global ruler_masked_loop\n"
         ".thumb_func\n"
         "ruler_masked_loop:\n"
-        "    movw r1, #:lower16:ruler_hit\n"
-        "    movt r1, #:upper16:ruler_hit\n"
+        RULER_HIT_ADDRESS_TO_R1
         "1:  .pushsection .debug_switchscope_loop\n"
         "    .long 1b\n"
         "    .popsection\n"
@@ -50,6 +56,7 @@ __asm__(".syntax unified\n"
         "    bx lr\n"
         ".type ruler_masked_loop, %function\n"
         ".size ruler_masked_loop, . - ruler_masked_loop\n"
+        RULER_LITERALS
         ".text\n");
 #elif defined(__AVR__)
 __asm__(".section .text.ruler_masked_loop, \"ax\", @progbits\n"

@@ -294,6 +294,97 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
     return 4;
 }
 
+/*
+ * ARMv6-M: the Cortex-M0 (TRM DDI 0432C, 3.3 "Instruction set summary", Table 3-1) and the Cortex-M0+
+ * (DDI 0484C, 3.3, Table 3.1), zero wait states. Each instruction has one figure in those tables (none
+ * of the M3's P); neither TRM states a pipelining of neighbouring loads or an address-generation stall,
+ * so none is applied. docs/measurement.md, "ARMv6-M", gives each rule with the TRM's words.
+ */
+struct armv6m_costs {
+    uint8_t taken;       /* B, and B<cond> taken: M0 3, M0+ 2 */
+    uint8_t call;        /* BL: M0 4, M0+ 3 */
+    uint8_t indirect;    /* BX, BLX, MOV pc, ADD pc: M0 3, M0+ 2 */
+    uint8_t pop_return;  /* POP {..., pc}: M0 4 + N, M0+ 3 + N: the constant */
+    uint8_t special;     /* MRS, MSR, DSB, DMB, ISB: M0 4, M0+ 3 */
+};
+
+static const struct armv6m_costs cortex_m0_costs = {3, 4, 3, 4, 4};     /* DDI 0432C Table 3-1 */
+static const struct armv6m_costs cortex_m0plus_costs = {2, 3, 2, 3, 3}; /* DDI 0484C Table 3.1 */
+
+#define ARMV6M_LOAD_STORE 2     /* both tables: every LDR and STR form "2" (M0+: "2 or 1", 1 on its I/O port) */
+#define ARMV6M_MULTIPLY 1       /* MULS "1 or 32": the fast multiplier, as the nRF51 is taken to have */
+#define ARMV6M_MULTIPLY_MOST 32 /* the small multiplier's */
+#define ARMV6M_SLEEP 2          /* WFE, WFI: "2" (the wait for the event is not the instruction's) */
+
+/* A branch: its whole cost, of which all but its first cycle is the refill (what an exception return,
+ * whose unstacking replaces it, takes back). */
+static void armv6m_branch(struct insn_timing *t, uint32_t cycles)
+{
+    t->cycles = cycles;
+    t->refill = (uint8_t)(cycles - 1);
+}
+
+int cortex_m_is_armv6m(enum core_model core) { return core == CORE_CORTEX_M0 || core == CORE_CORTEX_M0PLUS; }
+
+static unsigned armv6m_timing(enum core_model core, uint32_t address, uint16_t hw1, uint16_t hw2,
+                              struct insn_timing *t)
+{
+    const struct armv6m_costs *costs = core == CORE_CORTEX_M0 ? &cortex_m0_costs : &cortex_m0plus_costs;
+    t->cycles = 1; /* moves, data processing, compares, shifts, extends, REV, CPS, SEV, YIELD, NOP, SVC, BKPT */
+    if ((hw1 >> 11) >= 0x1D) { /* the 32-bit ones: BL, MSR, MRS, DSB, DMB, ISB */
+        if ((hw2 & 0xD000) == 0xD000) { /* BL: S:I1:I2:imm10:imm11 */
+            unsigned s = (hw1 >> 10) & 1, i1 = !(((hw2 >> 13) & 1) ^ s), i2 = !(((hw2 >> 11) & 1) ^ s);
+            uint32_t imm = (hw2 & 0x7FF) << 1 | (hw1 & 0x3FF) << 12 | i2 << 22 | i1 << 23 | s << 24;
+            t->target = address + 4 + (uint32_t)sign_extend(imm, 25);
+            t->flow = FLOW_DIRECT;
+            armv6m_branch(t, costs->call);
+        } else {
+            t->cycles = costs->special;
+        }
+        return 4;
+    }
+    unsigned op = hw1 >> 11;
+    if (op == 0x09 || (op >= 0x0A && op <= 0x13)) { /* LDR literal; loads and stores, register or immediate */
+        t->cycles = ARMV6M_LOAD_STORE;
+    } else if (op == 0x18 || op == 0x19) { /* STM, LDM */
+        t->cycles = 1 + popcount16(hw1 & 0xFF);
+    } else if (op == 0x1A || op == 0x1B) { /* B<cond>, UDF, SVC */
+        unsigned cond = (hw1 >> 8) & 0xF;
+        if (cond < 0xE) { /* 1 not taken; taken, the plugin adds the rest when the next block starts */
+            t->target = address + 4 + (uint32_t)(sign_extend(hw1 & 0xFF, 8) * 2);
+            t->flow = FLOW_CONDITIONAL;
+        }
+    } else if (op == 0x1C) { /* B */
+        t->target = address + 4 + (uint32_t)(sign_extend(hw1 & 0x7FF, 11) * 2);
+        t->flow = FLOW_DIRECT;
+        armv6m_branch(t, costs->taken);
+    } else if ((hw1 & 0xFC00) == 0x4400) { /* ADD, CMP, MOV on high registers, BX, BLX */
+        unsigned kind = (hw1 >> 8) & 3, rd = (hw1 & 7) | ((hw1 >> 4) & 8), rm = (hw1 >> 3) & 0xF;
+        if (kind == 3 || (kind != 1 && rd == PC)) {
+            t->flow = FLOW_INDIRECT;
+            t->indirect_register = (uint8_t)rm;
+            armv6m_branch(t, costs->indirect);
+        }
+    } else if ((hw1 & 0xFFC0) == 0x4340) { /* MULS */
+        allow(t, ARMV6M_MULTIPLY, ARMV6M_MULTIPLY_MOST);
+    } else if ((hw1 & 0xFE00) == 0xB400) { /* PUSH */
+        t->cycles = 1 + popcount16((hw1 & 0xFF) | ((hw1 >> 8) & 1) << LR);
+    } else if ((hw1 & 0xFE00) == 0xBC00) { /* POP, with PC: "and return" */
+        unsigned registers = popcount16(hw1 & 0xFF);
+        if (hw1 & 0x0100) {
+            t->flow = FLOW_INDIRECT;
+            t->pops_pc_from_sp = (uint8_t)(registers + 1); /* pc is the last word popped */
+            t->cycles = costs->pop_return + registers + 1;
+            t->refill = (uint8_t)(costs->pop_return - 1); /* beyond POP's own 1 + N */
+        } else {
+            t->cycles = 1 + registers;
+        }
+    } else if (hw1 == 0xBF20 || hw1 == 0xBF30) { /* WFE, WFI */
+        t->cycles = ARMV6M_SLEEP;
+    }
+    return 2;
+}
+
 /* 3.3.2: "Any load or store that generates an address dependent on the result of a preceding data
  * processing operation stalls the pipeline for an additional cycle" (there is no forwarding path).
  * Whether an MRS result counts is not said: the range allows the cycle, the point does not charge it. */
@@ -312,6 +403,8 @@ unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, u
 {
     memset(out, 0, sizeof *out);
     out->indirect_register = NO_REGISTER;
+    if (cortex_m_is_armv6m(core))
+        return armv6m_timing(core, address, hw1, hw2, out);
     unsigned size = (hw1 >> 11) >= 0x1D ? thumb32(core, address, hw1, hw2, previous, out)
                                         : thumb16(address, hw1, previous, out);
     if (previous) {
@@ -405,4 +498,33 @@ struct cost cortex_m_operand_cycles(enum core_model core, enum insn_operands kin
     default:
         return within(0, 0, 0);
     }
+}
+
+/* A fixed cost, or a point with its range. */
+static struct cost exactly(int32_t cycles) { return (struct cost){cycles, 0, 0}; }
+static struct cost point_within(int32_t cycles, int32_t least, int32_t most)
+{
+    return (struct cost){cycles, (uint32_t)(cycles - least), (uint32_t)(most - cycles)};
+}
+
+/*
+ * The exception flow. Cortex-M3/M4: entry 12 (5.5.1), exit 10 (Figure 5-5), tail-chain 6 (5.6), a taken
+ * conditional branch 1 + P. ARMv6-M: the entry is the TRMs' interrupt latency, 16 on the M0 and 15 on
+ * the M0+ (DDI 0484C 3.6.1, "is 15 cycles"); neither TRM gives the exit or the tail-chain, so the model
+ * derives them from its own figures: the exit is the TRM's "POP and return" of the eight-word frame
+ * (4 + 8 on the M0, 3 + 8 on the M0+), between the eight words alone (8) and the entry's latency; a
+ * tail-chain skips the eight words of stacking and unstacking: the entry less eight (8, 7), between the
+ * M3's six (5.6) and the entry. A taken B<cond> costs the B's 3 (2) where untaken it costs 1.
+ */
+struct flow_costs cortex_m_flow_costs(enum core_model core)
+{
+    if (core == CORE_CORTEX_M0)
+        return (struct flow_costs){exactly(16), point_within(4 + 8, 8, 16), point_within(16 - 8, 6, 16),
+                                   exactly(cortex_m0_costs.taken - 1)};
+    if (core == CORE_CORTEX_M0PLUS)
+        return (struct flow_costs){exactly(15), point_within(3 + 8, 8, 15), point_within(15 - 8, 6, 15),
+                                   exactly(cortex_m0plus_costs.taken - 1)};
+    return (struct flow_costs){exactly(TIMING_EXCEPTION_ENTRY), exactly(TIMING_EXCEPTION_EXIT),
+                               exactly(TIMING_TAIL_CHAIN),
+                               point_within(TIMING_REFILL_IMMEDIATE, TIMING_REFILL_LEAST, TIMING_REFILL_MOST)};
 }

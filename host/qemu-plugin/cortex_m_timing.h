@@ -1,16 +1,16 @@
 /*
- * switchscope's timing model of the Cortex-M3 and Cortex-M4 cores (zero wait
- * states, as QEMU's memories): what each Thumb instruction costs in cycles,
- * decided once when QEMU translates it, with the least and the most the TRM
- * allows for it. docs/measurement.md lists every rule with the TRM's words
- * and the test that measures it.
+ * switchscope's timing model of the Cortex-M0, M0+ (ARMv6-M), M3 and M4
+ * (ARMv7-M) cores (zero wait states, as QEMU's memories): what each Thumb
+ * instruction costs in cycles, decided once when QEMU translates it, with the
+ * least and the most the TRM allows for it. docs/measurement.md lists every
+ * rule with the TRM's words and the test that measures it.
  */
 #ifndef SWITCHSCOPE_CORTEX_M_TIMING_H
 #define SWITCHSCOPE_CORTEX_M_TIMING_H
 
 #include <stdint.h>
 
-enum core_model { CORE_CORTEX_M3, CORE_CORTEX_M4 };
+enum core_model { CORE_CORTEX_M3, CORE_CORTEX_M4, CORE_CORTEX_M0, CORE_CORTEX_M0PLUS };
 
 /* What the plugin must do at run time beyond adding the static cost. */
 enum insn_flow {
@@ -96,6 +96,20 @@ unsigned cortex_m_timing(enum core_model core, uint32_t address, uint16_t hw1, u
  * runs straight on): one cycle less when it pipelines behind a load, one more
  * when its address waits for the previous instruction's result. */
 struct cost cortex_m_across(const struct insn_timing *previous, const struct insn_timing *next);
+
+/* What the exception flow and a taken conditional branch cost on a core, each with its range: charged
+ * at run time, where the plugin sees them happen. */
+struct flow_costs {
+    struct cost entry;        /* from the exception to the handler's first instruction */
+    struct cost exit;         /* the unstacking after a return (which is charged without its refill) */
+    struct cost tail_chain;   /* a pending exception taken at a return, instead of the exit */
+    struct cost taken_branch; /* what a taken B<cond> (or CBZ, CBNZ) costs beyond its untaken cycle */
+};
+
+struct flow_costs cortex_m_flow_costs(enum core_model core);
+
+/* Whether the core executes ARMv6-M (Thumb-1 and the few 32-bit instructions): the Cortex-M0 and M0+. */
+int cortex_m_is_armv6m(enum core_model core);
 
 /* Cycles of an operand-dependent instruction, from its source operands, with the TRM's range. */
 struct cost cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm);

@@ -10,12 +10,13 @@
  *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to
  *           [,unit=cycles,core=cortex-m3,handler=0x400,...][,stop=1000][,limit=N]
  *
- * unit=cycles logs modelled cycles (core=cortex-m3 or cortex-m4); every
+ * unit=cycles logs modelled cycles (core=cortex-m0, cortex-m0plus, cortex-m3 or cortex-m4); every
  * exception handler's address must then be given (handler=), since QEMU 10.0
  * reports no exception entry to plugins: an entry is a block that starts at
  * a handler without having been branched to. With stamp=ADDRESS (the probe's
- * timer register) every load of it whose address was formed by MOVW/MOVT in
- * the same block, as the probe's fixed sequence does, is logged as "stamp". With stop=COUNT the plugin ends
+ * timer register) every load of it whose address was formed by MOVW/MOVT, or
+ * on ARMv6-M by a literal load, in the same block, as the probe's fixed
+ * sequence does, is logged as "stamp". With stop=COUNT the plugin ends
  * QEMU once COUNT intervals are complete: a watch named "to" reached after
  * one named "from" (for firmware that never ends by itself). With limit=COUNT
  * it ends QEMU after that many events in all, so a watch reached in a tight
@@ -128,6 +129,7 @@ static int count_cycles;
 static uint64_t stamp_register; /* 0: none */
 static struct watch stamp_watch = {0, "stamp"};
 static enum core_model core = CORE_CORTEX_M3;
+static struct flow_costs flow; /* the core's exception flow and taken-branch costs (cortex_m_flow_costs) */
 static FILE *trace;           /* trace=PATH: every instruction of one interval */
 static uint64_t trace_window; /* which interval, counted from 0 */
 static uint64_t intervals_opened;
@@ -434,8 +436,7 @@ static int flows_to(const struct block *block, uint64_t address)
 static void settle_branch(unsigned int vcpu_index, const struct block *block, uint64_t next)
 {
     if (block && block->last_flow == FLOW_CONDITIONAL && next != block->end && next == block->last_target)
-        charge(vcpu_index, TIMING_REFILL_IMMEDIATE, TIMING_REFILL_IMMEDIATE - TIMING_REFILL_LEAST,
-               TIMING_REFILL_MOST - TIMING_REFILL_IMMEDIATE);
+        charge(vcpu_index, flow.taken_branch.cycles, flow.taken_branch.below, flow.taken_branch.above);
 }
 
 /* switch_word=: a flow event, with the current-task variable's value. */
@@ -498,12 +499,14 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     if (exception_returning) {
         exception_returning = 0;
         if (block->starts_handler) { /* a pending exception taken at the return */
-            charge_flow(vcpu_index, "tail-chain", TIMING_TAIL_CHAIN);
+            charge_flow(vcpu_index, "tail-chain", flow.tail_chain.cycles);
+            charge(vcpu_index, 0, flow.tail_chain.below, flow.tail_chain.above);
             if (switch_word)
                 log_switch_flow("chain", block->start, "", &before_flow);
             return;
         }
-        charge_flow(vcpu_index, "exception-return", TIMING_EXCEPTION_EXIT);
+        charge_flow(vcpu_index, "exception-return", flow.exit.cycles);
+        charge(vcpu_index, 0, flow.exit.below, flow.exit.above);
         if (nesting > 0) {
             settle_branch(vcpu_index, interrupted[--nesting], block->start);
             qemu_plugin_u64_set(in_handler, vcpu_index, (uint64_t)nesting);
@@ -515,7 +518,8 @@ static void on_block(unsigned int vcpu_index, void *userdata)
         return;
     }
     if (block->starts_handler && !flows_to(previous, block->start)) {
-        charge_flow(vcpu_index, "exception-entry", TIMING_EXCEPTION_ENTRY);
+        charge_flow(vcpu_index, "exception-entry", flow.entry.cycles);
+        charge(vcpu_index, 0, flow.entry.below, flow.entry.above);
         if (switch_word && nesting == 0 && !call_flow) {
             char more[24];
             uint32_t frame = stacked_frame();
@@ -568,18 +572,39 @@ static int move_wide(uint16_t hw1, uint16_t hw2, unsigned *rd, uint32_t *imm16, 
     return 1;
 }
 
-/* The values MOVW and MOVT put into registers within a block, to recognise a
- * load of the stamp timer: returns 1 when this instruction is such a load.
- * When the block starts between the MOVW/MOVT pair and the load (QEMU ends
- * blocks at 1 KB boundaries), the two instructions before it are read back. */
+/* LDR rt, [pc, #imm] at `address`: the register it loads and the word it loads (the literal, read from
+ * the image), as ARMv6-M forms an address where ARMv7-M has MOVW/MOVT. */
+static int literal_load(uint64_t address, uint16_t hw1, unsigned *rd, uint32_t *value)
+{
+    if ((hw1 & 0xF800) != 0x4800)
+        return 0;
+    *rd = (hw1 >> 8) & 7;
+    g_byte_array_set_size(register_buffer, 0);
+    uint64_t literal = ((address + 4) & ~UINT64_C(3)) + 4u * (hw1 & 0xFF);
+    if (!qemu_plugin_read_memory_vaddr(literal, register_buffer, 4) || register_buffer->len < 4)
+        return 0;
+    memcpy(value, register_buffer->data, 4);
+    return 1;
+}
+
+/* The values MOVW and MOVT (ARMv7-M) or a literal load (ARMv6-M) put into
+ * registers within a block, to recognise a load of the stamp timer: returns 1
+ * when this instruction is such a load. When the block starts between the
+ * address's forming and the load (QEMU ends blocks at 1 KB boundaries), the
+ * instructions before it are read back. */
 static int loads_stamp_register(uint64_t address, uint16_t hw1, uint16_t hw2, uint32_t known[16], uint16_t *valid)
 {
     unsigned rd, rn;
-    uint32_t imm16;
+    uint32_t imm16, literal;
     int top;
     if (move_wide(hw1, hw2, &rd, &imm16, &top)) {
         known[rd] = top ? (known[rd] & 0xFFFF) | imm16 << 16 : imm16;
         *valid = top ? *valid : (uint16_t)(*valid | 1u << rd);
+        return 0;
+    }
+    if (cortex_m_is_armv6m(core) && literal_load(address, hw1, &rd, &literal)) {
+        known[rd] = literal;
+        *valid = (uint16_t)(*valid | 1u << rd);
         return 0;
     }
     if ((hw1 & 0xFFC0) == 0x6800) /* LDR rt, [rn, #0] */
@@ -595,6 +620,8 @@ static int loads_stamp_register(uint64_t address, uint16_t hw1, uint16_t hw2, ui
         return 0;
     uint16_t before[4];
     memcpy(before, register_buffer->data, 8);
+    if (cortex_m_is_armv6m(core) && literal_load(address - 2, before[3], &rd, &literal)) /* the one just before */
+        return rd == rn && literal == stamp_register;
     uint32_t low, high;
     unsigned rd_low, rd_high;
     int top_low, top_high;
@@ -756,8 +783,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             event_limit = strtoull(arg + 6, NULL, 0);
         } else if (!strcmp(arg, "unit=cycles") || !strcmp(arg, "unit=instructions")) {
             count_cycles = !strcmp(arg, "unit=cycles");
-        } else if (!strcmp(arg, "core=cortex-m3") || !strcmp(arg, "core=cortex-m4")) {
-            core = !strcmp(arg, "core=cortex-m4") ? CORE_CORTEX_M4 : CORE_CORTEX_M3;
+        } else if (!strcmp(arg, "core=cortex-m3") || !strcmp(arg, "core=cortex-m4") ||
+                   !strcmp(arg, "core=cortex-m0") || !strcmp(arg, "core=cortex-m0plus")) {
+            core = !strcmp(arg, "core=cortex-m4")   ? CORE_CORTEX_M4
+                   : !strcmp(arg, "core=cortex-m0") ? CORE_CORTEX_M0
+                   : !strcmp(arg, "core=cortex-m0plus") ? CORE_CORTEX_M0PLUS
+                                                      : CORE_CORTEX_M3;
         } else if (!strncmp(arg, "stamp=", 6)) {
             stamp_register = strtoull(arg + 6, NULL, 0);
         } else if (!strncmp(arg, "latency_irq=", 12)) {
@@ -807,6 +838,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             return -1;
         }
     }
+    flow = cortex_m_flow_costs(core);
     events = fopen(out ? out : "/dev/null", "w");
     if (!events) {
         fprintf(stderr, "switchscope plugin: cannot write %s\n", out);

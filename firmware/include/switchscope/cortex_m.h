@@ -9,7 +9,15 @@
 
 #include <stdint.h>
 
-/* The core's own registers, the same on every Cortex-M3/M4. */
+/* 1 on ARMv6-M (Cortex-M0, M0+): Thumb-1 only (no MOVW/MOVT, IT, CBZ), no STIR,
+ * no BASEPRI, the NVIC's priority registers reached a word at a time. */
+#if defined(__ARM_ARCH_6M__)
+#define CORTEX_M_ARMV6M 1
+#else
+#define CORTEX_M_ARMV6M 0
+#endif
+
+/* The core's own registers, the same on every Cortex-M. */
 #define CORTEX_M_REG(addr) (*(volatile uint32_t *)(addr))
 #define SYSTICK_CTRL CORTEX_M_REG(0xE000E010u)
 #define SYSTICK_LOAD CORTEX_M_REG(0xE000E014u)

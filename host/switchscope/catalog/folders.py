@@ -157,6 +157,8 @@ def _board(path: Path) -> Target:
         unit=simulator.get("unit", str, required=True),
         icount_shift=simulator.get("icount_shift", int, 0),
         timing_model=simulator.get("timing_model", str),
+        machine=simulator.get("machine", str),
+        caveat=simulator.get("caveat", str),
         default_unit=simulator.get("default_unit", str),
         exit_register=simulator.get("exit_register", int),
         core_config=simulator.get("config", str),

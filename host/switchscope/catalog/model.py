@@ -15,7 +15,7 @@ from switchscope.decode.methods import Method
 SIMULATORS = ("qemu", "simavr", "verilator")  # each the NAME of a module of run/ (runner.SIMULATORS; a test keeps them one)
 UNITS = ("instructions", "cycles")
 MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
-TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
+TIMING_MODELS = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
 
 
 @dataclass(frozen=True)
@@ -204,6 +204,8 @@ class Target:
     rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
     timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
+    machine: str | None = None  # QEMU's -machine, where it is not the board's name
+    caveat: str | None = None  # what every result must say of the simulation (a core timed on another's machine)
     default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
     core_config: str | None = None  # verilator: the core's configuration (Ibex: a name of its ibex_configs.yaml)

@@ -37,8 +37,17 @@ def trm_range(result: Result, metric: str = "median", figure=cell) -> str:
 
 
 def core_name(model: str | None) -> str:
-    """cortex-m3 -> Cortex-M3: how the manuals spell the core."""
-    return "-".join(part.capitalize() for part in model.split("-")) if model else "core's"
+    """cortex-m3 -> Cortex-M3, cortex-m0plus -> Cortex-M0+: how the manuals spell the core."""
+    if not model:
+        return "core's"
+    return "-".join(part.capitalize() for part in model.split("-")).replace("plus", "+")
+
+
+def simulated_on(result: Result) -> str:
+    """The simulator, and what its board says every result must carry (a core timed on another's machine)."""
+    target = catalog.TARGETS.get(result.target)
+    caveat = target.caveat if target is not None else None
+    return f"on {result.simulator['name']}" + (f" ({caveat})" if caveat else "")
 
 
 def range_meaning(results: list[Result], metric: str = "median") -> str:
@@ -131,7 +140,7 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     else:
         detail.append(config.get("optimisation", ""))
     detail.append(f"built with {result.toolchain['compiler']}")
-    detail.append(f"on {result.simulator['name']}")
+    detail.append(simulated_on(result))
     detail.append(measured_when(result))
     return ", ".join(parts) + "\n  " + "; ".join(d for d in detail if d)
 
@@ -207,7 +216,7 @@ def marker_table(result: Result) -> str:
     start, stop = result.details["from"], result.details["to"]
     lines = [f"{result.source} on {result.target} ({result.cpu}), marker method, unit: {result.unit}{counted_by(result)}",
              f"  from {start['point']} (0x{start['address']:x}) "
-             f"to {stop['point']} (0x{stop['address']:x}); on {result.simulator['name']}",
+             f"to {stop['point']} (0x{stop['address']:x}); {simulated_on(result)}",
              *statistics_lines("interval", [result])]
     if result.ns_per_unit is not None:
         lines.append(f"  in µs at {result.f_cpu_hz / 1e6:g} MHz:")

@@ -36,7 +36,7 @@ def command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]
     # QEMU option value are escaped by doubling.
     args = "".join(f",arg={p.replace(',', ',,')}" for p in parameters)
     return [
-        qemu, "-machine", target.name, "-display", "none", "-monitor", "none", "-serial", "stdio",
+        qemu, "-machine", target.machine or target.name, "-display", "none", "-monitor", "none", "-serial", "stdio",
         "-semihosting-config", f"enable=on,target=native{args}",
         # Virtual time advances 2**shift ns per instruction and never with the host clock:
         # the timers then count instructions, and every run is identical.
@@ -97,8 +97,12 @@ def _plugin_arguments(request: Request, cycles: bool) -> str:
 def provenance(request: Request) -> tuple[str, str]:
     target = request.target
     options = f"-icount shift={target.icount_shift},sleep=off"
+    if target.machine and target.machine != target.name:
+        options = f"-machine {target.machine} " + options
     if _cycles(request):
         options += f"; cycles from the {target.timing_model} timing model (switchscope plugin)"
+    if target.caveat:
+        options += f"; {target.caveat}"
     return version_line(require(QEMU, QEMU)), options
 
 

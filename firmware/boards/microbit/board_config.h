@@ -1,0 +1,97 @@
+/* microbit: the nRF51822 of the BBC micro:bit, a Cortex-M0 (ARMv6-M) at
+ * 16 MHz. Also microbit-m0plus, the same code built for the Cortex-M0+. The
+ * stamp timer is SysTick, which the kernel also uses for its tick, so the
+ * stamp wraps at the tick period. */
+#ifndef BOARD_CONFIG_H
+#define BOARD_CONFIG_H
+
+#include <stdint.h>
+#include "switchscope/config_value.h"
+
+/* The build passes both from board.toml, also for the board that shares this code (microbit-m0plus). */
+#ifndef BOARD_NAME
+#define BOARD_NAME "microbit"
+#endif
+#ifndef BOARD_CPU
+#define BOARD_CPU "cortex-m0"
+#endif
+#define BOARD_CPU_CLOCK_HZ 16000000u
+#define BOARD_CPU_CLOCK_HZ_TEXT "16000000"
+
+/* 16 KB of RAM: the kernel's heap holds the idle task and eight 1 KB task
+ * stacks (board.toml's max_tasks); the rest is the harness's and the main stack's. */
+#define BOARD_KERNEL_HEAP_BYTES 10240
+
+/*
+ * Store the SysTick current value into `dest` (a uint32_t with a static
+ * address) with a fixed instruction sequence that the compiler cannot
+ * reschedule. ARMv6-M has no MOVW/MOVT and its literal loads reach only 1 KB
+ * forward: both addresses are literals placed right after the sequence, which
+ * branches over them. Two literal loads form the addresses, one load reads the
+ * timer, one store keeps the count, then the branch. An opening stamp puts its
+ * store and its branch inside the window, a closing stamp its two address
+ * loads, and calibration times exactly those four. The simulator recognises
+ * the timer's load by the literal load of SysTick's address before it.
+ */
+#define BOARD_STAMP_TO(dest)                                           \
+    do {                                                               \
+        uint32_t board_stamp_at_, board_stamp_count_;                  \
+        __asm__ volatile("ldr %0, =%c2\n\t"                            \
+                         "ldr %1, =0xE000E018\n\t"                     \
+                         "ldr %1, [%1]\n\t"                            \
+                         "str %1, [%0]\n\t"                            \
+                         "b 1f\n\t"                                    \
+                         ".ltorg\n"                                     \
+                         "1:"                                          \
+                         : "=&l"(board_stamp_at_), "=&l"(board_stamp_count_) \
+                         : "i"(&(dest))                                \
+                         : "memory");                                  \
+    } while (0)
+
+/* SysTick's COUNTFLAG, outside the window on both sides: reading the control
+ * register clears it before the opening stamp; read after the closing one, it
+ * says whether the count reached 0 in between (the kernel's tick handler
+ * never reads the register). */
+#define BOARD_STAMP_WRAP_CLEAR() ((void)*(volatile uint32_t *)0xE000E010u)
+#define BOARD_STAMP_WRAPPED() ((*(volatile uint32_t *)0xE000E010u >> 16) & 1u)
+
+/* An external interrupt line no peripheral of the nRF51 drives (31 is unused:
+ * QEMU's machine has 32 lines, the nRF51 numbers them by peripheral ID). */
+#define BOARD_SOFT_IRQ_NUMBER 31
+
+/* NVIC priority of the software interrupt: the Cortex-M0 implements two
+ * priority bits (7:6), so 0x80, below the kernel's calls (0x00 masks nothing
+ * on ARMv6-M: kernels mask with PRIMASK) and above the kernel's own level (0xC0). */
+#define BOARD_SOFT_IRQ_PRIORITY 0x80
+
+/* load=voip's timer: nRF51 TIMER0 (interrupt 8), at 16 MHz, at the software
+ * interrupt's priority (it calls the kernel too). */
+#define BOARD_LOAD_IRQ_NUMBER 8
+#define BOARD_LOAD_TIMER_HZ 16000000u
+
+/* The latency timer (irq-latency): nRF51 TIMER1 (interrupt 9), at 16 MHz.
+ * --config irq_priority=high (-DSWITCHSCOPE_IRQ_PRIORITY=high) puts it at
+ * 0x00, the highest of the four levels; otherwise it is at the software
+ * interrupt's. */
+#define BOARD_LATENCY_IRQ_NUMBER 9
+#define IRQ_PRIORITY_IS_high 1
+#define IRQ_PRIORITY_IS_low 0
+#if defined(SWITCHSCOPE_IRQ_PRIORITY) && SWITCHSCOPE_IS(IRQ_PRIORITY_IS_, SWITCHSCOPE_IRQ_PRIORITY)
+#define BOARD_LATENCY_IRQ_PRIORITY 0x00
+#else
+#define BOARD_LATENCY_IRQ_PRIORITY BOARD_SOFT_IRQ_PRIORITY
+#endif
+
+/*
+ * The scope pin: GPIO P0.13, set through OUTSET and cleared through OUTCLR
+ * in subroutines, as embOS's LED_SetLED0()/LED_ClrLED0(). The pin changes
+ * when the store executes; the simulator timestamps the stores at the labels
+ * board_scope_high_edge and board_scope_low_edge.
+ */
+#define BOARD_SCOPE_PIN "P0.13"
+void board_scope_high(void);
+void board_scope_low(void);
+#define BOARD_SCOPE_HIGH() board_scope_high()
+#define BOARD_SCOPE_LOW() board_scope_low()
+
+#endif
