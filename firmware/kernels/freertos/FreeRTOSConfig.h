@@ -26,6 +26,14 @@
 #endif
 #define configTICK_RATE_HZ 66
 #else
+#if defined(__ARM_ARCH_6M__)
+/* ARMv6-M has no CLZ: the ARM_CM0 port selects the next task by the generic
+ * search (kernel.toml refuses optimised_selection=on there, with the reason). */
+#if defined(configUSE_PORT_OPTIMISED_TASK_SELECTION) && configUSE_PORT_OPTIMISED_TASK_SELECTION
+#error "optimised task selection needs CLZ, which ARMv6-M (Cortex-M0/M0+) lacks"
+#endif
+#define configUSE_PORT_OPTIMISED_TASK_SELECTION 0
+#endif
 #ifndef configUSE_PORT_OPTIMISED_TASK_SELECTION
 #define configUSE_PORT_OPTIMISED_TASK_SELECTION 1
 #endif
@@ -108,7 +116,18 @@ void ss_freertos_assert_failed(const char *file, int line);
 /* Cortex-M NVIC priorities, as the upper bits of a byte: the kernel runs at
  * the lowest; interrupts that call the kernel must not be above 0xA0. */
 #define configKERNEL_INTERRUPT_PRIORITY 0xFF
+#if defined(__ARM_ARCH_6M__)
+/* ARMv6-M has no BASEPRI: the ARM_CM0 port's critical sections set PRIMASK,
+ * which masks every interrupt, so no ceiling exists (0: none, as reported). */
+#define configMAX_SYSCALL_INTERRUPT_PRIORITY 0
+/* The ARMv8-M-style ARM_CM0 port of V11 asks for these: no MPU (the nRF51
+ * has none), and no check of the vector table through VTOR, which the
+ * Cortex-M0 lacks (the board's table holds the port's handlers by name). */
+#define configENABLE_MPU 0
+#define configCHECK_HANDLER_INSTALLATION 0
+#else
 #define configMAX_SYSCALL_INTERRUPT_PRIORITY 0xA0
+#endif
 
 #define INCLUDE_vTaskSuspend 1
 #define INCLUDE_vTaskDelay 1

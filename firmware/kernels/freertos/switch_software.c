@@ -11,6 +11,10 @@
 #include "FreeRTOS.h"
 #include "task.h"
 
+#if SWITCHSCOPE_SOFTWARE_SWITCH && defined(__ARM_ARCH_6M__)
+#error "switch=software is Thumb-2 with BASEPRI: ARMv6-M (Cortex-M0/M0+) has neither; use switch=pendsv"
+#endif
+
 #if SWITCHSCOPE_SOFTWARE_SWITCH && !defined(__AVR__)
 
 #define SS_ASM_TEXT(x) #x
