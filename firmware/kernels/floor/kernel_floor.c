@@ -372,7 +372,7 @@ static void start_tick(void)
     __asm__ volatile("csrs mie, %0" ::"r"(MIE_MTIE)); /* taken once the first task sets mstatus.MIE */
 }
 
-#else /* Cortex-M3/M4 */
+#else /* Cortex-M: ARMv7-M (M3, M4) and ARMv6-M (M0, M0+) */
 #include "switchscope/cortex_m.h"
 
 #define SCB_ICSR (*(volatile uint32_t *)0xE000ED04u)
@@ -382,6 +382,131 @@ static void start_tick(void)
 #define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
 #define ICSR_PENDSVSET (1u << 28)
 
+#if CORTEX_M_ARMV6M
+/*
+ * ARMv6-M (Cortex-M0, M0+), Thumb-1: PUSH and POP reach r0-r7 and lr/pc only,
+ * and there is no STMDB, so r8-r11 go through r4-r7 once those are on the
+ * stack. A task kept by a call, low address first: r8-r11, r4-r7, the return
+ * address; one kept by an exception: r8-r11, r4-r7, then the frame the
+ * exception stacked. The same nine words in the same order below either
+ * kind's resume point, so one restore serves both.
+ */
+__attribute__((naked)) void floor_switch(ss_task *from, ss_task *to)
+{
+    (void)from;
+    (void)to;
+    __asm__ volatile(
+        "   .syntax unified         \n" /* GCC hands Thumb-1 inline assembly over in divided syntax */
+        "   push {r4-r7, lr}        \n"
+        "   mov r4, r8              \n"
+        "   mov r5, r9              \n"
+        "   mov r6, r10             \n"
+        "   mov r7, r11             \n"
+        "   push {r4-r7}            \n"
+        "   mov r2, sp              \n" /* Thumb-1 stores no sp: through a low register */
+        "   str r2, [r0]            \n"
+        "   ldr r2, [r1]            \n"
+        "   lsls r3, r2, #31        \n" /* bit 0 alone: kept by an exception, SVC restores it */
+        "   bne 1f                  \n"
+        "   mov sp, r2              \n"
+        "   pop {r4-r7}             \n"
+        "   mov r8, r4              \n"
+        "   mov r9, r5              \n"
+        "   mov r10, r6             \n"
+        "   mov r11, r7             \n"
+        "   pop {r4-r7, pc}         \n"
+        "1: cpsie i                 \n" /* SVC with interrupts masked would be a fault */
+        "   svc 0                   \n");
+}
+
+/* SVC from floor_switch: floor_current, kept by an exception, is restored by this one's return. */
+__attribute__((naked)) void SVC_Handler(void)
+{
+    __asm__ volatile(
+        "   .syntax unified         \n"
+        "   ldr r0, =floor_current  \n"
+        "   ldr r0, [r0]            \n"
+        "   ldr r1, [r0]            \n"
+        "   subs r1, r1, #1         \n" /* its mark, bit 0, cleared */
+        "   mov sp, r1              \n"
+        "   pop {r4-r7}             \n"
+        "   mov r8, r4              \n"
+        "   mov r9, r5              \n"
+        "   mov r10, r6             \n"
+        "   mov r11, r7             \n"
+        "   pop {r4-r7}             \n"
+        "   bx lr                   \n" /* EXC_RETURN: thread mode, main stack, as the task was */
+        "   .ltorg                  \n");
+}
+
+/* PendSV, the lowest priority: switches from the interrupted task to floor_pending. */
+__attribute__((naked)) void PendSV_Handler(void)
+{
+    __asm__ volatile(
+        "   .syntax unified         \n"
+        "   cpsid i                 \n"
+        "   ldr r0, =floor_current  \n"
+        "   ldr r1, [r0]            \n"
+        "   ldr r2, =floor_pending  \n"
+        "   ldr r3, [r2]            \n"
+        "   cmp r3, r1              \n"
+        "   beq 2f                  \n" /* nothing to switch to */
+        "   cmp r3, #0              \n"
+        "   beq 2f                  \n"
+        "   push {r4-r7}            \n" /* below the frame the exception stacked */
+        "   mov r4, r8              \n"
+        "   mov r5, r9              \n"
+        "   mov r6, r10             \n"
+        "   mov r7, r11             \n"
+        "   push {r4-r7}            \n"
+        "   mov r4, sp              \n"
+        "   adds r4, r4, #1         \n" /* marked: kept by an exception */
+        "   str r4, [r1]            \n"
+        "   str r3, [r0]            \n"
+        "   movs r1, #0             \n"
+        "   str r1, [r2]            \n"
+        "   ldr r4, [r3]            \n"
+        "   movs r0, #1             \n"
+        "   ands r0, r4             \n" /* r0: its mark */
+        "   subs r4, r4, r0         \n"
+        "   mov sp, r4              \n"
+        "   pop {r4-r7}             \n"
+        "   mov r8, r4              \n"
+        "   mov r9, r5              \n"
+        "   mov r10, r6             \n"
+        "   mov r11, r7             \n"
+        "   pop {r4-r7}             \n"
+        "   cmp r0, #0              \n"
+        "   bne 2f                  \n" /* kept by an exception: its own frame is above */
+        "   pop {r1}                \n" /* kept by a call: an exception frame made to return into it */
+        "   movs r2, #1             \n"
+        "   bics r1, r2             \n"
+        "   lsls r2, r2, #24        \n" /* xPSR: Thumb */
+        "   sub sp, #32             \n"
+        "   str r1, [sp, #24]       \n"
+        "   str r2, [sp, #28]       \n"
+        "2: cpsie i                 \n"
+        "   bx lr                   \n"
+        "   .ltorg                  \n");
+}
+
+/* A new task's first switch returns here, its function in r4 and its argument in r5. */
+__attribute__((naked)) void floor_task_start(void)
+{
+    __asm__ volatile("cpsie i\n mov r0, r5\n blx r4\n bl floor_task_returned\n");
+}
+
+static void prepare_stack(ss_task *task, uint8_t *top, ss_task_fn fn, void *arg)
+{
+    uint32_t *p = (uint32_t *)top - 9; /* r8-r11, r4-r7 and the return address, as floor_switch leaves them */
+    for (int i = 0; i < 9; i++)
+        p[i] = 0;
+    p[4] = (uint32_t)fn;
+    p[5] = (uint32_t)arg;
+    p[8] = (uint32_t)floor_task_start;
+    task->sp = (uintptr_t)p;
+}
+#else /* ARMv7-M (Cortex-M3, M4) */
 __attribute__((naked)) void floor_switch(ss_task *from, ss_task *to)
 {
     (void)from;
@@ -466,6 +591,8 @@ static void prepare_stack(ss_task *task, uint8_t *top, ss_task_fn fn, void *arg)
     p[8] = (uint32_t)floor_task_start;
     task->sp = (uintptr_t)p;
 }
+
+#endif
 
 static uint8_t interrupts_mask(void)
 {
