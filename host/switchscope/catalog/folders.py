@@ -156,6 +156,7 @@ def _board(path: Path) -> Target:
         simulator=simulator.get("name", str, required=True),
         unit=simulator.get("unit", str, required=True),
         icount_shift=simulator.get("icount_shift", int, 0),
+        machine=simulator.get("machine", str),
         timing_model=simulator.get("timing_model", str),
         default_unit=simulator.get("default_unit", str),
         exit_register=simulator.get("exit_register", int),

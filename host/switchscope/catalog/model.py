@@ -15,7 +15,7 @@ from switchscope.decode.methods import Method
 SIMULATORS = ("qemu", "simavr", "verilator")  # each the NAME of a module of run/ (runner.SIMULATORS; a test keeps them one)
 UNITS = ("instructions", "cycles")
 MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
-TIMING_MODELS = ("cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
+TIMING_MODELS = ("cortex-m3", "cortex-m4", "cortex-m4f")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
 
 
 @dataclass(frozen=True)
@@ -203,6 +203,7 @@ class Target:
     rust_target: str | None = None  # the Rust target triple, for Rust kernels
     rust_workspace: str = "rust"  # the cargo workspace under firmware/ that builds for it
     icount_shift: int = 0  # QEMU -icount shift: each instruction takes 2**shift ns of virtual time
+    machine: str | None = None  # QEMU's -machine where it is not the board's name ([simulator] machine)
     timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
     default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
@@ -217,6 +218,11 @@ class Target:
     latency_unavailable: str | None = None  # why not, where board.toml says ([latency_timer] unavailable)
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
+
+    @property
+    def simulated_machine(self) -> str:
+        """The machine the simulator models: [simulator] machine, or the board's own name."""
+        return self.machine or self.name
 
     def latency_counts_per_step(self) -> Fraction:
         """Latency-timer counts per step of the sweep: a cycle on a cycle-counting

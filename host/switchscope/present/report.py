@@ -37,8 +37,11 @@ def trm_range(result: Result, metric: str = "median", figure=cell) -> str:
 
 
 def core_name(model: str | None) -> str:
-    """cortex-m3 -> Cortex-M3: how the manuals spell the core."""
-    return "-".join(part.capitalize() for part in model.split("-")) if model else "core's"
+    """cortex-m3 -> Cortex-M3, cortex-m4f -> Cortex-M4F: how the manuals spell the core."""
+    if not model:
+        return "core's"
+    first, *rest = model.split("-")
+    return "-".join([first.capitalize(), *(part.upper() for part in rest)])
 
 
 def range_meaning(results: list[Result], metric: str = "median") -> str:
