@@ -218,6 +218,7 @@ class Target:
     latency_unavailable: str | None = None  # why not, where board.toml says ([latency_timer] unavailable)
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
+    fpu: str | None = None  # the floating-point unit the build uses (board.toml fpu: "FPv4-SP"); None: none
 
     @property
     def simulated_machine(self) -> str:
