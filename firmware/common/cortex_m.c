@@ -14,8 +14,18 @@
 extern uint32_t __data_load, __data_start, __data_end, __bss_start, __bss_end, __stack_top;
 int main(void);
 
+#define CPACR CORTEX_M_REG(0xE000ED88u)
+#define CPACR_CP10_CP11_FULL (0xFu << 20)
+
 void Reset_Handler(void)
 {
+#if defined(__ARM_FP)
+    /* Built for the FPU (hard float): CP10 and CP11, the FPU, full access before any floating-point
+     * instruction (they fault until then); FPCCR keeps its reset value, automatic and lazy state
+     * preservation on (ASPEN, LSPEN). */
+    CPACR |= CPACR_CP10_CP11_FULL;
+    __asm__ volatile("dsb\n isb" ::: "memory");
+#endif
     memcpy(&__data_start, &__data_load, (size_t)((char *)&__data_end - (char *)&__data_start));
     memset(&__bss_start, 0, (size_t)((char *)&__bss_end - (char *)&__bss_start));
     main();

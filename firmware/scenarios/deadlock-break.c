@@ -45,6 +45,7 @@ static void high_task(void *arg)
 {
     (void)arg;
     for (;;) {
+        SS_FP_WORK(1); /* before it blocks: its FP context is live when the window resumes it */
         ss_signal_wait(wake_high);
         ss_signal_give(wake_medium); /* less urgent: ready, it waits */
         RAISE_OPEN();
@@ -68,6 +69,7 @@ static uint16_t window(uint32_t seq)
     (void)seq;
     ss_mutex *held = mutex;
     uint32_t medium_before = medium_runs;
+    SS_FP_WORK(0);
     ss_mutex_lock(held); /* free: taken at once */
     ss_signal_give(wake_high);
     ss_complete_switch(); /* back here once high blocks on the mutex */

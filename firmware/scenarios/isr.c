@@ -18,6 +18,7 @@ static void high_task(void *arg)
 {
     (void)arg;
     for (;;) {
+        SS_FP_WORK(1); /* before it blocks: its FP context is live when the window resumes it */
         ss_signal_wait(wake);
         PROBE_CLOSE();
     }
@@ -26,6 +27,7 @@ static void high_task(void *arg)
 static uint16_t window(uint32_t seq)
 {
     (void)seq;
+    SS_FP_WORK(0);
     PROBE_OPEN();
     board_soft_irq_pend();
     ss_complete_switch(); /* where the configuration does not switch by itself */

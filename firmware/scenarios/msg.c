@@ -19,6 +19,7 @@ static void high_task(void *arg)
 {
     (void)arg;
     for (;;) {
+        SS_FP_WORK(1); /* before it blocks: its FP context is live when the window resumes it */
         ss_queue_receive(queue, received);
         PROBE_CLOSE();
     }
@@ -27,6 +28,7 @@ static void high_task(void *arg)
 static uint16_t window(uint32_t seq)
 {
     uint8_t message[SWITCHSCOPE_MSG_SIZE];
+    SS_FP_WORK(0);
     for (unsigned i = 0; i < SWITCHSCOPE_MSG_SIZE; i++)
         message[i] = (uint8_t)(seq + i);
     ss_queue *target = queue; /* loaded before the window opens */

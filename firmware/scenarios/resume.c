@@ -11,6 +11,7 @@ static void high_task(void *arg)
 {
     (void)arg;
     for (;;) {
+        SS_FP_WORK(1); /* before it blocks: its FP context is live when the window resumes it */
         ss_task_suspend_self();
         PROBE_CLOSE();
     }
@@ -19,6 +20,7 @@ static void high_task(void *arg)
 static uint16_t window(uint32_t seq)
 {
     (void)seq;
+    SS_FP_WORK(0);
     ss_task *target = high; /* loaded before the window opens */
     PROBE_OPEN();
     ss_task_resume(target);

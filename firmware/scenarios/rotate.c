@@ -108,6 +108,7 @@ static void rotating_task(void *arg)
     for (;;) {
         switches++;
         ss_task *next = tasks[(self + 1) % task_count];
+        SS_FP_WORK(self);
         PROBE_SCOPE_BARE_PULSE(); /* A, B */
         PROBE_OPEN();
         ss_task_set_priority(next, NEXT_LEVEL);

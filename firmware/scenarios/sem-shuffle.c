@@ -41,6 +41,7 @@ static void high_task(void *arg)
 {
     (void)arg;
     for (;;) {
+        SS_FP_WORK(1); /* before it blocks: its FP context is live when the window resumes it */
         ss_signal_wait(wake);
         lock_take(lock); /* held by the low task: blocks */
         PROBE_CLOSE();
@@ -52,6 +53,7 @@ static uint16_t window(uint32_t seq)
 {
     (void)seq;
     lock_t *held = lock;
+    SS_FP_WORK(0);
     lock_take(held);      /* free: taken at once */
     ss_signal_give(wake); /* the high task runs up to its request, and blocks */
     ss_complete_switch();

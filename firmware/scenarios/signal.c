@@ -11,6 +11,7 @@ static void high_task(void *arg)
 {
     (void)arg;
     for (;;) {
+        SS_FP_WORK(1); /* before it blocks: its FP context is live when the window resumes it */
         ss_signal_wait(wake);
         PROBE_CLOSE();
     }
@@ -19,6 +20,7 @@ static void high_task(void *arg)
 static uint16_t window(uint32_t seq)
 {
     (void)seq;
+    SS_FP_WORK(0);
     ss_signal *target = wake; /* loaded before the window opens */
     PROBE_OPEN();
     ss_signal_give(target);

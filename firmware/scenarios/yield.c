@@ -15,6 +15,7 @@ static void partner_task(void *arg)
 {
     (void)arg;
     for (;;) {
+        SS_FP_WORK(1); /* before it blocks: its FP context is live when the window resumes it */
         ss_signal_wait(release);
         ss_yield();
         PROBE_CLOSE();
@@ -24,6 +25,7 @@ static void partner_task(void *arg)
 static uint16_t window(uint32_t seq)
 {
     (void)seq;
+    SS_FP_WORK(0);
     ss_signal_give(release);
     ss_yield(); /* the partner runs up to its ss_yield() */
     PROBE_OPEN();

@@ -1,16 +1,20 @@
 /*
  * switchscope's timing model of the Cortex-M0, M0+ (ARMv6-M), M3 and M4
- * (ARMv7-M) cores (zero wait states, as QEMU's memories): what each Thumb
- * instruction costs in cycles, decided once when QEMU translates it, with the
- * least and the most the TRM allows for it. docs/measurement.md lists every
- * rule with the TRM's words and the test that measures it.
+ * (ARMv7-M) cores, and of the Cortex-M4 with its FPU (zero wait states, as
+ * QEMU's memories): what each Thumb instruction costs in cycles, decided once
+ * when QEMU translates it, with the least and the most the TRM allows for it.
+ * docs/measurement.md lists every rule with the TRM's words and the test that
+ * measures it.
  */
 #ifndef SWITCHSCOPE_CORTEX_M_TIMING_H
 #define SWITCHSCOPE_CORTEX_M_TIMING_H
 
 #include <stdint.h>
 
-enum core_model { CORE_CORTEX_M3, CORE_CORTEX_M4, CORE_CORTEX_M0, CORE_CORTEX_M0PLUS };
+/* CORE_CORTEX_M4F: the Cortex-M4 with its FPU in use (hard float): the FPU's instructions and the
+ * exception frame with a floating-point context are timed; CORE_CORTEX_M4 times a build that never
+ * uses the FPU (soft float), where those instructions do not occur. */
+enum core_model { CORE_CORTEX_M3, CORE_CORTEX_M4, CORE_CORTEX_M0, CORE_CORTEX_M0PLUS, CORE_CORTEX_M4F };
 
 /* What the plugin must do at run time beyond adding the static cost. */
 enum insn_flow {
@@ -39,6 +43,21 @@ enum insn_operands {
 #define TIMING_EXCEPTION_EXIT 10   /* Figure 5-5: unstacking, which replaces the return's refill */
 #define TIMING_TAIL_CHAIN 6        /* 5.6: the next ISR "starts execution six cycles after exiting" */
 
+/* The Cortex-M4 TRM (DDI 0439D) on a floating-point context (CONTROL.FPCA) at an exception, 3.9.1 and 7.2.7. */
+#define TIMING_FP_ENTRY 29         /* 3.9.1: "a floating point context is active and the lazy stacking is not
+                                    * enabled, this maximum latency is increased to twenty nine cycles" */
+#define TIMING_FP_EXIT 27          /* 3.9.1: "an active floating point context is included in the stack frame,
+                                    * the return from interrupt takes twenty-seven cycles" */
+#define TIMING_FP_LAZY_STORE 17    /* 7.2.7: with lazy stacking the entry "reserves space on the stack for the
+                                    * FP state" (12 cycles) and stores it when the handler "executes an FPU
+                                    * instruction": the 29 - 12 = 17 cycles of its 17 words (s0-s15, FPSCR) */
+#define TIMING_FP_LAZY_STORE_MOST 18 /* the same 17 words as a store multiple: Table 7-1 VSTM "1+N" */
+#define TIMING_FP_VDIV_LEAST 1     /* Table 7-1 note: "VDIV and VSQRT instructions take one cycle if no more
+                                    * floating-point instructions are executed" */
+#define FPCCR_ADDRESS 0xE000EF34u  /* 7.3 Table 7-4: FP Context Control Register */
+#define FPCCR_LSPACT 1u            /* bit 0: the lazy state preservation is active (space reserved, not written) */
+#define EXC_RETURN_BASIC_FRAME 0x10u /* EXC_RETURN bit 4: 1 a basic frame, 0 one with the FP context */
+
 /* A cost and how far the TRM lets it go either way: least = cycles - below, most = cycles + above. */
 struct cost {
     int32_t cycles; /* negative for what pipelining takes off */
@@ -66,6 +85,11 @@ struct insn_timing {
     uint8_t pipelined;          /* 1: charged one cycle less, behind the load before it */
     uint8_t address_stall;      /* 1: charged one cycle more, its address from the instruction before it */
     uint8_t condition;          /* inside an IT block: its condition (0-13); 14 (always) outside */
+    /* CORE_CORTEX_M4F */
+    uint8_t is_fp;              /* an FPU instruction: the first in a handler makes the deferred (lazy) store */
+    uint8_t fp_stall;           /* 1: charged one cycle more, it consumes the FP result of the instruction before */
+    uint32_t fp_results;        /* an FP arithmetic instruction: the single registers (s0-s31) its result is in */
+    uint32_t fp_operands;       /* any FP instruction: the single registers it reads at once (not a MAC's addend) */
 };
 
 #define CONDITION_ALWAYS 14

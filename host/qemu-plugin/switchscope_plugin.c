@@ -10,7 +10,7 @@
  *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to
  *           [,unit=cycles,core=cortex-m3,handler=0x400,...][,stop=1000][,limit=N]
  *
- * unit=cycles logs modelled cycles (core=cortex-m0, cortex-m0plus, cortex-m3 or cortex-m4); every
+ * unit=cycles logs modelled cycles (core=cortex-m0, cortex-m0plus, cortex-m3, cortex-m4 or cortex-m4f); every
  * exception handler's address must then be given (handler=), since QEMU 10.0
  * reports no exception entry to plugins: an entry is a block that starts at
  * a handler without having been branched to. With stamp=ADDRESS (the probe's
@@ -92,6 +92,7 @@ GByteArray *g_byte_array_set_size(GByteArray *array, unsigned int length);
 #define MAX_HANDLERS 256
 #define MAX_NESTING 16
 #define EXC_RETURN_BASE 0xFFFFFFF0u
+#define EXC_RETURN_FP_BASE 0xFFFFFFE0u /* core=cortex-m4f: EXC_RETURN bit 4 clear, a frame with the FP context */
 
 struct watch {
     uint64_t address;
@@ -142,6 +143,11 @@ static qemu_plugin_u64 logged; /* the counter the log reports */
  * mode returns from no exception, and most indirect branches are a function's return there */
 static struct qemu_plugin_scoreboard *flow_board;
 static qemu_plugin_u64 in_handler;
+/* core=cortex-m4f: an exception entry reserved the space of a floating-point context and left it to be
+ * written (FPCCR.LSPACT): the next FPU instruction makes the deferred store (its callback is conditional
+ * on this, so an FPU instruction costs no callback otherwise) */
+static qemu_plugin_u64 lazy_pending;
+static int returning_extended, returning_lazy; /* the frame the exception return now under way unstacks */
 /* the ranges' run-time parts (taken branches, returns, operands): plain sums, cheaper than a
  * scoreboard add in every callback; the inline adds at translation go to `below` and `above` */
 static int64_t run_time_below, run_time_above;
@@ -340,6 +346,10 @@ static uint32_t read_word(uint32_t address)
     return value;
 }
 
+/* core=cortex-m4f, at an exception entry or return: whether the FP context's space is reserved but not
+ * yet written (FPCCR.LSPACT), as QEMU keeps it */
+static int lazy_state_active(void) { return (read_word(FPCCR_ADDRESS) & FPCCR_LSPACT) != 0; }
+
 static uint32_t read_xpsr(void)
 {
     g_byte_array_set_size(register_buffer, 0);
@@ -379,7 +389,21 @@ static void on_after_conditional(unsigned int vcpu_index, void *userdata)
         return;
     if (timing->condition != CONDITION_ALWAYS && !cortex_m_condition_holds(timing->condition, read_xpsr()))
         return; /* it fails too: one cycle whatever it is, its on_conditional settles that */
-    charge(vcpu_index, (int64_t)timing->pipelined - timing->address_stall, 0, 0);
+    charge(vcpu_index, (int64_t)timing->pipelined - timing->address_stall - timing->fp_stall, 0, 0);
+}
+
+/* core=cortex-m4f: the first FPU instruction since an entry reserved a floating-point context's space:
+ * it stalls while s0-s15 and FPSCR are written there (the deferred, lazy, store). */
+static void on_lazy_store(unsigned int vcpu_index, void *userdata)
+{
+    const struct insn_timing *timing = userdata;
+    if (timing->condition != CONDITION_ALWAYS && condition_failed)
+        return; /* a skipped instruction makes no FP check */
+    qemu_plugin_u64_set(lazy_pending, vcpu_index, 0);
+    if (tracing)
+        fprintf(trace, "%" PRIu64 " f fp-lazy-store %d\n", qemu_plugin_u64_get(logged, vcpu_index),
+                TIMING_FP_LAZY_STORE);
+    charge(vcpu_index, TIMING_FP_LAZY_STORE, 0, TIMING_FP_LAZY_STORE_MOST - TIMING_FP_LAZY_STORE);
 }
 
 /* DIV and the long multiplies: their cycles depend on their operands. */
@@ -406,10 +430,12 @@ static void on_indirect(unsigned int vcpu_index, void *userdata)
         target = read_word(read_register(13) + 4u * (timing->pops_pc_from_sp - 1u));
     else
         return;
-    if (target >= EXC_RETURN_BASE) {
+    if (target >= (core == CORE_CORTEX_M4F ? EXC_RETURN_FP_BASE : EXC_RETURN_BASE)) {
         /* Figure 5-5: the unstacking starts after the return's last fetch and then fetches the
          * return target: it replaces the refill the branch was charged with */
         exception_returning = 1;
+        returning_extended = core == CORE_CORTEX_M4F && !(target & EXC_RETURN_BASIC_FRAME);
+        returning_lazy = returning_extended && lazy_state_active();
         charge(vcpu_index, -(int64_t)timing->refill, -(int64_t)timing->refill_below, -(int64_t)timing->refill_above);
     }
 }
@@ -505,8 +531,22 @@ static void on_block(unsigned int vcpu_index, void *userdata)
                 log_switch_flow("chain", block->start, "", &before_flow);
             return;
         }
-        charge_flow(vcpu_index, "exception-return", flow.exit.cycles);
-        charge(vcpu_index, 0, flow.exit.below, flow.exit.above);
+        if (returning_extended) {
+            /* a frame with the FP context: 3.9.1's 27 cycles where s0-s15 and FPSCR were stacked. Where
+             * they never were (the handler used no FPU instruction: LSPACT still set), the return
+             * clears LSPACT and unstacks only the 8 registers (ARMv7-M ARM, ExceptionReturn): 10, though
+             * 3.9.1 names 27 for any frame with an active FP context: the range takes that */
+            qemu_plugin_u64_set(lazy_pending, vcpu_index, 0);
+            if (returning_lazy) {
+                charge_flow(vcpu_index, "exception-return-fp-unwritten", TIMING_EXCEPTION_EXIT);
+                charge(vcpu_index, 0, 0, TIMING_FP_EXIT - TIMING_EXCEPTION_EXIT);
+            } else {
+                charge_flow(vcpu_index, "exception-return-fp", TIMING_FP_EXIT);
+            }
+        } else {
+            charge_flow(vcpu_index, "exception-return", flow.exit.cycles);
+            charge(vcpu_index, 0, flow.exit.below, flow.exit.above);
+        }
         if (nesting > 0) {
             settle_branch(vcpu_index, interrupted[--nesting], block->start);
             qemu_plugin_u64_set(in_handler, vcpu_index, (uint64_t)nesting);
@@ -518,8 +558,20 @@ static void on_block(unsigned int vcpu_index, void *userdata)
         return;
     }
     if (block->starts_handler && !flows_to(previous, block->start)) {
-        charge_flow(vcpu_index, "exception-entry", flow.entry.cycles);
-        charge(vcpu_index, 0, flow.entry.below, flow.entry.above);
+        if (core == CORE_CORTEX_M4F && !(read_register(14) & EXC_RETURN_BASIC_FRAME)) {
+            /* the interrupted code had an FP context (CONTROL.FPCA): an extended frame. With lazy stacking
+             * (FPCCR.LSPEN, on from reset) the entry reserves its space and leaves LSPACT set: 12 cycles,
+             * the deferred store comes at the first FPU instruction (on_lazy_store); without, 29 (3.9.1) */
+            if (lazy_state_active()) {
+                charge_flow(vcpu_index, "exception-entry-fp-reserved", TIMING_EXCEPTION_ENTRY);
+                qemu_plugin_u64_set(lazy_pending, vcpu_index, 1);
+            } else {
+                charge_flow(vcpu_index, "exception-entry-fp", TIMING_FP_ENTRY);
+            }
+        } else {
+            charge_flow(vcpu_index, "exception-entry", flow.entry.cycles);
+            charge(vcpu_index, 0, flow.entry.below, flow.entry.above);
+        }
         if (switch_word && nesting == 0 && !call_flow) {
             char more[24];
             uint32_t frame = stacked_frame();
@@ -686,7 +738,8 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
         if (timing.above)
             qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, above, timing.above);
         int conditional = timing.condition != CONDITION_ALWAYS;
-        int after_conditional = i && previous.condition != CONDITION_ALWAYS && (timing.pipelined || timing.address_stall);
+        int after_conditional = i && previous.condition != CONDITION_ALWAYS &&
+                                (timing.pipelined || timing.address_stall || timing.fp_stall);
         if (conditional || after_conditional || timing.operands != OPERANDS_NONE || timing.flow == FLOW_INDIRECT) {
             struct insn_timing *kept = malloc(sizeof *kept); /* lives as long as the translation */
             *kept = timing;
@@ -700,6 +753,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                 qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_indirect, QEMU_PLUGIN_CB_R_REGS,
                                                             QEMU_PLUGIN_COND_NE, in_handler, 0, kept);
         }
+        if (timing.is_fp) { /* last: the deferred store is part of this instruction's own cost */
+            struct insn_timing *kept = malloc(sizeof *kept);
+            *kept = timing;
+            qemu_plugin_register_vcpu_insn_exec_cond_cb(insn, on_lazy_store, QEMU_PLUGIN_CB_NO_REGS,
+                                                        QEMU_PLUGIN_COND_NE, lazy_pending, 0, kept);
+        }
         previous = timing;
         if (i == 0)
             block->first = timing;
@@ -711,8 +770,10 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
     if (count_cycles) {
         block->start = qemu_plugin_tb_vaddr(tb);
         block->starts_handler = is_handler(block->start);
-        /* switch_word= reads the stacked frame at an entry: the registers must be readable there */
-        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, switch_word ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
+        /* switch_word= reads the stacked frame at an entry, the Cortex-M4F model EXC_RETURN at a handler's
+         * start: the registers must be readable there */
+        int reads = switch_word || (core == CORE_CORTEX_M4F && block->starts_handler);
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, reads ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
                                              block);
     }
 }
@@ -783,12 +844,13 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
             event_limit = strtoull(arg + 6, NULL, 0);
         } else if (!strcmp(arg, "unit=cycles") || !strcmp(arg, "unit=instructions")) {
             count_cycles = !strcmp(arg, "unit=cycles");
-        } else if (!strcmp(arg, "core=cortex-m3") || !strcmp(arg, "core=cortex-m4") ||
+        } else if (!strcmp(arg, "core=cortex-m3") || !strcmp(arg, "core=cortex-m4") || !strcmp(arg, "core=cortex-m4f") ||
                    !strcmp(arg, "core=cortex-m0") || !strcmp(arg, "core=cortex-m0plus")) {
-            core = !strcmp(arg, "core=cortex-m4")   ? CORE_CORTEX_M4
-                   : !strcmp(arg, "core=cortex-m0") ? CORE_CORTEX_M0
+            core = !strcmp(arg, "core=cortex-m4")       ? CORE_CORTEX_M4
+                   : !strcmp(arg, "core=cortex-m4f")    ? CORE_CORTEX_M4F
+                   : !strcmp(arg, "core=cortex-m0")     ? CORE_CORTEX_M0
                    : !strcmp(arg, "core=cortex-m0plus") ? CORE_CORTEX_M0PLUS
-                                                      : CORE_CORTEX_M3;
+                                                        : CORE_CORTEX_M3;
         } else if (!strncmp(arg, "stamp=", 6)) {
             stamp_register = strtoull(arg + 6, NULL, 0);
         } else if (!strncmp(arg, "latency_irq=", 12)) {
@@ -854,6 +916,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     flow_board = qemu_plugin_scoreboard_new(sizeof(uint64_t));
     in_handler = (qemu_plugin_u64){flow_board, 0};
     latency_countdown = (qemu_plugin_u64){qemu_plugin_scoreboard_new(sizeof(uint64_t)), 0};
+    lazy_pending = (qemu_plugin_u64){qemu_plugin_scoreboard_new(sizeof(uint64_t)), 0};
     if (latency_irq >= 0 && (latency_irq > 479 || !latency_handler)) {
         fprintf(stderr, "switchscope plugin: latency_irq= takes 0 to 479, with latency_handler=ADDRESS\n");
         return -1;

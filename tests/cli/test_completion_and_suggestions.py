@@ -43,7 +43,7 @@ def test_the_bash_script_is_valid_bash(bash_script):
 @pytest.mark.parametrize("words, expected", [
     (("r",), ["report", "run"]),
     (("run", "--kernel", "fr"), ["freertos"]),
-    (("sweep", "--target", "mps2"), ["mps2-an385", "mps2-an386"]),
+    (("sweep", "--target", "mps2"), ["mps2-an385", "mps2-an386", "mps2-an386-fpu"]),
     (("run", "--target", "ardu"), ["arduino-uno"]),
     (("run", "--scenario", "r"), ["resume", "rotate", "ruler"]),
     (("run", "--unit", "c"), ["cycles"]),
@@ -103,7 +103,7 @@ def test_zsh_and_fish_scripts_name_every_subcommand(capsys, shell):
     (["run", "--unit", "cycels"], "did you mean cycles?"),
     (["run", "--kernel", "freertso"], "did you mean freertos?"),
     (["run", "--target", "mps2an385"], "did you mean mps2-an385 or mps2-an386?"),
-    (["run", "--target", "mps2"], "did you mean mps2-an385 or mps2-an386?"),  # a name begun is a name meant
+    (["run", "--target", "mps2"], "did you mean mps2-an385 or mps2-an386 or mps2-an386-fpu?"),  # a name begun is a name meant
     (["run", "--target", "STM32"], "did you mean stm32vldiscovery?"),
     (["run", "--scenario", "yeild"], "did you mean yield?"),
     (["run", "--method", "prboe"], "did you mean probe?"),

@@ -253,7 +253,7 @@ def arm_elf(arch: int | None, name: bytes = b"") -> bytes:
 
 @pytest.mark.parametrize("arch, name, target, fragment", [
     (13, b"7E-M", "mps2-an385", "is built for ARMv7E-M (Cortex-M4 or M7), and mps2-an385 is a cortex-m3 (ARMv7-M)"),
-    (13, b"7E-M", "lm3s6965evb", "give --target mps2-an386 or netduinoplus2"),
+    (13, b"7E-M", "lm3s6965evb", "give --target mps2-an386 or mps2-an386-fpu or netduinoplus2"),
 ])
 def test_an_elf_built_for_a_larger_core_is_refused(tmp_path, monkeypatch, capsys, arch, name, target, fragment):
     refused_cleanly(tmp_path, {"app.elf": arm_elf(arch, name)},

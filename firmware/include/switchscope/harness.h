@@ -7,6 +7,7 @@
 #define SWITCHSCOPE_HARNESS_H
 
 #include <stdint.h>
+#include "switchscope/fp_work.h"
 #include "switchscope/probe.h"
 
 struct scenario {

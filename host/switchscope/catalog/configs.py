@@ -195,7 +195,8 @@ def _check(values: dict[str, str], kernel: Kernel, target: Target, scenario: Sce
     def refuse(why: str, hint: str | None = None):
         raise ConfigurationRefused(f"invalid configuration for {target.name}/{scenario.name}: {why}", hint)
 
-    facts = {**values, "cpu": target.cpu, "target": target.name, "scenario": scenario.name}
+    facts = {**values, "cpu": target.cpu, "target": target.name, "scenario": scenario.name,
+             "fpu": target.fpu or "none"}
     for conflict in kernel.conflicts:
         # a scenario's group names each of its windows (scenario = "deadlock-break")
         if all(facts.get(key) == value or key == "scenario" and scenario.group == value

@@ -151,6 +151,7 @@ def _board(path: Path) -> Target:
         flash_bytes=top.get("flash_bytes", int, required=True),
         ram_bytes=top.get("ram_bytes", int, required=True),
         memory=top.get("memory", str, "chip"),
+        fpu=top.get("fpu", str),
         max_tasks=top.get("max_tasks", int, 16),
         directory=path.parent,
         simulator=simulator.get("name", str, required=True),

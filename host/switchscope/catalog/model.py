@@ -15,7 +15,7 @@ from switchscope.decode.methods import Method
 SIMULATORS = ("qemu", "simavr", "verilator")  # each the NAME of a module of run/ (runner.SIMULATORS; a test keeps them one)
 UNITS = ("instructions", "cycles")
 MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
-TIMING_MODELS = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
+TIMING_MODELS = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
 
 
 @dataclass(frozen=True)
@@ -219,6 +219,12 @@ class Target:
     latency_unavailable: str | None = None  # why not, where board.toml says ([latency_timer] unavailable)
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
+    fpu: str | None = None  # the floating-point unit the build uses (board.toml fpu: "FPv4-SP"); None: none
+
+    @property
+    def simulated_machine(self) -> str:
+        """The machine the simulator models: [simulator] machine, or the board's own name."""
+        return self.machine or self.name
 
     def latency_counts_per_step(self) -> Fraction:
         """Latency-timer counts per step of the sweep: a cycle on a cycle-counting

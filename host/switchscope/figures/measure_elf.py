@@ -34,7 +34,7 @@ def resolve(point: str, found: dict[str, int], path: Path) -> int:
 # the architecture each Cortex-M core of a board.toml executes, as an ELF's build attributes name it
 # (GCC records -mcpu=cortex-m0 and cortex-m0plus as ARMv6S-M: ARMv6-M with SVC, which every Cortex-M0 and M0+ has)
 CORE_ARCHITECTURES = {"cortex-m0": "ARMv6S-M", "cortex-m0plus": "ARMv6S-M", "cortex-m3": "ARMv7-M",
-                      "cortex-m4": "ARMv7E-M"}
+                      "cortex-m4": "ARMv7E-M", "cortex-m4f": "ARMv7E-M"}
 # the architectures a core of each runs unchanged besides its own: ARMv7E-M adds the DSP instructions to ARMv7-M,
 # which holds ARMv6-M
 RUNS_ALSO = {"ARMv6S-M": ("ARMv6-M",), "ARMv7-M": ("ARMv6-M", "ARMv6S-M"),

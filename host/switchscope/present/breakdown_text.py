@@ -9,7 +9,14 @@ from switchscope.figures.breakdown import Breakdown
 
 FLOW_NAMES = {"exception-entry": "exception entry (stacking 8 registers)",
               "exception-return": "exception return (unstacking 8 registers)",
-              "tail-chain": "tail-chain into the next handler"}
+              "tail-chain": "tail-chain into the next handler",
+              "exception-entry-fp-reserved": "exception entry (stacking 8 registers, space reserved for s0-s15 "
+                                             "and FPSCR: lazy stacking)",
+              "exception-entry-fp": "exception entry (stacking 8 registers, s0-s15 and FPSCR)",
+              "fp-lazy-store": "the deferred store of s0-s15 and FPSCR (the handler's first FPU instruction)",
+              "exception-return-fp": "exception return (unstacking 8 registers, s0-s15 and FPSCR)",
+              "exception-return-fp-unwritten": "exception return (unstacking 8 registers; the FP space never "
+                                               "written)"}
 
 
 def runs(breakdown: Breakdown) -> list[tuple[str, int, int]]:

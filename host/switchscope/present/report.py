@@ -37,10 +37,11 @@ def trm_range(result: Result, metric: str = "median", figure=cell) -> str:
 
 
 def core_name(model: str | None) -> str:
-    """cortex-m3 -> Cortex-M3, cortex-m0plus -> Cortex-M0+: how the manuals spell the core."""
+    """cortex-m3 -> Cortex-M3, cortex-m0plus -> Cortex-M0+, cortex-m4f -> Cortex-M4F: how the manuals spell the core."""
     if not model:
         return "core's"
-    return "-".join(part.capitalize() for part in model.split("-")).replace("plus", "+")
+    first, *rest = model.split("-")
+    return "-".join([first.capitalize(), *(part.upper() for part in rest)]).replace("PLUS", "+")
 
 
 def simulated_on(result: Result) -> str:

@@ -36,7 +36,7 @@ def command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]
     # QEMU option value are escaped by doubling.
     args = "".join(f",arg={p.replace(',', ',,')}" for p in parameters)
     return [
-        qemu, "-machine", target.machine or target.name, "-display", "none", "-monitor", "none", "-serial", "stdio",
+        qemu, "-machine", target.simulated_machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
         "-semihosting-config", f"enable=on,target=native{args}",
         # Virtual time advances 2**shift ns per instruction and never with the host clock:
         # the timers then count instructions, and every run is identical.
