@@ -94,10 +94,14 @@ REFERENCE = {
 }
 
 PROBE = catalog.METHODS["probe"]
+PINNED = {(kernel, target, unit) for kernel, target, _, unit in REFERENCE}
+# every scenario of every kernel, target and unit that has figures pinned for some compiler; the others
+# (floor, the Ibex RTL) are held by their rulers, the methods' agreement and the runs' identity, not here
 CASES = [(kernel.name, target, scenario.name, unit)
          for kernel in catalog.KERNELS.values()
          for target in kernel.targets
          for unit in catalog.TARGETS[target].units
+         if (kernel.name, target, unit) in PINNED
          for scenario in catalog.select_scenarios("all")
          if not scenario.latency  # its figures are checked step by step against the manuals (test_irq_latency.py)
          and not kernel.not_measured(catalog.TARGETS[target], scenario, PROBE, unit)]
