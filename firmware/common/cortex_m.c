@@ -106,6 +106,61 @@ void cortex_m_semihosting_exit(int code)
         cortex_m_semihosting(SEMIHOSTING_SYS_EXIT_EXTENDED, &block);
 }
 
+/*
+ * Run by switchscope's simulator runner (run parameter stream=semihosting),
+ * the record stream leaves in batches, by semihosting's SYS_WRITE to QEMU's
+ * own standard output (opened by name, for appending: a blocking write of
+ * the whole batch, where a console chardev shared with the UART would drop
+ * what a full pipe did not take): one trap and one host write per batch,
+ * where a UART model costs a write to the device and one host write per
+ * byte. The bytes are the UART's would be; they leave outside the measured
+ * windows, so no figure moves.
+ */
+#define BATCH_BYTES 512
+#define SEMIHOSTING_SYS_OPEN 0x01
+#define SEMIHOSTING_SYS_WRITE 0x05
+#define SEMIHOSTING_MODE_APPEND 8 /* "a" */
+
+static int batching;
+static uint8_t batch[BATCH_BYTES];
+static size_t batched;
+static int console = -1;
+
+void cortex_m_batch_stream_start(void)
+{
+    batching = strstr(cortex_m_semihosting_cmdline(), "stream=semihosting") != 0;
+}
+
+void cortex_m_batch_flush(void)
+{
+    if (!batched)
+        return;
+    if (console < 0) {
+        static const char name[] = "/dev/stdout";
+        struct { const char *name; uint32_t mode; uint32_t length; } open = {name, SEMIHOSTING_MODE_APPEND,
+                                                                            sizeof name - 1};
+        console = cortex_m_semihosting(SEMIHOSTING_SYS_OPEN, &open);
+    }
+    struct { int handle; const uint8_t *data; uint32_t length; } write = {console, batch, (uint32_t)batched};
+    cortex_m_semihosting(SEMIHOSTING_SYS_WRITE, &write);
+    batched = 0;
+}
+
+int cortex_m_batch_write(const uint8_t *data, size_t len)
+{
+    if (!batching)
+        return 0;
+    while (len) { /* a plain copy loop: QEMU runs it as one translated block per byte */
+        size_t room = BATCH_BYTES - batched, take = len < room ? len : room;
+        for (size_t i = 0; i < take; i++)
+            batch[batched + i] = data[i];
+        batched += take, data += take, len -= take;
+        if (batched == BATCH_BYTES)
+            cortex_m_batch_flush();
+    }
+    return 1;
+}
+
 static void hex32(char *out, uint32_t value)
 {
     for (int i = 7; i >= 0; i--, value >>= 4)

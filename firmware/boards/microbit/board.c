@@ -42,8 +42,6 @@ static void set_irq_priority(unsigned irq, uint8_t priority)
     *word = (*word & ~(0xFFu << shift)) | (uint32_t)priority << shift;
 }
 
-static int batching; /* the record stream in batches (board_write, below): set from the run parameters */
-
 void board_init(void)
 {
     UART_PSELTXD = MICROBIT_UART_TX_PIN;
@@ -51,57 +49,22 @@ void board_init(void)
     UART_TASKS_STARTTX = 1u;
     GPIO_DIRSET = SCOPE_PIN_MASK;
     cortex_m_soft_irq_enable();
-    batching = strstr(cortex_m_semihosting_cmdline(), "stream=semihosting") != 0;
+    cortex_m_batch_stream_start();
 }
 
-/*
- * Run by switchscope's simulator runner (run parameter stream=semihosting),
- * the record stream leaves in batches, by semihosting's SYS_WRITE to QEMU's
- * own standard output, as on mps2-an385 (its board.c says why); otherwise
- * (the image read over its UART, as a board) every byte goes to the UART.
- */
-#define BATCH_BYTES 512
-#define SEMIHOSTING_SYS_OPEN 0x01
-#define SEMIHOSTING_SYS_WRITE 0x05
-#define SEMIHOSTING_MODE_APPEND 8 /* "a" */
-
-static uint8_t batch[BATCH_BYTES];
-static size_t batched;
-static int console = -1;
-
-void board_flush(void)
-{
-    if (!batched)
-        return;
-    if (console < 0) {
-        static const char name[] = "/dev/stdout";
-        struct { const char *name; uint32_t mode; uint32_t length; } open = {name, SEMIHOSTING_MODE_APPEND,
-                                                                            sizeof name - 1};
-        console = cortex_m_semihosting(SEMIHOSTING_SYS_OPEN, &open);
-    }
-    struct { int handle; const uint8_t *data; uint32_t length; } write = {console, batch, (uint32_t)batched};
-    cortex_m_semihosting(SEMIHOSTING_SYS_WRITE, &write);
-    batched = 0;
-}
+/* The record stream: in batches through semihosting under the simulator runner (cortex_m.c), else
+ * every byte to the UART as it comes (the image read over its UART, as a board). */
+void board_flush(void) { cortex_m_batch_flush(); }
 
 void board_write(const uint8_t *data, size_t len)
 {
-    if (!batching) {
-        for (size_t i = 0; i < len; i++) {
-            UART_EVENTS_TXDRDY = 0;
-            UART_TXD = data[i];
-            while (!UART_EVENTS_TXDRDY) /* the byte has left */
-                ;
-        }
+    if (cortex_m_batch_write(data, len))
         return;
-    }
-    while (len) {
-        size_t room = BATCH_BYTES - batched, take = len < room ? len : room;
-        for (size_t i = 0; i < take; i++)
-            batch[batched + i] = data[i];
-        batched += take, data += take, len -= take;
-        if (batched == BATCH_BYTES)
-            board_flush();
+    for (size_t i = 0; i < len; i++) {
+        UART_EVENTS_TXDRDY = 0;
+        UART_TXD = data[i];
+        while (!UART_EVENTS_TXDRDY) /* the byte has left */
+            ;
     }
 }
 

@@ -7,6 +7,7 @@
 #ifndef SWITCHSCOPE_CORTEX_M_H
 #define SWITCHSCOPE_CORTEX_M_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* 1 on ARMv6-M (Cortex-M0, M0+): Thumb-1 only (no MOVW/MOVT, IT, CBZ), no STIR,
@@ -43,6 +44,15 @@ int cortex_m_semihosting(int operation, void *argument);
 const char *cortex_m_semihosting_cmdline(void);
 /* End the simulation with this exit code. */
 void cortex_m_semihosting_exit(int code) __attribute__((noreturn));
+
+/* The record stream in batches through semihosting, where the simulator runner asked for it (run parameter
+ * stream=semihosting; cortex_m.c says why): cortex_m_batch_stream_start() reads the parameters once, at
+ * board_init; cortex_m_batch_write() keeps the bytes and returns 1, or returns 0 where the stream is the
+ * UART's (the image read over its UART, as a board), for the board to write them there;
+ * cortex_m_batch_flush() sends what is kept (board_flush). */
+void cortex_m_batch_stream_start(void);
+int cortex_m_batch_write(const uint8_t *data, size_t len);
+void cortex_m_batch_flush(void);
 
 void board_fault_handler(void);
 
