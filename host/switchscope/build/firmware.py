@@ -186,7 +186,7 @@ def build_example(kernel: Kernel, target: Target) -> Path:
 
 # The crates whose code runs in a Rust kernel's windows: their versions go with every result.
 RUST_CRATES_OF_NOTE = ("embassy-executor", "embassy-sync", "embassy-futures", "lilos", "rtic", "rtic-sync",
-                       "lm3s6965", "avr-device", "cortex-m", "cortex-m-rt", "critical-section", "portable-atomic")
+                       "lm3s6965", "nrf51-pac", "avr-device", "cortex-m", "cortex-m-rt", "critical-section", "portable-atomic")
 
 
 @functools.lru_cache(maxsize=None)
@@ -235,7 +235,9 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: Meth
     rustc = _rustc_version(workspace)
     # the AVR workspace builds the sources of firmware/rust: both trees count
     sources = _tree_digest([paths.firmware_dir() / "rust", paths.firmware_dir() / "rust-avr"])
-    features = [scenario.name, *([method.cargo_feature] if method.cargo_feature else [])]
+    # the board is switchscope-target's feature of the target's name: boards that share code report their own
+    features = [scenario.name, *([method.cargo_feature] if method.cargo_feature else []),
+                f"switchscope-target/{target.name}"]
     # the kernel's options reach the crate in the environment (option_env!), as -D flags reach C
     defines = config.defines()
     key = json.dumps([rustc, target.rust_target, crate, features, sorted(defines.items()), sources])

@@ -272,10 +272,17 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
     for target in runs_on:
         if target not in targets:
             raise top._error("targets", f"names '{target}', which is no board (firmware/boards/*/board.toml)")
+    not_ported = top.table("not_ported")
+    for target in not_ported.data:
+        if target not in targets:
+            raise not_ported._error(target, "is no board (firmware/boards/*/board.toml)")
+        if target in runs_on:
+            raise not_ported._error(target, "is in targets: a kernel either runs on a target or says why not")
     marks, unavailable = _switch_marks(top.table("switches")) if "switches" in top.data else (None, None)
     return Kernel(name=name, title=top.get("title", str, name), summary=top.get("summary", str, required=True),
                   language=language, directory=path.parent, targets=runs_on,
                   not_applicable=tuple((s, not_applicable.get(s, str)) for s in not_applicable.data),
+                  not_ported=tuple((t, not_ported.get(t, str)) for t in not_ported.data),
                   options=options, ports=tuple(ports), conflicts=tuple(conflicts), source=source,
                   switches=marks, switches_unavailable=unavailable)
 

@@ -105,6 +105,7 @@ class Kernel:
     directory: Path
     targets: tuple[str, ...]  # where it runs
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why it has no meaning for this kernel)
+    not_ported: tuple[tuple[str, str], ...] = ()  # (target, why the kernel does not run there): kernel.toml [not_ported]
     options: tuple[Option, ...] = ()
     ports: tuple[Port, ...] = ()
     conflicts: tuple[Conflict, ...] = ()
@@ -119,7 +120,8 @@ class Kernel:
                      unit: str | None = None) -> str | None:
         """Why this kernel cannot give a figure for the combination, or None."""
         if target.name not in self.targets:
-            return f"{self.title} is ported to {', '.join(self.targets) or 'no target'} only"
+            return dict(self.not_ported).get(target.name) or \
+                f"{self.title} is ported to {', '.join(self.targets) or 'no target'} only"
         for name, why in (*self.not_applicable, *target.not_applicable):
             if name in (scenario.name, scenario.group):
                 return why

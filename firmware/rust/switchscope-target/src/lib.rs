@@ -5,6 +5,11 @@
 #![no_std]
 #![cfg_attr(target_arch = "avr", feature(asm_experimental_arch))]
 
+#[cfg(all(target_arch = "arm", not(any(feature = "mps2-an385", feature = "mps2-an386-fpu", feature = "lm3s6965evb",
+                                         feature = "microbit", feature = "microbit-m0plus"))))]
+compile_error!("no board: build with --features switchscope-target/<target> (mps2-an385, mps2-an386-fpu, \
+                lm3s6965evb, microbit or microbit-m0plus), as switchscope does");
+
 pub mod board;
 pub mod harness;
 pub mod message;

@@ -1,6 +1,7 @@
 //! The timer probe, instruction for instruction the C one (BOARD_STAMP_TO in
-//! firmware/boards/*/board_config.h). Cortex-M3: two movw/movt pairs form the
-//! addresses, one ldr reads SysTick, one str keeps the count. AVR: lds TCNT1L
+//! firmware/boards/*/board_config.h). ARMv7-M: two movw/movt pairs form the
+//! addresses, one ldr reads SysTick, one str keeps the count; ARMv6-M: two
+//! literal loads, the ldr, the str and a branch over the literals. AVR: lds TCNT1L
 //! (which latches the high byte), sts, lds TCNT1H, sts. Calibration times
 //! open() followed at once by close(), so the host subtracts exactly what the
 //! probe adds.
@@ -49,7 +50,7 @@ static mut TICK_IN_WINDOW: bool = false;
 static mut CLOSED: bool = false;
 
 /// Store the stamp timer's count into `$to` with the board's fixed sequence.
-#[cfg(all(target_arch = "arm", not(any(feature = "marker", feature = "scope"))))]
+#[cfg(all(target_arch = "arm", not(armv6m), not(any(feature = "marker", feature = "scope"))))]
 macro_rules! stamp_to {
     ($to:ident) => {
         asm!(
@@ -59,6 +60,30 @@ macro_rules! stamp_to {
             "movt {count}, #0xE000",
             "ldr {count}, [{count}]",
             "str {count}, [{at}]",
+            to = sym $to,
+            at = out(reg) _,
+            count = out(reg) _,
+            options(nostack, preserves_flags),
+        )
+    };
+}
+
+/// ARMv6-M (no MOVW/MOVT; literal loads reach only 1 KB forward): both
+/// addresses are literals placed right after the sequence, which branches
+/// over them, as BOARD_STAMP_TO in firmware/boards/microbit/board_config.h.
+/// The simulator recognises the timer's load by the literal load of
+/// SysTick's address before it.
+#[cfg(all(target_arch = "arm", armv6m, not(any(feature = "marker", feature = "scope"))))]
+macro_rules! stamp_to {
+    ($to:ident) => {
+        asm!(
+            "ldr {at}, ={to}",
+            "ldr {count}, =0xE000E018",
+            "ldr {count}, [{count}]",
+            "str {count}, [{at}]",
+            "b 1f",
+            ".ltorg",
+            "1:",
             to = sym $to,
             at = out(reg) _,
             count = out(reg) _,
