@@ -76,6 +76,24 @@ REFERENCE = {
         {"resume": {143}, "signal": {198}, "yield": {54}, "isr": {198}, "rotate": {164}},
     ("freertos", "netduinoplus2", GCC_14_ARM, "cycles"):
         {"resume": {262}, "signal": {363}, "yield": {124}, "isr": {362}, "rotate": {294}},
+    # the Cortex-M0 (ARMv6-M: FreeRTOS's ARM_CM0 port); the M0+ runs the same image, so the same instructions
+    # (tests/run/test_armv6m_kernels.py), timed by the M0+ manual
+    ("freertos", "microbit", GCC_12_ARM, "instructions"):
+        {"resume": {166}, "signal": {234}, "yield": {74}, "isr": {234}, "rotate": {175}, "sem-shuffle": {234},
+         "deadlock-raise": {543}, "deadlock-release": {313}, "msg": {332}},
+    ("freertos", "microbit", GCC_12_ARM, "cycles"):
+        {"resume": {371}, "signal": {518}, "yield": {193}, "isr": {514}, "rotate": {383}, "sem-shuffle": {518},
+         "deadlock-raise": {1166}, "deadlock-release": {669}, "msg": {701}},
+    ("freertos", "microbit-m0plus", GCC_12_ARM, "cycles"):
+        {"resume": {341}, "signal": {473}, "yield": {177}, "isr": {473}, "rotate": {351}, "sem-shuffle": {473},
+         "deadlock-raise": {1055}, "deadlock-release": {613}, "msg": {641}},
+    # the Cortex-M4F with its FPU on (FreeRTOS's ARM_CM4F port), fp_tasks=0
+    ("freertos", "mps2-an386-fpu", GCC_12_ARM, "instructions"):
+        {"resume": {151}, "signal": {207}, "yield": {62}, "isr": {205}, "rotate": {173}, "sem-shuffle": {207},
+         "deadlock-raise": {488}, "deadlock-release": {291}, "msg": {269}},
+    ("freertos", "mps2-an386-fpu", GCC_12_ARM, "cycles"):
+        {"resume": {273}, "signal": {375}, "yield": {135}, "isr": {372}, "rotate": {306}, "sem-shuffle": {375},
+         "deadlock-raise": {864}, "deadlock-release": {500}, "msg": {457}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "instructions"): {"resume": {40}, "signal": {159}, "isr": {4},
         "sem-shuffle": {134}, "msg": {166}},
     ("rtic", "lm3s6965evb", RUST_CORTEX_M, "cycles"): {"resume": {71}, "signal": {251}, "isr": {18},
