@@ -44,10 +44,15 @@ def core_name(model: str | None) -> str:
     return "-".join([first.capitalize(), *(part.upper() for part in rest)]).replace("PLUS", "+")
 
 
-def simulated_on(result: Result) -> str:
-    """The simulator, and what its board says every result must carry (a core timed on another's machine)."""
+def caveat_of(result: Result) -> str | None:
+    """What the result's board says every result must carry (a core timed on another's machine), if anything."""
     target = catalog.TARGETS.get(result.target)
-    caveat = target.caveat if target is not None else None
+    return target.caveat if target is not None else None
+
+
+def simulated_on(result: Result) -> str:
+    """The simulator, and the board's caveat."""
+    caveat = caveat_of(result)
     return f"on {result.simulator['name']}" + (f" ({caveat})" if caveat else "")
 
 
@@ -256,10 +261,14 @@ def how_counted(result: Result) -> str:
     return through or (result.simulator or {}).get("name", "?").split()[0].removeprefix("switchscope-")
 
 
+CAVEAT_MARK = "†"  # beside what counted a row whose board carries a caveat, spelled out under the table
+
+
 def target_comparison(results: list[Result]) -> str:
     """Where one (kernel, scenario, method, unit) was measured on several targets: each target's median,
     what counted it, the manual's range where a model gave one, the time at the board's clock and the
-    multiple of the floor kernel on the same core; the first target's median is the reference."""
+    multiple of the floor kernel on the same core; the first target's median is the reference. A row
+    whose board carries a caveat (a core timed on another's machine) is marked, the caveat under the table."""
     by_case: dict = {}
     for r in results:
         by_case.setdefault((r.kernel, row_label(r), r.method, r.unit), []).append(r)
@@ -269,13 +278,19 @@ def target_comparison(results: list[Result]) -> str:
     header = ["kernel", "scenario", "method", "target", "core", "counted by", "median", "unit", RANGE_COLUMN,
               "median µs", "clock", "x floor"]
     rows = [header]
+    caveats: dict[str, str] = {}  # target -> its caveat, for the rows marked with CAVEAT_MARK
     for (kernel, scenario, method, unit), found in cases.items():
         for r in found:
             micro = cell(r.stats.median * r.ns_per_unit / 1000) if r.ns_per_unit is not None else "-"
             clock = f"{r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "-"
-            rows.append([kernel, scenario, method, r.target, r.cpu or "?", how_counted(r), cell(r.stats.median),
+            caveat = caveat_of(r)
+            if caveat:
+                caveats[r.target] = caveat
+            rows.append([kernel, scenario, method, r.target, r.cpu or "?",
+                         how_counted(r) + (CAVEAT_MARK if caveat else ""), cell(r.stats.median),
                          unit, trm_range(r), micro, clock, x_floor(r)])
-    return "targets side by side (medians):\n" + "\n".join(aligned(rows))
+    notes = [f"  {CAVEAT_MARK} {target}: {caveat}" for target, caveat in caveats.items()]
+    return "targets side by side (medians):\n" + "\n".join(aligned(rows) + notes)
 
 
 def options_differing(result: Result, among: list[Result]) -> str:
