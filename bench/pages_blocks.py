@@ -4,6 +4,7 @@ the runs its figures come from (pages_runs.RUNS), and its renderer."""
 from __future__ import annotations
 
 import pages_ci as ci
+import pages_cores as cores
 import pages_default as default
 import pages_docs as docs
 import pages_kernels as kernels
@@ -21,6 +22,9 @@ BLOCKS = (
     Block("default-avr", ("default",), default.render_avr),
     Block("default-run-time", ("default",), default.render_run_time),
     Block("compilers", (), default.render_compilers),
+    Block("armv6m", ("armv6m",), cores.render_armv6m),
+    Block("fpu", ("fpu",), cores.render_fpu),
+    Block("fpu-breakdown", ("fpu", "fpu-breakdown"), cores.render_fpu_breakdown),
     Block("kernels", ("suite", "instructions"), kernels.render_kernels),
     Block("kernels-avr", ("suite",), kernels.render_kernels_avr),
     Block("rust-methods", ("methods",), ci.render_rust_methods),

@@ -11,7 +11,7 @@ from pages_text import counted, markdown_table, median
 LATENCY_TARGETS = (("mps2-an385", "Cortex-M3"), ("mps2-an386", "Cortex-M4"), ("atmega328p", None))
 
 
-def _worst(result: dict) -> str:
+def worst(result: dict) -> str:
     worst = result["stats"]["max"]
     bounds = result.get("bounds")
     if not bounds or bounds["min"]["max"] == bounds["max"]["max"]:
@@ -19,7 +19,7 @@ def _worst(result: dict) -> str:
     return f"{worst} ({bounds['min']['max']}-{bounds['max']['max']})"
 
 
-def _where(result: dict) -> str:
+def worst_where(result: dict) -> str:
     """The function the worst case was asserted in; nowhere when no code held the interrupt (the worst is the
     chip's own latency)."""
     if result.get("worst", {}).get("held") is False:
@@ -27,7 +27,7 @@ def _where(result: dict) -> str:
     return result.get("worst", {}).get("function") or "-"
 
 
-def _tick_worst(result: dict) -> str:
+def tick_worst(result: dict) -> str:
     """The tick round's worst where the board aims at the tick, else the worst of the samples a tick fell into."""
     phases = result.get("phases", {})
     if phases.get("tick"):
@@ -59,7 +59,7 @@ def render_latency(measured) -> str:
         s = r["stats"]
         rows.append([f"{target} ({core})" if core and target not in seen else target if target not in seen else "",
                      "FreeRTOS" if kernel == "freertos" else kernel, priority, s["min"], median(s["median"]),
-                     _worst(r), _where(r), _tick_worst(r)])
+                     worst(r), worst_where(r), tick_worst(r)])
         seen.add(target)
     steps = sorted({r["phases"]["period"] for *_, r in latency_rows(measured)})
     return (f"Cycles, `-O2`, one sample per instruction (QEMU) or cycle (simavr) of each kernel's loop "

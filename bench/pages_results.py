@@ -8,8 +8,10 @@ import re
 from pages_text import median
 
 KERNEL_NAMES = {"freertos": "FreeRTOS", "floor": "floor", "rtic": "RTIC", "embassy": "Embassy", "lilos": "lilos"}
-CORES = {"mps2-an385": "Cortex-M3", "mps2-an386": "Cortex-M4", "atmega328p": "ATmega328P",
-         "lm3s6965evb": "Cortex-M3", "stm32vldiscovery": "Cortex-M3", "netduinoplus2": "Cortex-M4"}
+CORES = {"mps2-an385": "Cortex-M3", "mps2-an386": "Cortex-M4", "mps2-an386-fpu": "Cortex-M4F",
+         "microbit": "Cortex-M0", "microbit-m0plus": "Cortex-M0+", "atmega328p": "ATmega328P",
+         "lm3s6965evb": "Cortex-M3", "stm32vldiscovery": "Cortex-M3", "netduinoplus2": "Cortex-M4",
+         "ibex": "Ibex small", "ibex-maxperf": "Ibex maxperf"}
 
 
 def matches(result: dict, where: dict) -> bool:

@@ -14,8 +14,9 @@ from pages_text import counted, figure, markdown_table, median
 FLOOR_ROWS = ("resume", "signal", "yield", "isr", "rotate", "sem-shuffle", "deadlock-raise", "deadlock-release",
               "msg")
 FLOOR_CORES = (("Cortex-M3 (mps2-an385)", "mps2-an385"), ("Cortex-M4 (mps2-an386)", "mps2-an386"),
-               ("ATmega328P (simavr)", "atmega328p"), ("Ibex small (RTL)", "ibex"),
-               ("Ibex maxperf (RTL)", "ibex-maxperf"))
+               ("Cortex-M4F, fp_tasks=0 (mps2-an386-fpu)", "mps2-an386-fpu"), ("Cortex-M0 (microbit)", "microbit"),
+               ("Cortex-M0+ (microbit-m0plus)", "microbit-m0plus"), ("ATmega328P (simavr)", "atmega328p"),
+               ("Ibex small (RTL)", "ibex"), ("Ibex maxperf (RTL)", "ibex-maxperf"))
 BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
                   ("Cooperative PRI", {"preemption": "off", "priorities": "on"}),
                   ("Preemptive NOPRI", {"preemption": "on", "priorities": "off"}),
