@@ -5,6 +5,7 @@ others; the latency-per-step plot says which line is which. Pure: hand-made
 results."""
 
 import re
+from dataclasses import replace as dataclasses_replace
 from html import unescape
 from pathlib import Path
 from xml.etree import ElementTree
@@ -133,3 +134,16 @@ def test_the_latency_at_each_step_has_a_legend():
     swatches = [r.get("fill") for r in drawing.iter(f"{SVG}rect")]
     strokes = [p.get("stroke") for p in drawing.iter(f"{SVG}polyline")]
     assert sorted(swatches) == sorted(strokes)  # each swatch the colour of its line
+
+
+def test_a_core_timed_on_another_cores_machine_says_so_where_targets_are_side_by_side(tmp_path):
+    m0, m0plus = (dataclasses_replace(result(median=median), target=target, timing_model=model,
+                                      options=configs.defaults(catalog.KERNELS["freertos"], catalog.TARGETS[target]))
+                  for median, target, model in ((193, "microbit", "cortex-m0"), (177, "microbit-m0plus", "cortex-m0plus")))
+    text = unescape(page(tmp_path, [m0, m0plus]))
+    start = text.index('id="targets"')
+    targets = text[start:text.index("<h2", text.index("<h2", start) + 1)]  # its section, to the next heading
+    caveat = catalog.TARGETS["microbit-m0plus"].caveat
+    assert f"† microbit-m0plus: {caveat}" in targets
+    assert "microbit-m0plus (cortex-m0plus model)†" in targets  # its column is marked (and its bars and legend)
+    assert "microbit (cortex-m0 model)†" not in targets  # the Cortex-M0 runs on its own machine

@@ -69,6 +69,7 @@ class Page:
             if len(names) < 2:
                 continue
             columns: dict[str, list[Entry]] = {}
+            caveats: dict[str, str] = {}  # target -> its board's caveat (a core timed on another's machine)
             all_default = True
             for name in names:
                 mine = [e for e in entries if getattr(e.result, across) == name]
@@ -80,6 +81,10 @@ class Page:
                     differing = [f"{k}={v}" for k, v in chosen_options if (mine[0].defaults or {}).get(k) != v]
                     all_default = all_default and not differing
                 counted = "" if across == "kernel" else f" ({counted_by_text(mine[0].result)})"
+                caveat = report.caveat_of(mine[0].result) if across == "target" else None
+                if caveat:
+                    caveats[name] = caveat
+                    counted += report.CAVEAT_MARK
                 column = name + counted + (f" [{', '.join(differing)}]" if differing else "")
                 columns[column] = [e for e in mine if e.options_key == chosen_options]
             cells = median_cells(columns)
@@ -97,7 +102,9 @@ class Page:
                 f"<h3>{escape(heading)}</h3>"
                 + median_grid(rows, list(columns), cells, unit, f"{across}s side by side, {held}")
                 + f'<p class="note">Median of each distribution, in {escape(unit)}; each in its kernel\'s default '
-                  f"configuration unless its column says otherwise. {escape(provenance_note(chosen))}.</p>")
+                  f"configuration unless its column says otherwise. {escape(provenance_note(chosen))}.</p>"
+                + "".join(f'<p class="note">{report.CAVEAT_MARK} {escape(target)}: {escape(caveat)}</p>'
+                          for target, caveat in caveats.items()))
         if parts:
             anchor, title = ("kernels", "Kernels side by side") if across == "kernel" else \
                 ("targets", "Targets side by side")
