@@ -171,8 +171,12 @@ step "The switchscope Python package in .venv"
 # Put the command on PATH: /usr/local/bin for root, ~/.local/bin otherwise.
 if [ "$(id -u)" -eq 0 ]; then bin_dir=/usr/local/bin; else bin_dir="$HOME/.local/bin"; fi
 mkdir -p "$bin_dir"
+previous=$(readlink "$bin_dir/switchscope" 2>/dev/null || true)
 ln -sf "$PWD/.venv/bin/switchscope" "$bin_dir/switchscope"
-echo "switchscope -> $bin_dir/switchscope"
+echo "$bin_dir/switchscope -> $PWD/.venv/bin/switchscope"
+if [ -n "$previous" ] && [ "$previous" != "$PWD/.venv/bin/switchscope" ]; then
+    echo "  (it was $previous: another checkout's; run that checkout's ./setup.sh to point it back)"
+fi
 
 step "The pinned crates (FreeRTOS, the Rust kernels)"
 for directory in "${RUST_TOOLCHAIN_FILES[@]}"; do

@@ -378,7 +378,8 @@ def parser() -> argparse.ArgumentParser:
     joining.set_defaults(handler=command_merge)
 
     listing = commands.add_parser("list", help="list kernels, targets, real boards, scenarios, methods and options")
-    listing.add_argument("section", nargs="?", metavar="SECTION", help=f"one of {', '.join(LIST_SECTIONS)}")
+    listing.add_argument("section", nargs="?", metavar="SECTION",
+                         help=f"one of {', '.join(LIST_SECTIONS)}, or all (the default: every one)")
     listing.set_defaults(handler=command_list)
 
     completing = commands.add_parser(
