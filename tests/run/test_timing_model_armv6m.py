@@ -21,29 +21,9 @@ from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.present import report
 
+from test_timing_model import Cycles, fixed, total  # a cost with the range the manual allows
+
 pytestmark = pytest.mark.firmware
-
-
-@dataclass(frozen=True)
-class Cycles:
-    """A cost as the model charges it (`point`) and the range the TRM allows."""
-    point: int
-    least: int
-    most: int
-
-    def __add__(self, other: "Cycles") -> "Cycles":
-        return Cycles(self.point + other.point, self.least + other.least, self.most + other.most)
-
-    def __mul__(self, times: int) -> "Cycles":
-        return Cycles(self.point * times, self.least * times, self.most * times)
-
-
-def fixed(cycles: int) -> Cycles:
-    return Cycles(cycles, cycles, cycles)
-
-
-def total(*costs: Cycles) -> Cycles:
-    return sum(costs, fixed(0))
 
 
 M0, M0PLUS = "cortex-m0", "cortex-m0plus"
