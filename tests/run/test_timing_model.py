@@ -466,10 +466,11 @@ WITHIN = [
 ]
 
 
-def build(folder, flash: int = 0, source: str = RULERS):
+def build(folder, flash: int = 0, source: str = RULERS, cpu: tuple[str, ...] = ("-mcpu=cortex-m3",)):
+    """A ruler firmware from assembly `source`, linked at `flash`, for the core `cpu`'s gcc flags name."""
     (folder / "rulers.S").write_text(source)
     (folder / "rulers.ld").write_text(link_script(flash))
-    subprocess.run([shutil.which("arm-none-eabi-gcc"), "-mcpu=cortex-m3", "-mthumb", "-nostdlib",
+    subprocess.run([shutil.which("arm-none-eabi-gcc"), *cpu, "-mthumb", "-nostdlib",
                     "-T", str(folder / "rulers.ld"), str(folder / "rulers.S"), "-o", str(folder / "rulers.elf")],
                    check=True)
     return folder / "rulers.elf"

@@ -9,8 +9,6 @@ derived from the manuals' own figures, with its range."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import textwrap
 from dataclasses import dataclass
 
@@ -21,7 +19,7 @@ from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.present import report
 
-from test_timing_model import Cycles, fixed, total  # a cost with the range the manual allows
+from test_timing_model import Cycles, build, fixed, total  # a cost with the range the manual allows
 
 pytestmark = pytest.mark.firmware
 
@@ -257,17 +255,10 @@ RULERS = textwrap.dedent(f"""
     stack_top:
 """)
 
-LINK = """
-ENTRY(reset)
-MEMORY { FLASH (rx) : ORIGIN = 0, LENGTH = 64K  RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 8K }
-SECTIONS { .text : { KEEP(*(.vectors)) *(.text*) } > FLASH  .bss : { *(.bss*) } > RAM }
-"""
-
 
 def expected(core: str) -> list[tuple[str, Cycles, str]]:
     m = MANUALS[core]
     alu, ls = m.alu, m.load_store
-    no_refill = fixed(0)
     return [
         ("alu", alu * 6, "4 x ADDS, MOVS, LSLS: 1 each"),
         ("branch", m.branch, "B"),
@@ -302,13 +293,7 @@ RULER_NAMES = [row[0] for row in expected(M0)]
 
 @pytest.fixture(scope="module")
 def rulers(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("armv6m-rulers")
-    (folder / "rulers.S").write_text(RULERS)
-    (folder / "rulers.ld").write_text(LINK)
-    subprocess.run([shutil.which("arm-none-eabi-gcc"), "-mcpu=cortex-m0", "-mthumb", "-nostdlib",
-                    "-T", str(folder / "rulers.ld"), str(folder / "rulers.S"), "-o", str(folder / "rulers.elf")],
-                   check=True)
-    return folder / "rulers.elf"
+    return build(tmp_path_factory.mktemp("armv6m-rulers"), source=RULERS, cpu=("-mcpu=cortex-m0",))
 
 
 @pytest.fixture(scope="module")
@@ -361,11 +346,7 @@ def test_instructions_are_counted_as_qemu_counts_them(rulers):
 
 
 def test_an_armv7m_image_is_refused_on_the_armv6m_boards(tmp_path):
-    (tmp_path / "rulers.S").write_text(RULERS)
-    (tmp_path / "rulers.ld").write_text(LINK)
-    subprocess.run([shutil.which("arm-none-eabi-gcc"), "-mcpu=cortex-m3", "-mthumb", "-nostdlib",
-                    "-T", str(tmp_path / "rulers.ld"), str(tmp_path / "rulers.S"), "-o", str(tmp_path / "m3.elf")],
-                   check=True)
+    m3 = build(tmp_path, source=RULERS)  # the same rulers built for the Cortex-M3 (ARMv7-M)
     for board in BOARDS.values():
         with pytest.raises(SwitchscopeError, match="ARMv7-M"):
-            measure_elf(tmp_path / "m3.elf", catalog.TARGETS[board], "alu_from", "alu_to", count=1, time_limit=10)
+            measure_elf(m3, catalog.TARGETS[board], "alu_from", "alu_to", count=1, time_limit=10)

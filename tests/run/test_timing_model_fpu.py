@@ -8,8 +8,6 @@ tests/run/test_timing_model.py's, whose Cortex-M4 figures the Cortex-M4F model k
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import textwrap
 
 import pytest
@@ -17,7 +15,7 @@ import pytest
 from switchscope import catalog
 from switchscope.figures.measure_elf import measure_elf
 
-from test_timing_model import (ALU, EXCEPTION_ENTRY, EXPECTED, NOP, STR_IMMEDIATE, Cycles,
+from test_timing_model import (ALU, EXCEPTION_ENTRY, EXPECTED, NOP, STR_IMMEDIATE, Cycles, build,
                                fixed, total)
 from test_timing_model import rulers  # noqa: F401 (the Cortex-M4 rulers' firmware, a fixture)
 
@@ -174,11 +172,6 @@ RULERS_FPU = textwrap.dedent(f"""
     stack_top:
 """)
 
-LINK = """
-ENTRY(reset)
-MEMORY { CODE (rx) : ORIGIN = 0, LENGTH = 64K  RAM (rwx) : ORIGIN = 0x20000000, LENGTH = 8K }
-SECTIONS { .text : { KEEP(*(.vectors)) *(.text*) } > CODE  .bss : { *(.bss*) } > RAM }
-"""
 
 EXPECTED_FPU = [
     ("push_pop", total(VPUSH_VPOP_16, VPUSH_VPOP_16), "VPUSH {s16-s31} 1 + 16, VPOP {s16-s31} 1 + 16"),
@@ -200,13 +193,8 @@ EXPECTED_FPU = [
 
 @pytest.fixture(scope="module")
 def fpu_rulers(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("timing-rulers-fpu")
-    (folder / "rulers.S").write_text(RULERS_FPU)
-    (folder / "rulers.ld").write_text(LINK)
-    subprocess.run([shutil.which("arm-none-eabi-gcc"), "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
-                    "-mfpu=fpv4-sp-d16", "-nostdlib", "-T", str(folder / "rulers.ld"), str(folder / "rulers.S"),
-                    "-o", str(folder / "rulers.elf")], check=True)
-    return folder / "rulers.elf"
+    return build(tmp_path_factory.mktemp("timing-rulers-fpu"), source=RULERS_FPU,
+                 cpu=("-mcpu=cortex-m4", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"))
 
 
 def measured(firmware, target: str, ruler: str) -> tuple[list, Cycles]:
