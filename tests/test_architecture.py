@@ -41,7 +41,10 @@ def imported(path: Path) -> set[str]:
     return found
 
 
-GRAPH = {module: imported(path) & set(MODULES) for module, path in MODULES.items()}
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """Each module's switchscope imports: read when a test asks for it, not when the suite is collected."""
+    return {module: imported(path) & set(MODULES) for module, path in MODULES.items()}
 
 
 def test_every_module_is_in_a_stage_package():
@@ -58,13 +61,13 @@ def test_every_stage_says_what_it_holds_and_what_it_may_import():
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if stage(m)))
-def test_imports_run_down_the_stages(module):
+def test_imports_run_down_the_stages(module, graph):
     here = STAGES.index(stage(module))
-    upward = sorted(target for target in GRAPH[module] if stage(target) and STAGES.index(stage(target)) > here)
+    upward = sorted(target for target in graph[module] if stage(target) and STAGES.index(stage(target)) > here)
     assert not upward, f"{module} ({stage(module)}) imports from a stage above it: {upward}"
 
 
-def test_there_is_no_import_circle():
+def test_there_is_no_import_circle(graph):
     # Tarjan's strongly connected components: any component of two or more modules is a circle
     index, low, on_stack, stack, circles, counter = {}, {}, set(), [], [], [0]
 
@@ -73,7 +76,7 @@ def test_there_is_no_import_circle():
         counter[0] += 1
         stack.append(module)
         on_stack.add(module)
-        for target in GRAPH[module]:
+        for target in graph[module]:
             if target not in index:
                 visit(target)
                 low[module] = min(low[module], low[target])
@@ -90,7 +93,7 @@ def test_there_is_no_import_circle():
             if len(component) > 1:
                 circles.append(sorted(component))
 
-    for module in GRAPH:
+    for module in graph:
         if module not in index:
             visit(module)
     assert not circles, f"import circles: {circles}"
@@ -102,11 +105,11 @@ def test_no_module_is_over_400_lines():
     assert not long, f"modules over {MAX_LINES} lines: {long}"
 
 
-def test_the_checks_see_what_they_check():
+def test_the_checks_see_what_they_check(graph):
     """The graph is read from the code: the command line reaches the measurement, which reaches the wire
     format, and a made-up upward import would be caught."""
-    assert "switchscope.figures.measure" in GRAPH["switchscope.cli.measuring"]
-    assert "switchscope.decode.wire" in GRAPH["switchscope.run.runner"]
+    assert "switchscope.figures.measure" in graph["switchscope.cli.measuring"]
+    assert "switchscope.decode.wire" in graph["switchscope.run.runner"]
     assert STAGES.index(stage("switchscope.present.report")) > STAGES.index(stage("switchscope.figures.intrusion"))
 
 
