@@ -100,3 +100,12 @@ def measured_fields(path: Path) -> dict:
 
     (result,) = json.loads(path.read_text())["results"]
     return {key: value for key, value in result.items() if key not in VARYING_FIELDS}
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m deselects by the marks
+def pytest_collection_modifyitems(items):
+    """A property test is a slow one too (hundreds of generated inputs, seconds each): -m 'not slow' leaves it
+    out with the others (pyproject.toml's markers say which)."""
+    for item in items:
+        if item.get_closest_marker("property") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)

@@ -17,9 +17,14 @@ from switchscope.decode import wire
 from switchscope.decode.methods import Probe
 from switchscope.figures.capture import analyze
 
-pytestmark = pytest.mark.property  # Hypothesis: thousands of generated inputs, seconds each
+SETTINGS = settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
-FUZZ = settings(max_examples=300, deadline=2000, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+def FUZZ(test):
+    """Hypothesis's settings for these tests, and the property mark: hundreds of generated inputs, seconds
+    each. The plain tests below (the wire decoder's fixed inputs, the inputs that once crashed a reader) are
+    quick, and run with the unit tests."""
+    return pytest.mark.property(SETTINGS(test))
 
 numbers = st.one_of(st.integers(-3, 10**6).map(str), st.sampled_from(
     ["0", "-1", "1e2000000000", "9" * 5000, "nan", "inf", "1.5", "", "0x10", "1e-30", "+7", "٣"]))
