@@ -24,6 +24,7 @@ from switchscope.figures.result import Result
 
 ADDRESS = re.compile(r"^(local:(?P<workers>[1-9][0-9]{0,2})|(tcp|tls)://[^\s:/]+:[0-9]{1,5})$")
 CONNECT_TIMEOUT_S = 10
+CONNECT_GRACE_S = 2  # past Client's own timeout, which a far end that accepts and says nothing outlasts
 WORKERS_TIMEOUT_S = 30  # a scheduler without workers: how long to wait for one to join
 RETRIES = 3  # a point whose worker died is run again at most this many times
 
@@ -54,7 +55,7 @@ def _connect(client_class, address: str):
 
     attempt = threading.Thread(target=connect, name="switchscope-dask-connect", daemon=True)
     attempt.start()
-    attempt.join(CONNECT_TIMEOUT_S + 2)
+    attempt.join(CONNECT_TIMEOUT_S + CONNECT_GRACE_S)
     if "client" in outcome:
         return outcome["client"]
     error = outcome.get("error")
