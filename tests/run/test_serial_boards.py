@@ -207,8 +207,8 @@ def test_a_missing_or_silent_board_fails_within_seconds_with_what_to_do(tmp_path
     device = os.ttyname(slave)
     try:
         started = time.monotonic()
-        with pytest.raises(FirmwareFailed, match="no switchscope run started within 1 s") as failure:
-            serial_port.read_run(device, 115_200, time_limit=10, start_wait=1)
+        with pytest.raises(FirmwareFailed, match="no switchscope run started within 0.2 s") as failure:
+            serial_port.read_run(device, 115_200, time_limit=10, start_wait=0.2)
         assert "reset button" in failure.value.hint and time.monotonic() - started < 4
     finally:
         os.close(master)

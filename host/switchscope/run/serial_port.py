@@ -266,11 +266,11 @@ def read_run(url: str, baud: int, time_limit: float, progress: Progress | None =
                 seen = f"{len(preamble) + skipped} bytes came, none of them the start of a run" if preamble or skipped \
                     else "nothing came"
                 raise FirmwareFailed(
-                    f"{url}: no switchscope run started within {start_wait:.0f} s ({seen})",
+                    f"{url}: no switchscope run started within {start_wait:g} s ({seen})",
                     f"press the board's reset button while switchscope waits, check the baud rate ({baud}), "
                     "and that the board runs a switchscope image (without --no-flash switchscope flashes it)")
             if running and now - last_data > record_wait:
-                raise FirmwareFailed(_stopped(url, decoder.stream, f"went silent for {record_wait:.0f} s"),
+                raise FirmwareFailed(_stopped(url, decoder.stream, f"went silent for {record_wait:g} s"),
                                      "the board hung, was reset, or the cable was pulled")
             data = port.read_some()
             if data is None and not running:
