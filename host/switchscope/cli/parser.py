@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import re
 
 from switchscope import __version__, catalog
@@ -155,6 +156,7 @@ def _add_selection(command, kernel: str, target: str, scenario: str | None = Non
                                   "marker for the irq-latency scenarios, which the simulator times)")
 
 
+@functools.cache  # built once in a process: parsing changes nothing in it, and the tests parse hundreds of lines
 def parser() -> argparse.ArgumentParser:
     top = _Parser(
         prog="switchscope",
