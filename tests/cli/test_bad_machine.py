@@ -10,8 +10,11 @@ import pytest
 from conftest import refused_cleanly
 
 COMMAND = [sys.executable, "-m", "switchscope"]
+# a command in a process of its own: Python's start and switchscope's imports, about half a second each
+in_a_process = pytest.mark.slow
 
 
+@in_a_process
 def test_standard_output_on_a_full_device_is_one_line_and_status_1():
     with open("/dev/full", "w") as full:
         done = subprocess.run([*COMMAND, "list", "targets"], stdout=full, stderr=subprocess.PIPE, text=True,
@@ -20,12 +23,14 @@ def test_standard_output_on_a_full_device_is_one_line_and_status_1():
     assert done.stderr.strip().splitlines() == ["error: cannot write standard output: No space left on device"]
 
 
+@in_a_process
 def test_standard_output_closed_is_no_traceback():
     done = subprocess.run(" ".join(COMMAND) + " list targets >&-", shell=True, stderr=subprocess.PIPE, text=True,
                           timeout=120)
     assert "Traceback" not in done.stderr and done.returncode == 0, done.stderr
 
 
+@in_a_process
 def test_a_reader_that_goes_away_ends_the_command_quietly():
     done = subprocess.run(" ".join(COMMAND) + " list | head -c 10", shell=True, capture_output=True, text=True,
                           timeout=120)

@@ -124,6 +124,7 @@ def test_a_character_device_is_written_to_not_replaced(tmp_path, monkeypatch, ca
     assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
 
 
+@pytest.mark.slow  # the command in a process of its own, under the limit: about half a second
 def test_a_file_size_limit_leaves_the_old_file_and_no_partial_one(tmp_path):
     """RLIMIT_FSIZE makes the write fail with EFBIG (Python ignores SIGXFSZ)."""
     lay_out(tmp_path, {"capture.vcd": VCD, "result.json": "the user's earlier result\n"})
