@@ -62,15 +62,20 @@ def hang_up(connection):
 # pyserial's wait for an RFC 2217 server's option negotiation (3 s unless the URL says): a fifth of a second here,
 # and once at its own length, which a user meets
 SHORT_NEGOTIATION = "?timeout=0.2"
+# pyserial sleeps 0.3 s after it closes an RFC 2217 port ("give the server some time"), and waits for the
+# negotiation before that: half a second or more for each test through it, none of which the test can shorten
+through_rfc2217 = pytest.mark.slow
 
 
 @pytest.mark.parametrize("scheme, query, behaviour, fragment", [
-    ("rfc2217", SHORT_NEGOTIATION, garbage, "the far end does not speak RFC 2217"),
-    pytest.param("rfc2217", "", garbage, "the far end does not speak RFC 2217", marks=pytest.mark.slow,
-                 id="rfc2217-pyserials-own-wait-garbage-the far end does not speak RFC 2217"),
-    ("rfc2217", SHORT_NEGOTIATION, hang_up, "rfc2217://127.0.0.1:"),
-    ("socket", "", garbage, "none of them the start of a run"),
-    ("socket", "", hang_up, "socket://127.0.0.1:"),
+    pytest.param("rfc2217", SHORT_NEGOTIATION, garbage, "the far end does not speak RFC 2217", marks=through_rfc2217,
+                 id="rfc2217-garbage"),
+    pytest.param("rfc2217", "", garbage, "the far end does not speak RFC 2217", marks=through_rfc2217,
+                 id="rfc2217-garbage-pyserials-own-wait"),
+    pytest.param("rfc2217", SHORT_NEGOTIATION, hang_up, "rfc2217://127.0.0.1:", marks=through_rfc2217,
+                 id="rfc2217-hang_up"),
+    pytest.param("socket", "", garbage, "none of them the start of a run", id="socket-garbage"),
+    pytest.param("socket", "", hang_up, "socket://127.0.0.1:", id="socket-hang_up"),
 ])
 def test_a_peer_that_speaks_garbage_fails_within_seconds(tmp_path, monkeypatch, capsys, scheme, query, behaviour,
                                                          fragment):
@@ -93,6 +98,7 @@ def stray_end_of_subnegotiation(connection):
     time.sleep(1)
 
 
+@through_rfc2217
 def test_a_peer_that_kills_pyserials_reader_thread_is_one_clear_error(monkeypatch):
     """pyserial's RFC 2217 reader thread dies with a TypeError on such bytes, and Python printed its
     traceback under the command's error; the error is now said in the command's one line."""
