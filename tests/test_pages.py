@@ -76,6 +76,7 @@ def test_a_block_read_again_at_a_check_count_ignores_the_counts():
     assert pages.ignored_kinds(block, {"r": Outcome(run, 10000)}) == {TIME}
 
 
+@pytest.mark.slow  # `switchscope list` in a process of its own: Python's start and switchscope's imports
 def test_the_blocks_that_build_nothing_read_what_their_sources_say(tmp_path):
     """The compilers' table comes from the pinned reference figures, the options from `switchscope list`."""
     quick = [block for block in BLOCKS if set(block.runs) <= QUICK_RUNS]
