@@ -42,8 +42,13 @@ def test_the_ruler_reads_exactly_n_for_n_known_operations(make_job, target, unit
     assert result.samples == tags
 
 
-@pytest.mark.smoke
-@pytest.mark.parametrize("scenario, target", MEASURED)
+# the quick tests (-m smoke) take each simulator and core model once: QEMU's Cortex-M3 and M4 and simavr's AVR, as
+# tests/decode/test_scope.py does, and Verilator's Ibex; the boards that add neither run in the whole suite
+SMOKE_TARGETS = ("atmega328p", "mps2-an385", "mps2-an386", "ibex")
+
+
+@pytest.mark.parametrize("scenario, target", [pytest.param(*case, marks=[pytest.mark.smoke] if case[1] in SMOKE_TARGETS
+                                                           else []) for case in MEASURED])
 def test_the_same_firmware_gives_identical_samples_on_every_run(make_job, scenario, target):
     chosen = make_job(scenario, target=target)
     firmware = build(chosen.kernel, chosen.target, chosen.scenario)

@@ -1,9 +1,14 @@
 """Building scenario firmware for a (kernel, target, scenario).
 
-A build is one compiler invocation over the harness, the board, the kernel
-port, the scenario and the kernel's own sources. Its output directory is named
-by a hash of everything that goes into it, so an unchanged firmware is never
-rebuilt and two configurations never overwrite each other.
+A build compiles the harness, the board, the kernel port, the scenario and the
+kernel's own sources, each on its own, and links them. Its output directory is
+named by a hash of everything that goes into it, so an unchanged firmware is
+never rebuilt and two configurations never overwrite each other. An object is
+kept in build/objects/ under a hash of its source as the preprocessor gives it
+and of the compiler, its flags and the working directory: two firmwares that
+differ only in what some sources never read (a method's stamps, a scenario's
+option) share the objects of the rest, and link to the ELF one invocation over
+all the sources gives.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -75,21 +81,81 @@ def _fitting_sizes(kernel: Kernel, target: Target, scenario: Scenario, firmware_
     return flash, ram
 
 
+def _failed(result: subprocess.CompletedProcess, out_dir: Path, kernel: Kernel, target: Target,
+            scenario: Scenario) -> BuildFailed:
+    hint = f"the full log is in {out_dir / 'build.log'}"
+    if "nano.specs" in result.stderr:
+        hint = "install the Debian package libnewlib-arm-none-eabi (the C library for arm-none-eabi-gcc)"
+    return BuildFailed(
+        f"building {scenario.name} for {kernel.name} on {target.name} failed:\n{result.stderr.strip()[-3000:]}",
+        hint,
+    )
+
+
+def _object(gcc: str, flags: list[str], includes: list[str], source: Path,
+            log: list[str]) -> Path | subprocess.CompletedProcess:
+    """The object of one source (gcc -c): from build/objects/ if the same compile made it before, else compiled
+    there; the failed compile's result if it fails. `flags` are every option of the one-invocation build but its
+    libraries, so that what the link's options add to compiling (a specs file's include folders) applies alike;
+    -D and -I reach the object only through the preprocessor, whose output is in the key. `log` gets each step
+    and what the compiler said (kept beside the object, so that a later build's log has its warnings too)."""
+    preprocessed = subprocess.run([gcc, *flags, *includes, "-E", str(source)], capture_output=True)
+    if preprocessed.returncode != 0:  # the compile says why, as the one-invocation build did
+        return _compiled([gcc, *flags, *includes, "-c", str(source)], None, log)
+    digest = hashlib.sha256(json.dumps([version_line(gcc), gcc, [f for f in flags if not f.startswith(("-D", "-I"))],
+                                        os.getcwd(), str(source)]).encode())
+    digest.update(preprocessed.stdout)
+    key = digest.hexdigest()[:24]
+    found = paths.build_dir() / "objects" / key[:2] / f"{key}.o"
+    if found.is_file():
+        said = found.with_suffix(".log")
+        log.append(f"{source}: {found}\n" + (said.read_text() if said.is_file() else ""))
+        return found
+    return _compiled([gcc, *flags, *includes, "-c", str(source)], found, log)
+
+
+def _compiled(command: list[str], found: Path | None, log: list[str]) -> Path | subprocess.CompletedProcess:
+    """Run the compile `command` into `found` (None: for its errors only). The object is made under its own
+    name, in a folder of this process's, and renamed into place: the assembler names a FILE symbol after it."""
+    if found is not None:
+        found.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=".compiling-", dir=found.parent if found else None))
+    try:
+        output = scratch / (found.name if found else "object.o")
+        result = subprocess.run([*command, "-o", str(output)], capture_output=True, text=True)
+        log.append(" ".join(command) + "\n" + result.stdout + result.stderr)
+        if result.returncode != 0 or found is None:
+            return result
+        found.with_suffix(".log").write_text(result.stdout + result.stderr)
+        os.replace(output, found)
+        return found
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: list[Path],
              ldflags: tuple[str, ...], out_dir: Path, output: Path, kernel: Kernel, target: Target,
              scenario: Scenario) -> None:
-    command = [gcc, *cflags, *(f"-I{d}" for d in includes), *map(str, sources), *ldflags,
-               f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(output) + ".tmp"]
-    result = subprocess.run(command, capture_output=True, text=True)
-    (out_dir / "build.log").write_text(" ".join(command) + "\n\n" + result.stdout + result.stderr)
-    if result.returncode != 0:
-        hint = f"the full log is in {out_dir / 'build.log'}"
-        if "nano.specs" in result.stderr:
-            hint = "install the Debian package libnewlib-arm-none-eabi (the C library for arm-none-eabi-gcc)"
-        raise BuildFailed(
-            f"building {scenario.name} for {kernel.name} on {target.name} failed:\n{result.stderr.strip()[-3000:]}",
-            hint,
-        )
+    """Each source's object (_object), then the link of them all in the sources' order: the ELF the one
+    invocation `gcc CFLAGS SOURCES LDFLAGS` makes."""
+    include_flags = [f"-I{d}" for d in includes]
+    compile_flags = [*cflags, *(flag for flag in ldflags if not flag.startswith("-l"))]
+    log: list[str] = []
+    objects = []
+    try:
+        for source in sources:
+            made = _object(gcc, compile_flags, include_flags, source, log)
+            if not isinstance(made, Path):
+                raise _failed(made, out_dir, kernel, target, scenario)
+            objects.append(made)
+        command = [gcc, *cflags, *include_flags, *map(str, objects), *ldflags,
+                   f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(output) + ".tmp"]
+        result = subprocess.run(command, capture_output=True, text=True)
+        log.append(" ".join(command) + "\n" + result.stdout + result.stderr)
+        if result.returncode != 0:
+            raise _failed(result, out_dir, kernel, target, scenario)
+    finally:
+        (out_dir / "build.log").write_text("\n".join(log))
     Path(str(output) + ".tmp").replace(output)
 
 
