@@ -129,15 +129,15 @@ def main() -> int:
     wall = {name: statistics.median(times) for name, times in walls.items()}
     cpu = {name: statistics.median(times) for name, times in cpus.items()}
     bare_gauge, plugin_gauge = wall[BARE_GAUGE], wall[PLUGIN_GAUGE]
-    print(f"yield, {args.samples:,} samples ({stream / args.samples:.1f} bytes a sample), medians of "
-          f"{max(1, args.repeat)} rounds:\n")
     print("| what | wall, s | CPU, s | x bare gauge | x plugin gauge |")
     print("|---|--:|--:|--:|--:|")
     for name in commands:
         print(f"| {name} | {wall[name]:.2f} | {cpu[name]:.2f} | {wall[name] / bare_gauge:.1f} | "
               f"{wall[name] / plugin_gauge:.1f} |")
     alone, full, end_to_end = cpu[ALONE], cpu[EVERYTHING], cpu[CYCLES_RUN]
-    print(f"\nof a cycles run's CPU time: QEMU running the firmware {alone / end_to_end:.0%}, the plugin "
+    print(f"\n{args.samples:,} yield samples, {stream / args.samples:.1f} bytes a sample; medians of "
+          f"{max(1, args.repeat)} rounds")
+    print(f"of a cycles run's CPU time: QEMU running the firmware {alone / end_to_end:.0%}, the plugin "
           f"{(full - alone) / end_to_end:.0%}, the host {(end_to_end - full) / end_to_end:.0%}")
     ratios = [total / gauge for total, gauge in zip(walls[CYCLES_RUN], walls[BARE_GAUGE])]
     print(f"end to end in cycles over the bare gauge, round by round: {min(ratios):.1f} to {max(ratios):.1f}")
