@@ -82,6 +82,7 @@
 #include <unistd.h>
 
 #include "cortex_m_timing.h"
+#include "ibex_timing.h"
 #include "qemu_plugin_api.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = SWITCHSCOPE_QEMU_PLUGIN_API_VERSION;
@@ -130,6 +131,9 @@ static int count_cycles;
 static uint64_t stamp_register; /* 0: none */
 static struct watch stamp_watch = {0, "stamp"};
 static enum core_model core = CORE_CORTEX_M3;
+static int ibex_core;       /* core=ibex-small[-documentation]: RISC-V, timed by ibex_timing.c */
+static struct ibex_costs ibex_costs = IBEX_COSTS_MEASURED;
+static uint16_t stamp_csr;  /* stamp_csr=: the probe reads this CSR (csrr rd, mcycle) instead of a timer register */
 static struct flow_costs flow; /* the core's exception flow and taken-branch costs (cortex_m_flow_costs) */
 static FILE *trace;           /* trace=PATH: every instruction of one interval */
 static uint64_t trace_window; /* which interval, counted from 0 */
@@ -682,9 +686,146 @@ static int loads_stamp_register(uint64_t address, uint16_t hw1, uint16_t hw2, ui
            (high << 16 | low) == stamp_register;
 }
 
+/* The watches on the instruction at `address`, logging the count before it: returns 1 if any. */
+static int register_watches(struct qemu_plugin_insn *insn, uint64_t address)
+{
+    int watched = 0;
+    for (int w = 0; w < watch_count; w++)
+        if (watches[w].address == address) {
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
+            watched = 1;
+        }
+    return watched;
+}
+
+/* After the watches (which log the count before it): the trace's line, then the instruction's count. */
+static void register_counting(struct qemu_plugin_insn *insn, uint64_t address)
+{
+    if (trace)
+        qemu_plugin_register_vcpu_insn_exec_cb(insn, on_traced, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)address);
+    qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, instructions, 1);
+}
+
+/*
+ * core=ibex-small (RISC-V). Each instruction's own cost is added inline; what
+ * only the flow shows is charged when the next block starts (on_ibex_block):
+ * a taken branch, the fetch of a 32-bit instruction that a jump, branch, trap
+ * or mret lands on 2 bytes past a word boundary, and an interrupt's entry. The
+ * handlers are the vector tables' entries (handler=): a block starting at one
+ * that its predecessor did not branch to is a trap's entry; QEMU takes
+ * interrupts between blocks, so the whole block before it has run.
+ */
+struct ibex_block {
+    uint64_t start, end;
+    struct ibex_timing last;
+    uint8_t first_size;
+    int starts_handler;
+};
+static const struct ibex_block *previous_ibex_block;
+static struct qemu_plugin_register *mepc_register;
+
+static struct qemu_plugin_register *ibex_registers[32]; /* x1-x31 by their ABI names; x0 reads 0 */
+
+static uint32_t read_ibex_register(unsigned number)
+{
+    uint32_t value = 0;
+    g_byte_array_set_size(register_buffer, 0);
+    if (number < 32 && ibex_registers[number] && qemu_plugin_read_register(ibex_registers[number], register_buffer) >= 4)
+        memcpy(&value, register_buffer->data, 4);
+    return value;
+}
+
+static uint32_t read_mepc(void)
+{
+    uint32_t value = 0;
+    g_byte_array_set_size(register_buffer, 0);
+    if (mepc_register && qemu_plugin_read_register(mepc_register, register_buffer) >= 4)
+        memcpy(&value, register_buffer->data, 4);
+    return value;
+}
+
+/* DIV, DIVU, REM, REMU: by zero, the short stall instead of the long division charged. */
+static void on_ibex_divide(unsigned int vcpu_index, void *userdata)
+{
+    const struct ibex_timing *timing = userdata;
+    if (read_ibex_register(timing->divisor) == 0)
+        charge(vcpu_index, (int64_t)IBEX_DIVIDE_BY_ZERO - ibex_costs.divide, 0, 0);
+}
+
+static void on_ibex_block(unsigned int vcpu_index, void *userdata)
+{
+    const struct ibex_block *block = userdata, *previous = previous_ibex_block;
+    previous_ibex_block = block;
+    if (!previous)
+        return;
+    uint64_t start = block->start;
+    int64_t split = ibex_split_fetch(start, block->first_size) ? IBEX_SPLIT_FETCH : 0;
+    const struct ibex_timing *last = &previous->last;
+    int by_flow = start == previous->end ||
+                  ((last->flow == IBEX_FLOW_BRANCH || last->flow == IBEX_FLOW_JUMP) && start == last->target);
+    if (block->starts_handler && !by_flow && last->flow != IBEX_FLOW_TRAP) {
+        /* an interrupt between the block before and the instruction mepc holds: a branch that ended that
+         * block was taken if mepc is its target */
+        uint32_t mepc = read_mepc();
+        if (last->flow == IBEX_FLOW_BRANCH && mepc == last->target && mepc != previous->end)
+            charge(vcpu_index, IBEX_TAKEN_BRANCH_EXTRA, 0, 0);
+        charge_flow(vcpu_index, "interrupt-entry", ibex_costs.interrupt_entry + split);
+        return;
+    }
+    if (start == previous->end && last->flow != IBEX_FLOW_JUMP && last->flow != IBEX_FLOW_INDIRECT &&
+        last->flow != IBEX_FLOW_TRAP && last->flow != IBEX_FLOW_MRET)
+        return; /* straight on (a branch not taken, or a block QEMU ended early) */
+    if (last->flow == IBEX_FLOW_BRANCH)
+        charge(vcpu_index, IBEX_TAKEN_BRANCH_EXTRA, 0, 0);
+    if (split)
+        charge_flow(vcpu_index, "split-fetch", split);
+}
+
+static void on_translate_ibex(struct qemu_plugin_tb *tb)
+{
+    size_t count = qemu_plugin_tb_n_insns(tb);
+    struct ibex_block *block = count_cycles ? calloc(1, sizeof *block) : NULL;
+    for (size_t i = 0; i < count; i++) {
+        struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
+        uint64_t address = qemu_plugin_insn_vaddr(insn);
+        size_t size = qemu_plugin_insn_size(insn);
+        uint32_t word = 0;
+        qemu_plugin_insn_data(insn, &word, size < 4 ? size : 4);
+        struct ibex_timing timing;
+        ibex_timing(&ibex_costs, (uint32_t)address, word, &timing);
+        register_watches(insn, address);
+        if (stamp_csr && timing.reads_csr == stamp_csr)
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &stamp_watch);
+        register_counting(insn, address);
+        if (!count_cycles)
+            continue;
+        qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, cycles, timing.cycles);
+        if (timing.divides) {
+            struct ibex_timing *kept = malloc(sizeof *kept); /* lives as long as the translation */
+            *kept = timing;
+            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_ibex_divide, QEMU_PLUGIN_CB_R_REGS, kept);
+        }
+        if (i == 0)
+            block->first_size = timing.size;
+        block->last = timing;
+        block->end = address + size;
+    }
+    if (count_cycles) {
+        block->start = qemu_plugin_tb_vaddr(tb);
+        block->starts_handler = is_handler(block->start);
+        qemu_plugin_register_vcpu_tb_exec_cb(tb, on_ibex_block,
+                                             block->starts_handler ? QEMU_PLUGIN_CB_R_REGS : QEMU_PLUGIN_CB_NO_REGS,
+                                             block);
+    }
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
     (void)id;
+    if (ibex_core) {
+        on_translate_ibex(tb);
+        return;
+    }
     size_t count = qemu_plugin_tb_n_insns(tb);
     struct block *block = count_cycles ? calloc(1, sizeof *block) : NULL;
     struct insn_timing previous = {0}, timing = {0};
@@ -711,18 +852,12 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
                 qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64,
                                                                     latency_countdown, UINT64_MAX);
         }
-        for (int w = 0; w < watch_count; w++)
-            if (watches[w].address == address) {
-                qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &watches[w]);
-                watched = 1;
-            }
+        watched |= register_watches(insn, address);
         if (stamp_register && loads_stamp_register(address, halfwords[0], halfwords[1], known, &valid)) {
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &stamp_watch);
             watched = 1;
         }
-        if (trace)
-            qemu_plugin_register_vcpu_insn_exec_cb(insn, on_traced, QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)address);
-        qemu_plugin_register_vcpu_insn_exec_inline_per_vcpu(insn, QEMU_PLUGIN_INLINE_ADD_U64, instructions, 1);
+        register_counting(insn, address);
         if (!count_cycles)
             continue;
         cortex_m_timing(core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
@@ -788,7 +923,19 @@ static void on_vcpu_init(qemu_plugin_id_t id, unsigned int vcpu_index)
     };
     GArray *found = qemu_plugin_get_registers();
     const qemu_plugin_reg_descriptor *descriptors = (const qemu_plugin_reg_descriptor *)found->data;
+    static const char *const abi_names[32] = {
+        "zero", "ra", "sp", "gp", "tp", "t0", "t1", "t2", "fp", "s1", "a0", "a1", "a2", "a3", "a4", "a5",
+        "a6", "a7", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9", "s10", "s11", "t3", "t4", "t5", "t6",
+    };
     for (unsigned i = 0; i < found->len; i++) {
+        if (ibex_core) {
+            if (!strcmp(descriptors[i].name, "mepc"))
+                mepc_register = descriptors[i].handle;
+            for (int r = 1; r < 32; r++)
+                if (!strcmp(descriptors[i].name, abi_names[r]) || (r == 8 && !strcmp(descriptors[i].name, "s0")))
+                    ibex_registers[r] = descriptors[i].handle;
+            continue;
+        }
         if (!strcmp(descriptors[i].name, "xpsr"))
             xpsr_register = descriptors[i].handle;
         if (!strcmp(descriptors[i].name, "psp"))
@@ -851,6 +998,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
                    : !strcmp(arg, "core=cortex-m0")     ? CORE_CORTEX_M0
                    : !strcmp(arg, "core=cortex-m0plus") ? CORE_CORTEX_M0PLUS
                                                         : CORE_CORTEX_M3;
+        } else if (!strcmp(arg, "core=ibex-small") || !strcmp(arg, "core=ibex-small-documentation")) {
+            ibex_core = 1;
+            if (!strcmp(arg, "core=ibex-small-documentation"))
+                ibex_costs = (struct ibex_costs)IBEX_COSTS_DOCUMENTED;
+        } else if (!strncmp(arg, "stamp_csr=", 10)) {
+            stamp_csr = (uint16_t)strtoul(arg + 10, NULL, 0);
         } else if (!strncmp(arg, "stamp=", 6)) {
             stamp_register = strtoull(arg + 6, NULL, 0);
         } else if (!strncmp(arg, "latency_irq=", 12)) {
@@ -919,6 +1072,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     lazy_pending = (qemu_plugin_u64){qemu_plugin_scoreboard_new(sizeof(uint64_t)), 0};
     if (latency_irq >= 0 && (latency_irq > 479 || !latency_handler)) {
         fprintf(stderr, "switchscope plugin: latency_irq= takes 0 to 479, with latency_handler=ADDRESS\n");
+        return -1;
+    }
+    if (ibex_core && (switch_word || latency_irq >= 0)) {
+        fprintf(stderr, "switchscope plugin: core=ibex-small follows no switch_word= or latency_irq= "
+                        "(the Cortex-M exception flow): measure those on the RTL\n");
         return -1;
     }
     if (switch_word && !count_cycles) {

@@ -285,3 +285,13 @@ def test_one_sample_per_step_is_not_compared_with_every_sample_of_an_older_run(t
                         write(tmp_path / "b.json", latency([12] * 10))], capsys)
     assert status == 0 and "not comparable" in said, said
     assert "every sample the run took vs one sample per step of the loop" in said
+
+
+def test_across_targets_holds_a_model_against_the_rtl_scenario_by_scenario(tmp_path, capsys):
+    rtl = write(tmp_path / "rtl.json", result("yield", (300,) * 10, target="ibex"))
+    model = write(tmp_path / "model.json", result("yield", (297,) * 10, target="ibex-qemu"))
+    status, said = run([rtl, model], capsys)
+    assert status == 2 and "nothing in common" in said  # by default a target is part of the match
+    status, said = run([rtl, model, "--across-targets"], capsys)
+    assert status == 0, said
+    assert "ibex vs ibex-qemu" in said and "-1.00%" in said  # (297 - 300) / 300

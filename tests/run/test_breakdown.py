@@ -53,3 +53,19 @@ def test_breakdown_from_the_command_line(capsys):
     assert status == 0 and "exception entry (stacking 8 registers)" in said and "every instruction:" in said
     status, said = run_command(["breakdown", "--target", "atmega328p"], capsys)
     assert status == 2 and "atmega328p runs on simavr, which does not" in said and "mps2-an385" in said
+
+
+def test_two_traces_part_at_the_first_instruction_whose_cost_differs_flows_counted_in_the_one_before():
+    """A model charges a trap's entry as a step of its own after the instruction it follows; the RTL counts it
+    in that instruction: folded so, the traces agree there and part where an instruction's cost differs."""
+    from switchscope.figures.breakdown import Breakdown, parting
+    model = [Step(2, 0x80000010, "task", 0, "ecall"), Step(1, None, text="interrupt-entry"),
+             Step(2, 0x80000100, "vectors", 0, "j trap"), Step(38, 0x80000200, "trap", 0, "div a0,a1,a2")]
+    rtl = [Step(3, 0x100010, "task", 0, "ecall"), Step(2, 0x100100, "vectors", 0, "j trap"),
+           Step(37, 0x100200, "trap", 0, "div a0,a1,a2")]
+    found = parting(Breakdown(None, 0, 0, model, "cycles"), Breakdown(None, 0, 0, rtl, "cycles"))
+    assert (found.index, found.function, found.cycles) == (2, "trap", (38, 37))
+    moved = [*rtl[:2], Step(37, 0x100204, "trap", 4, "div a0,a1,a2")]
+    found = parting(Breakdown(None, 0, 0, model, "cycles"), Breakdown(None, 0, 0, moved, "cycles"))
+    assert found.cycles is None and found.other == "trap+4 div a0,a1,a2"
+    assert parting(Breakdown(None, 0, 0, rtl, "cycles"), Breakdown(None, 0, 0, rtl, "cycles")) is None

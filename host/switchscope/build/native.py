@@ -39,7 +39,7 @@ class NativeTool:
 
 TOOLS = {
     "simavr": NativeTool("switchscope-simavr", "simavr-runner", ("switchscope_simavr.c",), ("-lsimavr", "-lelf")),
-    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin", ("switchscope_plugin.c", "cortex_m_timing.c"),
+    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin", ("switchscope_plugin.c", "cortex_m_timing.c", "ibex_timing.c"),
                        ("-shared", "-fPIC", "-fvisibility=hidden")),
 }
 

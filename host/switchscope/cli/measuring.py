@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import sys
 import time
 from pathlib import Path
@@ -379,8 +381,16 @@ def command_breakdown(args) -> int:
     require_jobs(found)
     paths.build_dir()
     (job,) = found.jobs
+    other = breakdown.against(job.target, args.against) if args.against is not None else None
     try:
-        print(breakdown_text.text(breakdown.breakdown(job, args.sample, args.timeout), args.instructions))
+        traced = breakdown.breakdown(job, args.sample, args.timeout)
+        print(breakdown_text.text(traced, args.instructions))
+        if other is not None:
+            against = breakdown.breakdown(dataclasses.replace(job, target=other), args.sample, args.timeout)
+            print()
+            print(breakdown_text.text(against, args.instructions))
+            print()
+            print(breakdown_text.side_by_side(traced, against))
     except FirmwareFailed as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -294,6 +294,8 @@ def parser() -> argparse.ArgumentParser:
     traced.add_argument("--sample", type=int, default=10, metavar="K",
                         help="which window: the K-th sample of the run, from 0 (default: 10)")
     traced.add_argument("--instructions", action="store_true", help="also list every instruction")
+    traced.add_argument("--against", type=one_name, metavar="TARGET", help="also trace the window on this target "
+                        "of the same core (ibex-qemu --against ibex: the model against the RTL) and say where they part")
     traced.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on each run")
     traced.set_defaults(handler=command_breakdown)
 
@@ -345,6 +347,8 @@ def parser() -> argparse.ArgumentParser:
     versus.add_argument("--threshold", default="0",
                         help="how much slower counts as a regression: a percentage (2%%) or an amount in the "
                              "result's unit (default 0: any increase, since the simulators are deterministic)")
+    versus.add_argument("--across-targets", action="store_true", help="match results whatever their targets: "
+                        "rtl.json model.json --across-targets holds a timing model (ibex-qemu) against the RTL (ibex)")
     versus.add_argument("--ignore-option", action="append", default=[], metavar="NAME",
                         help="leave a configuration option out of the matching, repeatable: compare "
                              "o2.json os.json --ignore-option opt compares -O2 with -Os")

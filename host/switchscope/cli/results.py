@@ -17,8 +17,9 @@ def command_compare(args) -> int:
     junit = outputs.check_file(args.junit, "--junit", inputs) if args.junit else None
     json_path = outputs.check_file(args.json, "--json", inputs) if args.json else None
     outputs.distinct((junit, "--junit"), (json_path, "--json"))
+    ignored = tuple(args.ignore_option) + ((compare.ACROSS_TARGETS,) if args.across_targets else ())
     found = compare.compare(compare.load(inputs[0], "base"), compare.load(inputs[1], "new"), args.metric, threshold,
-                            tuple(args.ignore_option))
+                            ignored)
     if junit:  # the files first: a terminal that fails or goes away costs none of them
         compare.write_junit(junit, found, threshold, args.fail_on)
     if json_path:

@@ -227,6 +227,40 @@ def exception_handlers(path: Path) -> list[int]:
         elf.stream.close()
 
 
+RISCV_VECTORS = 32  # a vectored trap table: mtvec + 4 * cause, causes 0-31 (Ibex: exceptions at + 0, the NMI at 31)
+RISCV_VECTOR_ALIGN = 256  # Ibex's mtvec base is 256-byte aligned (its low 8 bits read as 0x01, vectored)
+
+
+def _is_riscv_jump(word: int) -> bool:
+    """JAL x0 (j): opcode 1101111, rd 0."""
+    return word & 0xFFF == 0x06F
+
+
+def riscv_vector_entries(path: Path) -> list[int]:
+    """The entries of a RISC-V firmware's vectored trap tables: every symbol at a 256-byte boundary
+    where 32 uncompressed jumps (`j`) follow, as board.h's tables are laid out; each entry's address."""
+    elf = _open(path)
+    try:
+        loaded = _loaded_sections(elf)
+        table = elf.get_section_by_name(".symtab")
+        starts = sorted({s["st_value"] for s in table.iter_symbols()
+                         if s["st_shndx"] != "SHN_UNDEF" and s["st_value"] % RISCV_VECTOR_ALIGN == 0}) \
+            if table is not None else []
+        entries = []
+        for start in starts:
+            holder = _section_at(loaded, start)
+            if holder is None or holder["sh_type"] != "SHT_PROGBITS":
+                continue
+            offset = start - holder["sh_addr"]
+            code = holder.data()[offset:offset + 4 * RISCV_VECTORS]
+            words = [int.from_bytes(code[i:i + 4], "little") for i in range(0, len(code) - 3, 4)]
+            if len(words) == RISCV_VECTORS and all(_is_riscv_jump(w) for w in words):
+                entries += [start + 4 * n for n in range(RISCV_VECTORS)]
+        return entries
+    finally:
+        elf.stream.close()
+
+
 AVR_JMP = 0x940C  # JMP k: 1001 010k kkkk 110k, then the low 16 bits of k (a word address)
 AVR_VECTORS_MOST = 64
 

@@ -146,3 +146,57 @@ def breakdown(job: Job, sample: int, time_limit: float | None = None) -> Breakdo
         raise FirmwareFailed(f"{marker}: the trace of sample {sample} sums to {result.total} {result.unit}, the "
                              f"marker measured {measured}", "this is a bug: report it")
     return result
+
+
+@dataclass(frozen=True)
+class Parting:
+    """Where two traces of one window, on two simulators, first disagree."""
+    index: int  # of the instruction, from 0
+    function: str
+    offset: int
+    text: str
+    cycles: tuple[int, int] | None  # each trace's cost of that instruction, when both ran it
+    other: str = ""  # when they ran different instructions there: what the second ran
+
+
+def instruction_costs(steps: list[Step]) -> list[tuple[Step, int]]:
+    """Each instruction with what it cost, the flow costs charged after it (a trap's entry, a split fetch)
+    counted in it, as an RTL's trace counts them: each instruction up to the next one's first cycle."""
+    found: list[list] = []
+    for step in steps:
+        if step.address is None:
+            if found:
+                found[-1][1] += step.cycles
+        else:
+            found.append([step, step.cycles])
+    return [(step, cycles) for step, cycles in found]
+
+
+def parting(first: Breakdown, second: Breakdown) -> Parting | None:
+    """The first instruction of the window where the two traces differ, by place (function and offset:
+    the images may sit at different addresses) or by cost; None when they agree throughout."""
+    ours, theirs = instruction_costs(first.steps), instruction_costs(second.steps)
+    for index, ((step, cycles), (other, other_cycles)) in enumerate(zip(ours, theirs)):
+        if (step.function, step.offset) != (other.function, other.offset):
+            return Parting(index, step.function, step.offset, step.text, None,
+                           f"{other.function}+{other.offset} {other.text}")
+        if cycles != other_cycles:
+            return Parting(index, step.function, step.offset, step.text, (cycles, other_cycles))
+    if len(ours) != len(theirs):
+        index = min(len(ours), len(theirs))
+        longer = ours if len(ours) > len(theirs) else theirs
+        step = longer[index][0]
+        return Parting(index, step.function, step.offset, step.text, None,
+                       "the end of the window" if longer is ours else f"{step.function}+{step.offset} {step.text}")
+    return None
+
+
+def against(target: catalog.Target, name: str) -> catalog.Target:
+    """breakdown --against: another simulator of the same core, which traces the same window."""
+    (other,) = catalog.select_targets(name)
+    if other == target or other.cpu != target.cpu:
+        same_core = [t.name for t in catalog.TARGETS.values() if t.cpu == target.cpu and t != target]
+        raise SwitchscopeError(f"--against {other.name}: it traces the same window on another simulator of the "
+                               f"same core ({target.cpu})", "name a target of that core: "
+                               + (", ".join(same_core) or "there is none"))
+    return other

@@ -5,7 +5,7 @@ their own, and, when asked, every instruction."""
 from __future__ import annotations
 
 from switchscope.catalog import configs
-from switchscope.figures.breakdown import Breakdown
+from switchscope.figures.breakdown import Breakdown, parting
 
 FLOW_NAMES = {"exception-entry": "exception entry (stacking 8 registers)",
               "exception-return": "exception return (unstacking 8 registers)",
@@ -51,4 +51,26 @@ def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
             where = "" if step.address is None else f"{step.function}+{step.offset}"
             what = FLOW_NAMES.get(step.text, step.text) if step.address is None else step.text
             lines.append(f"  {step.cycles:>8}  {where:<{width}}  {what}")
+    return "\n".join(lines)
+
+
+def side_by_side(first: Breakdown, second: Breakdown) -> str:
+    """The same window traced on two targets (a timing model and the RTL it models): each total, the
+    difference, and the first instruction where they part."""
+    a, b = first.job.target.name, second.job.target.name
+    difference = first.total - second.total
+    percent = f" ({100 * difference / second.total:+.1f}%)" if second.total else ""
+    lines = [f"{a}: {first.total} {first.unit}; {b}: {second.total} {second.unit}; "
+             f"{a} - {b}: {difference:+d} {first.unit}{percent}"]
+    found = parting(first, second)
+    if found is None:
+        lines.append("every instruction costs the same on both")
+    elif found.cycles is None:
+        lines.append(f"they run different instructions from instruction {found.index}: {a} "
+                     f"{found.function}+{found.offset} {found.text}, {b} {found.other}")
+    else:
+        lines.append(f"they part at instruction {found.index}, {found.function}+{found.offset} {found.text}: "
+                     f"{found.cycles[0]} {first.unit} on {a}, {found.cycles[1]} on {b} "
+                     "(an instruction's cost runs to the next one's first cycle: a trap's entry is in the "
+                     "instruction before it)")
     return "\n".join(lines)

@@ -127,8 +127,13 @@ def _options(result: Result, ignored: tuple[str, ...]) -> tuple:
     return tuple(sorted((k, v) for k, v in (result.options or {}).items() if k not in ignored))
 
 
+# In `ignored`: match results whatever their targets (compare a timing model's results with the RTL's).
+ACROSS_TARGETS = "(target)"
+
+
 def _key(result: Result, ignored: tuple[str, ...]) -> tuple:
-    return (result.kernel, result.target, result.scenario, result.method, _options(result, ignored), result.tasks)
+    target = None if ACROSS_TARGETS in ignored else result.target
+    return (result.kernel, target, result.scenario, result.method, _options(result, ignored), result.tasks)
 
 
 def _size(result: Result) -> int:
@@ -180,6 +185,8 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
     for key, (old, now) in by_key.items():
         either = old or now
         name = _name(either, ignored, common)
+        if ACROSS_TARGETS in ignored and old is not None and now is not None and old.target != now.target:
+            name = name.replace(f"/{either.target}/", f"/{old.target} vs {now.target}/", 1)
         name += f" ({_size(either):,} samples)" if _key(either, ignored) in sized else ""
         if old is None or now is None:
             found.append(Comparison(key, name, old, now, metric, "only in base" if now is None else "only in new"))
@@ -187,7 +194,7 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
         differences = []
         if old.unit != now.unit:
             differences.append(f"unit {old.unit} vs {now.unit}")
-        if old.timing_model != now.timing_model:
+        if old.timing_model != now.timing_model and ACROSS_TARGETS not in ignored:
             differences.append(f"timing model {old.timing_model} vs {now.timing_model}")
         differences += _sweep_differences(old, now)
         if differences:

@@ -24,6 +24,7 @@ TIME_LIMIT_PER_SAMPLE_S = 0.002  # the default time limit's allowance per sample
 
 QEMU = "qemu-system-arm"
 LATENCY_ARM_SYMBOL = "board_latency_timer_arm"  # board.h: where the irq-latency scenarios arm the latency timer
+STAMP_CSRS = {"mcycle": 0xB00}  # a RISC-V probe's timer CSR, by board.toml's [stamp] timer
 SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # the watches at the scope pin's two stores (Scope.watches)
 
 # Run here, a board that can send its record stream in batches through semihosting does (mps2-an385's board.c);
@@ -76,10 +77,13 @@ def _plugin_arguments(request: Request, cycles: bool) -> str:
         arguments += f",stop={request.stop_after}"
     if cycles:
         arguments += f",unit=cycles,core={target.timing_model}"
-        handlers = elf.exception_handlers(firmware_elf)
+        riscv = elf.machine(firmware_elf) == "EM_RISCV"
+        # the trap tables' entries on RISC-V, the vector table's handlers on a Cortex-M: where an exception enters
+        handlers = elf.riscv_vector_entries(firmware_elf) if riscv else elf.exception_handlers(firmware_elf)
         arguments += "".join(f",handler={hex(a)}" for a in handlers)
-        if request.stamps:
-            arguments += f",stamp={hex(target.stamp_address)}"
+        if request.stamps:  # the probe's reads of its timer: a CSR (csrr rd, mcycle) or a register's address
+            arguments += f",stamp_csr={STAMP_CSRS[target.stamp_timer]:#x}" if riscv \
+                else f",stamp={hex(target.stamp_address)}"
         if request.switch_word:
             address, name_offset, name_bytes = request.switch_word
             arguments += f",switch_word={hex(address)}"

@@ -1,0 +1,280 @@
+"""Rulers of the Ibex timing model (host/qemu-plugin/ibex_timing.c) against Ibex's RTL: hand-written
+instruction sequences, each between two labels of one tiny firmware, measured with the marker method in
+cycles on QEMU through the model (target ibex-qemu) and on the RTL under Verilator (target ibex). Every
+expected figure is worked out here from Ibex's documentation (pythondata-cpu-ibex 0.0.post2937,
+doc/03_reference/), never from the plugin's table:
+
+- pipeline_details.rst, line 35: "when an instruction stalls for X cycles X + 1 cycles pass before a new
+  instruction enters the ID/EX stage"; its table: integer computational and CSR access stall 0, load/store
+  "at least one cycle", the fast multiplier 2 for MUL and 3 for MULH, division 37 (1 by zero), a jump
+  "minimum one cycle", a taken branch 2 (no branch target ALU in `small`), a not-taken one 0;
+- instruction_fetch.rst: "Compressed instructions are expanded by the IF stage" (they cost what their
+  expansion costs) and "Misaligned instruction fetches are handled by performing two separate word-aligned
+  instruction fetches" (a jump to a 32-bit instruction 2 bytes past a word waits for a second fetch).
+
+The same source is linked twice, at each machine's RAM (simple_system's 0x100000, virt's 0x80000000):
+the rulers sit at the same offsets in both. Where the documentation gives no figure (a trap's entry and
+mret: exception_interrupts.rst only says the core "jumps"), both are measured and the difference is the
+finding docs/measurement.md reports; the test holds the RTL's figure as measured there, not the model's."""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+import subprocess
+import textwrap
+
+import pytest
+
+from switchscope import catalog
+from switchscope.figures.measure_elf import measure_elf
+
+pytestmark = pytest.mark.firmware
+
+STALL_FREE, LOAD_STORE, JUMP = 1, 1 + 1, 1 + 1   # stall 0; "at least one cycle"; "minimum one cycle"
+NOT_TAKEN, TAKEN = 1 + 0, 1 + 2                   # "Branch (Not-Taken) | 0"; "Branch (Taken) | 2 - N"
+MUL, MULH = 1 + 2, 1 + 3                          # "2 for MUL, 3 for MULH" (fast multi-cycle)
+DIVIDE, DIVIDE_BY_ZERO = 1 + 37, 1 + 1            # "1 stall cycle if divide by 0, otherwise full long division"
+SPLIT_FETCH = 1                                   # a second word-aligned fetch for a misaligned 32-bit target
+
+# (ruler, what the documentation gives, how it adds up)
+DOCUMENTED = [
+    ("alu", 6 * STALL_FREE, "addi, add, lui, auipc, slli, xor: integer computational, stall 0"),
+    ("compressed", 4 * STALL_FREE, "c.addi, c.mv, c.add, c.li: expanded by IF, integer"),
+    ("loads", 3 * LOAD_STORE, "3 lw"),
+    ("stores", 3 * LOAD_STORE, "3 sw"),
+    ("csr", 2 * STALL_FREE, "csrr, csrw mscratch: CSR access, stall 0"),
+    ("jump", JUMP, "j to a word-aligned target"),
+    ("jump_split", JUMP + SPLIT_FETCH, "j to a 32-bit instruction 2 bytes past a word"),
+    ("call", 2 * JUMP, "jal, then the leaf's ret (jalr)"),
+    ("untaken", NOT_TAKEN, "bnez x0: never taken"),
+    ("taken", TAKEN, "beqz x0: always taken"),
+    ("mul", MUL + MULH, "mul, mulh"),
+    ("divide_by_zero", DIVIDE_BY_ZERO, "div by x0"),
+]
+# Where the documentation gives no figure, or its figure is not the RTL's: (ruler, what the documentation's
+# reading gives, how). The target's model takes these costs as measured on the RTL (ibex_timing.h); the
+# documentation-only model (core=ibex-small-documentation) reads them as below, and the RTL is the judge.
+DOCUMENTATION_READING = [
+    ("divide", DIVIDE, "div by a non-zero divisor: 37 stall cycles + 1"),
+    ("ecall_entry", 2 * JUMP, "ecall, a jump to mtvec; the vector's j"),
+    ("mret", JUMP, "mret, a jump to mepc"),
+    ("ecall_mret", 2 * JUMP + 3 * STALL_FREE + JUMP, "ecall; j; csrr, addi, csrw mepc; mret"),
+    ("interrupt", LOAD_STORE + (JUMP - 1) + JUMP,
+     "the sw that raises it; the entry, a jump's stall with no instruction of its own; the vector's j"),
+]
+RAM = {"ibex": 0x100000, "ibex-qemu": 0x8000_0000}
+# the software interrupt (mcause 3): the RTL harness's line register, virt's CLINT msip
+SOFT_IRQ = {"ibex": 0x20014, "ibex-qemu": 0x200_0000}
+
+
+def source(soft_irq: int) -> str:
+    return textwrap.dedent(f"""
+    .option norvc
+    .section .boot, "ax"
+    j _start                     # virt starts at its RAM's first word
+    .balign 128
+    .globl _start
+    _start:                      # simple_system boots at its RAM + 0x80
+    j setup
+    .balign 256                  # mtvec's alignment on Ibex
+    .globl vectors
+    vectors:
+    j trap                       # 0: exceptions
+    .rept 2
+    j hang
+    .endr
+    j soft_irq                   # 3: the software interrupt
+    .rept 28
+    j hang
+    .endr
+    setup:
+    la sp, stack_top
+    la t0, vectors
+    ori t0, t0, 1                # vectored
+    csrw mtvec, t0
+    li t0, 8
+    csrs mie, t0                 # the software interrupt enabled; mstatus.MIE set around its ruler only
+    li s1, {soft_irq:#x}
+    li s2, 1
+    li a1, 7
+    li a2, 3
+    loop:
+
+    nop
+    alu_from:
+    addi a0, a0, 1
+    add a3, a1, a2
+    lui a4, 0x12345
+    auipc a5, 0
+    slli a3, a3, 2
+    xor a3, a3, a1
+    alu_to:
+
+    .option rvc
+    compressed_from:
+    c.addi a0, 1
+    c.mv a3, a1
+    c.add a3, a2
+    c.li a4, 5
+    compressed_to:
+    .option norvc
+    .balign 4
+
+    nop
+    loads_from:
+    lw a3, 0(sp)
+    lw a4, 4(sp)
+    lw a5, 8(sp)
+    loads_to:
+
+    stores_from:
+    sw a3, 0(sp)
+    sw a4, 4(sp)
+    sw a5, 8(sp)
+    stores_to:
+
+    csr_from:
+    csrr a3, mscratch
+    csrw mscratch, a3
+    csr_to:
+
+    jump_from:
+    j 1f
+    nop
+    1:
+    jump_to:
+    nop
+
+    .balign 4
+    jump_split_from:
+    j 1f
+    .option rvc
+    c.nop
+    .option norvc
+    1:                           # 2 bytes past a word
+    jump_split_to:
+    addi a0, a0, 1
+    .option rvc
+    c.nop
+    .option norvc
+
+    call_from:
+    jal leaf
+    call_to:
+
+    untaken_from:
+    bnez zero, hang
+    untaken_to:
+
+    taken_from:
+    beqz zero, 1f
+    nop
+    1:
+    taken_to:
+
+    mul_from:
+    mul a3, a1, a2
+    mulh a4, a1, a2
+    mul_to:
+
+    divide_from:
+    div a3, a1, a2
+    divide_to:
+
+    divide_by_zero_from:
+    div a3, a1, zero
+    divide_by_zero_to:
+
+    ecall_mret_from:
+    ecall_entry_from:
+    ecall
+    ecall_mret_to:
+    mret_to:
+
+    csrsi mstatus, 8             # MIE
+    interrupt_from:
+    sw s2, 0(s1)                 # raises the software interrupt
+    1: j 1b                      # until its handler returns past this loop
+    interrupt_back:
+    csrci mstatus, 8
+
+    j loop
+
+    leaf: ret
+
+    trap:                        # ecall: return past it
+    ecall_entry_to:
+    csrr t0, mepc
+    addi t0, t0, 4
+    csrw mepc, t0
+    mret_from:
+    mret
+
+    soft_irq:
+    interrupt_to:
+    sw zero, 0(s1)               # lowers the line
+    la t0, interrupt_back
+    csrw mepc, t0
+    mret
+
+    hang: j hang
+
+    .bss
+    .balign 16
+    .space 1024
+    stack_top:
+    """)
+
+
+def link_script(ram: int) -> str:
+    return textwrap.dedent(f"""
+    ENTRY(_start)
+    MEMORY {{ ram (rwx) : ORIGIN = {ram:#x}, LENGTH = 1M }}
+    SECTIONS {{
+        .boot : {{ KEEP(*(.boot)) }} > ram
+        .text : {{ *(.text) }} > ram
+        .bss (NOLOAD) : {{ *(.bss) }} > ram
+    }}
+    """)
+
+
+def build(folder, target: str):
+    gcc = shutil.which(catalog.TARGETS[target].gcc)
+    (folder / "rulers.S").write_text(source(SOFT_IRQ[target]))
+    (folder / "rulers.ld").write_text(link_script(RAM[target]))
+    elf_path = folder / "rulers.elf"
+    subprocess.run([gcc, "-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32", "-nostdlib", "-nostartfiles",
+                    "-Wl,--no-relax", "-T", str(folder / "rulers.ld"), str(folder / "rulers.S"), "-o", str(elf_path)],
+                   check=True)
+    return elf_path
+
+
+@pytest.fixture(scope="module")
+def rulers(tmp_path_factory):
+    return {target: build(tmp_path_factory.mktemp(target), target) for target in RAM}
+
+
+def measured(rulers, target: str, ruler: str, timing_model: str | None = None) -> list[int]:
+    chosen = catalog.TARGETS[target]
+    if timing_model:
+        chosen = dataclasses.replace(chosen, timing_model=timing_model)
+    result = measure_elf(rulers[target], chosen, f"{ruler}_from", f"{ruler}_to", count=4, time_limit=60,
+                         unit="cycles")
+    return result.samples
+
+
+@pytest.mark.parametrize("ruler, expected, how", DOCUMENTED, ids=[r[0] for r in DOCUMENTED])
+@pytest.mark.parametrize("target", ["ibex-qemu", "ibex"])
+def test_each_documented_ruler_reads_what_the_documentation_gives(rulers, target, ruler, expected, how):
+    assert set(measured(rulers, target, ruler)) == {expected}, how
+
+
+@pytest.mark.parametrize("ruler, reading, how", DOCUMENTATION_READING, ids=[r[0] for r in DOCUMENTATION_READING])
+def test_where_the_documentation_is_silent_or_off_the_model_takes_the_rtls_cycles(rulers, ruler, reading, how):
+    rtl = measured(rulers, "ibex", ruler)
+    assert len(set(rtl)) == 1  # exact, every time
+    assert measured(rulers, "ibex-qemu", ruler) == rtl
+    documentation_only = measured(rulers, "ibex-qemu", ruler, "ibex-small-documentation")
+    assert set(documentation_only) == {reading}, how
+    assert rtl[0] != reading  # what the documentation alone gets wrong: docs/measurement.md says by how much
