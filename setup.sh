@@ -53,6 +53,7 @@ export PATH="$cargo_home/bin:$PATH"  # where rustup-init puts rustup, cargo and 
 step "Debian packages"
 APT_PACKAGES=(
     qemu-system-arm gcc-arm-none-eabi libnewlib-arm-none-eabi binutils-arm-none-eabi  # Cortex-M targets
+    qemu-system-misc                     # qemu-system-riscv32: ibex-qemu, Ibex's firmware on QEMU's virt
     gcc-avr avr-libc binutils-avr libsimavr-dev libelf-dev                             # ATmega328P and its simulator
     gcc libc6-dev                        # host builds: simavr runner, QEMU plugin, the Rust crates' build scripts
     verilator g++ make gcc-riscv64-unknown-elf  # Ibex's RTL as a model, and RV32 firmware (no C library: ours)
@@ -67,8 +68,13 @@ if ! have_rustup && [ "$codename" != bookworm ]; then
     APT_PACKAGES+=(rustup)  # Debian 13 packages rustup itself
 fi
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-qemu_version() { dpkg-query -W -f='${Version}' qemu-system-arm 2>/dev/null || true; }
-qemu_is_new_enough() { installed qemu-system-arm && dpkg --compare-versions "$(qemu_version)" ge "$QEMU_LEAST_VERSION"; }
+QEMU_PACKAGES=(qemu-system-arm qemu-system-misc)  # both from QEMU 10 (on Debian 12 from bookworm-backports)
+qemu_version() { dpkg-query -W -f='${Version}' "${1:-qemu-system-arm}" 2>/dev/null || true; }
+qemu_package_is_new_enough() { installed "$1" && dpkg --compare-versions "$(qemu_version "$1")" ge "$QEMU_LEAST_VERSION"; }
+qemu_is_new_enough() {
+    local package
+    for package in "${QEMU_PACKAGES[@]}"; do qemu_package_is_new_enough "$package" || return 1; done
+}
 
 # The mirror of the system's own bookworm source, for the backports line beside it.
 debian_mirror() {
@@ -99,7 +105,7 @@ if [ "$codename" = bookworm ] && ! qemu_is_new_enough; then
 fi
 missing=()
 for package in "${APT_PACKAGES[@]}"; do
-    [ "$package" = qemu-system-arm ] && continue
+    case " ${QEMU_PACKAGES[*]} " in *" $package "*) continue ;; esac
     installed "$package" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ] || ! qemu_is_new_enough; then
@@ -117,16 +123,19 @@ if [ ${#missing[@]} -gt 0 ] || ! qemu_is_new_enough; then
         apt_install "${missing[@]}"
     fi
     if ! qemu_is_new_enough; then
-        echo "installing: qemu-system-arm ${needs_backports:+from bookworm-backports }(QEMU 10)"
-        apt_install ${needs_backports:+-t bookworm-backports} qemu-system-arm
+        echo "installing: ${QEMU_PACKAGES[*]} ${needs_backports:+from bookworm-backports }(QEMU 10)"
+        apt_install ${needs_backports:+-t bookworm-backports} "${QEMU_PACKAGES[@]}"
     fi
     rm -f "$apt_log"
 else
     echo "all present"
 fi
-qemu_is_new_enough || fail "qemu-system-arm is $(qemu_version), switchscope needs $QEMU_LEAST_VERSION or newer" \
-                           "install QEMU 10 (on Debian 12: apt-get install -t bookworm-backports qemu-system-arm)"
-echo "qemu-system-arm $(qemu_version)"
+for package in "${QEMU_PACKAGES[@]}"; do
+    qemu_package_is_new_enough "$package" \
+        || fail "$package is $(qemu_version "$package"), switchscope needs $QEMU_LEAST_VERSION or newer" \
+                "install QEMU 10 (on Debian 12: apt-get install -t bookworm-backports $package)"
+    echo "$package $(qemu_version "$package")"
+done
 
 step "rustup and the pinned Rust toolchains"
 if ! have_rustup; then

@@ -81,7 +81,8 @@ const char *board_parameters(void)
 
 uint32_t board_stamp_modulus(void) { return 0; } /* 2^32: mcycle's low half */
 int board_stamp_counts_down(void) { return 0; }
-uint32_t board_stamp_clock_hz(void) { return BOARD_CPU_CLOCK_HZ; }
+/* The RTL's mcycle counts the clock; virt's counts nanoseconds of virtual time (link.ld's value). */
+uint32_t board_stamp_clock_hz(void) { return BOARD_LINK_VALUE(board_stamp_clock_hz_value); }
 
 uint32_t board_stamp_now(void)
 {
@@ -120,9 +121,9 @@ uint32_t board_latency_expiry;
 volatile uint32_t board_latency_read;
 
 #if BOARD_LATENCY_ON_NMI
-#define BOARD_LATENCY_ARM_OFFSET "0x1c" /* LATENCY_NMI in the window at 0x20000 */
+#define BOARD_LATENCY_ARM_REGISTER "board_latency_nmi_register" /* LATENCY_NMI */
 #else
-#define BOARD_LATENCY_ARM_OFFSET "0x18" /* LATENCY */
+#define BOARD_LATENCY_ARM_REGISTER "board_latency_register" /* LATENCY */
 #endif
 
 void board_latency_timer_arm(uint32_t counts)
@@ -132,10 +133,11 @@ void board_latency_timer_arm(uint32_t counts)
      * delay the store past the cycle the read foretold */
     __asm__ volatile(".option push\n\t"
                      ".option norvc\n\t"
-                     "lui %0, 0x20\n\t"
+                     ".option norelax\n\t"
+                     "lui %0, %%hi(" BOARD_LATENCY_ARM_REGISTER ")\n\t"
                      "csrrci %2, mstatus, 8\n\t"
                      "csrr %1, mcycle\n\t"
-                     "sw %3, " BOARD_LATENCY_ARM_OFFSET "(%0)\n\t"
+                     "sw %3, %%lo(" BOARD_LATENCY_ARM_REGISTER ")(%0)\n\t"
                      "andi %2, %2, 8\n\t"
                      "csrs mstatus, %2\n\t"
                      ".option pop"
@@ -280,9 +282,13 @@ void board_interrupt(uint32_t mcause)
 void board_unexpected_trap(void) __attribute__((used, noreturn));
 void board_unexpected_trap(void) { harness_fail(SS_TEXT("unexpected trap (no kernel's table installed)")); }
 
+/* The RTL's halt register takes (code << 8) | 1, virt's SiFive test device
+ * (code << 16) | 0x3333 (its "fail" with an exit code, 0 included): the shift
+ * and the tag are link.ld's. */
 void board_exit(int code)
 {
-    store_word(BOARD_HALT_ADDRESS, ((uint32_t)(code & 0xFF) << 8) | 1u);
+    store_word(BOARD_HALT_ADDRESS, ((uint32_t)(code & 0xFF) << BOARD_LINK_VALUE(board_exit_shift))
+                                       | BOARD_LINK_VALUE(board_exit_tag));
     for (;;)
         ;
 }

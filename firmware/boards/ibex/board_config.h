@@ -15,11 +15,42 @@
 #define BOARD_CPU_CLOCK_HZ 50000000u
 #define BOARD_CPU_CLOCK_HZ_TEXT "50000000"
 
-/* simple_system's devices: the output and halt registers, the machine timer. */
-#define BOARD_OUTPUT_ADDRESS 0x20000u
-#define BOARD_HALT_ADDRESS 0x20008u
-#define BOARD_MTIME_ADDRESS 0x30000u
-#define BOARD_MTIMECMP_ADDRESS 0x30008u
+/*
+ * The devices' addresses are symbols of the board's linker script
+ * (link.ld: simple_system's; ibex-qemu's link.ld: QEMU virt's), never numbers
+ * in the code: the compiler then emits one instruction sequence for every
+ * address (lui and the low part in the access, relocated at link time),
+ * and the same sources give an RTL image and a virt image whose every
+ * function has the same size at the same offset from the RAM's start
+ * (switchscope.decode.layout checks it). A number would let the compiler
+ * pick shorter forms for some addresses (c.lw for a small positive offset).
+ *
+ * The RTL's devices: simple_system's output and halt registers and machine
+ * timer, and the harness's own (below).
+ */
+extern uint32_t board_output_register, board_halt_register, board_mtime_register, board_mtimecmp_register,
+    board_soft_irq_register, board_latency_register, board_latency_nmi_register, board_scope_register;
+#define BOARD_LINKED_ADDRESS(symbol) ((uint32_t)&(symbol))
+#define BOARD_OUTPUT_ADDRESS BOARD_LINKED_ADDRESS(board_output_register)
+#define BOARD_HALT_ADDRESS BOARD_LINKED_ADDRESS(board_halt_register)
+#define BOARD_MTIME_ADDRESS BOARD_LINKED_ADDRESS(board_mtime_register)
+#define BOARD_MTIMECMP_ADDRESS BOARD_LINKED_ADDRESS(board_mtimecmp_register)
+/* What must be a text per machine (the scope pin's name): board_machine.h of
+ * the board's own folder (ibex's, or ibex-qemu's, found first on the include path). */
+#include <board_machine.h>
+
+/* A value of the linker script (an absolute symbol's address) in a register:
+ * lui and addi, never relaxed nor compressed, whatever the value. */
+#define BOARD_LINK_VALUE(symbol)                                               \
+    ({                                                                         \
+        uint32_t board_value_;                                                 \
+        __asm__(".option push\n\t.option norvc\n\t.option norelax\n\t"        \
+                "lui %0, %%hi(" #symbol ")\n\t"                                \
+                "addi %0, %0, %%lo(" #symbol ")\n\t"                           \
+                ".option pop"                                                  \
+                : "=r"(board_value_));                                         \
+        board_value_;                                                          \
+    })
 
 /*
  * The harness's own devices in simple_system's simulator-control window
@@ -37,10 +68,14 @@
  *
  * The timer counts clock cycles, which mcycle counts too unless the core
  * sleeps (wfi gates its clock): no scenario sleeps while it is armed.
+ *
+ * On virt, SOFT_IRQ is the CLINT's msip, which behaves alike (1 raises the
+ * machine software interrupt, 0 lowers it); virt has no latency timer
+ * (ibex-qemu's board.toml says why), and its two symbols name a spare RAM word.
  */
-#define BOARD_SOFT_IRQ_ADDRESS 0x20014u
-#define BOARD_LATENCY_ADDRESS 0x20018u
-#define BOARD_LATENCY_NMI_ADDRESS 0x2001Cu
+#define BOARD_SOFT_IRQ_ADDRESS BOARD_LINKED_ADDRESS(board_soft_irq_register)
+#define BOARD_LATENCY_ADDRESS BOARD_LINKED_ADDRESS(board_latency_register)
+#define BOARD_LATENCY_NMI_ADDRESS BOARD_LINKED_ADDRESS(board_latency_nmi_register)
 #define BOARD_SOFT_IRQ_CAUSE 3u     /* mcause 0x80000003, vector mtvec + 0x0C */
 #define BOARD_LATENCY_IRQ_CAUSE 16u /* irq_fast_i[0]: mcause 0x80000010, vector mtvec + 0x40 */
 #define BOARD_NMI_CAUSE 31u         /* irq_nm_i: mcause 0x8000001F, vector mtvec + 0x7C */
@@ -133,21 +168,22 @@ void board_interrupt(uint32_t mcause);
                          : "memory");                             \
     } while (0)
 
-/* The scope pin: the spare word of simple_system's simulator-control window,
- * which the harness logs every store to (--pin-log). One fixed sequence each:
- * lui forms the window's address, the store drives the pin. */
-#define BOARD_SCOPE_PIN "ctrl+0x10"
+/* The scope pin: on the RTL the spare word of simple_system's
+ * simulator-control window, which the harness logs every store to
+ * (--pin-log); on virt a RAM word, whose stores the QEMU plugin logs where
+ * its watches are: at each store, which the section .debug_switchscope_scope_high
+ * (or _low) lists (non-allocated: no byte of the image moves). One fixed
+ * sequence each: lui forms the word's address, the store drives the pin. */
+#define BOARD_SCOPE_STORE_(set, level, section)                             \
+    ".option push\n\t.option norvc\n\t.option norelax\n\t"                  \
+    "lui t6, %%hi(board_scope_register)\n\t" set                            \
+    "1: sw " level ", %%lo(board_scope_register)(t6)\n\t"                   \
+    ".pushsection " section ", \"\", @progbits\n\t.word 1b\n\t.popsection\n\t" \
+    ".option pop"
 #define BOARD_SCOPE_HIGH()                                                  \
-    __asm__ volatile(".option push\n\t.option norvc\n\t"                  \
-                     "lui t6, 0x20\n\t"                                     \
-                     "li t5, 1\n\t"                                         \
-                     "sw t5, 0x10(t6)\n\t"                                  \
-                     ".option pop" ::: "t5", "t6", "memory")
+    __asm__ volatile(BOARD_SCOPE_STORE_("li t5, 1\n\t", "t5", ".debug_switchscope_scope_high") ::: "t5", "t6", "memory")
 #define BOARD_SCOPE_LOW()                                                   \
-    __asm__ volatile(".option push\n\t.option norvc\n\t"                  \
-                     "lui t6, 0x20\n\t"                                     \
-                     "sw zero, 0x10(t6)\n\t"                                \
-                     ".option pop" ::: "t6", "memory")
+    __asm__ volatile(BOARD_SCOPE_STORE_("", "zero", ".debug_switchscope_scope_low") ::: "t6", "memory")
 
 /* mcycle's high half, noted before the opening stamp and compared after the
  * closing one: it changes when the low half wraps in between. */

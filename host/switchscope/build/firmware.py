@@ -159,6 +159,18 @@ def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: l
     Path(str(output) + ".tmp").replace(output)
 
 
+def _own_folder(target: Target) -> list[Path]:
+    """A board that shares another's code ([code] from) may keep files of its own beside its board.toml (ibex-qemu:
+    its link.ld and board_machine.h): its folder comes first on the include path, before the shared code's."""
+    return [target.directory] if target.board_code != target.directory else []
+
+
+def _link_flags(target: Target) -> tuple[str, ...]:
+    """board.toml's ldflags: {board} is the board code's folder, {target} the board's own."""
+    return tuple(flag.replace("{board}", str(target.board_code)).replace("{target}", str(target.directory))
+                 for flag in target.ldflags)
+
+
 def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = METHODS["probe"],
           config: Config | None = None) -> Firmware:
     """Build the firmware of one scenario for one method in one configuration
@@ -187,15 +199,15 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
         scenario_file,
         *source.sources,
     ]
-    includes = [firmware / "include", board_dir, port_dir, *source.include_dirs]
+    includes = [firmware / "include", *_own_folder(target), board_dir, port_dir, *source.include_dirs]
     cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = (*(flag.replace("{board}", str(board_dir)) for flag in target.ldflags), "-Wl,--gc-sections")
+    ldflags = (*_link_flags(target), "-Wl,--gc-sections")
 
     compiler = version_line(gcc)
     key = json.dumps([compiler, cflags, ldflags, source.version,
-                      _tree_digest([firmware / "include", firmware / "common", board_dir, port_dir,
-                                    scenario_file])])
+                      _tree_digest([firmware / "include", firmware / "common", *_own_folder(target), board_dir,
+                                    port_dir, scenario_file])])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method.name}-{digest}"
     firmware_elf = out_dir / "firmware.elf"
@@ -231,13 +243,14 @@ def build_example(kernel: Kernel, target: Target) -> Path:
     sources = [*sorted(board_dir.glob("*.c")), *(firmware / "common" / name for name in ("cortex_m.c",)
                                                   if target.cpu.startswith("cortex-m")),
                example / "main.c", *source.sources]
-    includes = [firmware / "include", board_dir, kernel.directory, *source.include_dirs]
+    includes = [firmware / "include", *_own_folder(target), board_dir, kernel.directory, *source.include_dirs]
     defines = {**config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
     cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = (*(flag.replace("{board}", str(board_dir)) for flag in target.ldflags), "-Wl,--gc-sections")
+    ldflags = (*_link_flags(target), "-Wl,--gc-sections")
     key = json.dumps([version_line(gcc), cflags, ldflags, source.version,
-                      _tree_digest([firmware / "include", firmware / "common", board_dir, kernel.directory, example])])
+                      _tree_digest([firmware / "include", firmware / "common", *_own_folder(target), board_dir,
+                                    kernel.directory, example])])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     out_dir = paths.build_dir() / "examples" / f"{EXAMPLE}-{target.name}-{digest}"
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,8 @@ from switchscope.decode.methods import Method
 SIMULATORS = ("qemu", "simavr", "verilator")  # each the NAME of a module of run/ (runner.SIMULATORS; a test keeps them one)
 UNITS = ("instructions", "cycles")
 MEMORIES = ("chip", "machine")  # board.toml memory: whose flash_bytes and ram_bytes they are
-TIMING_MODELS = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f")  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
+TIMING_MODELS = ("cortex-m0", "cortex-m0plus", "cortex-m3", "cortex-m4", "cortex-m4f",  # what the QEMU plugin's timing model knows (cortex_m_timing.c)
+                 "ibex-small")  # Ibex's small configuration (ibex-qemu's cycles)
 
 
 @dataclass(frozen=True)

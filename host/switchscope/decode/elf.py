@@ -80,6 +80,15 @@ def machine(path: Path) -> str:
         elf.stream.close()
 
 
+def entry(path: Path) -> int:
+    """The ELF's entry point (e_entry)."""
+    elf = _open(path)
+    try:
+        return elf["e_entry"]
+    finally:
+        elf.stream.close()
+
+
 def arm_architecture(path: Path) -> str | None:
     """The architecture an Arm ELF was built for ("ARMv7-M", "ARMv7E-M"), as the compiler recorded it in
     its build attributes (.ARM.attributes, Tag_CPU_arch); None where the ELF records none, or damaged ones."""

@@ -249,6 +249,13 @@ class Scope(Method):
     def watches(self, target, firmware_elf, what, unit):
         if target.simulator != "qemu":
             return []  # simavr's runner logs the pin itself
+        if target.scope_high_edge.startswith("."):  # sections listing every store of each edge (ibex-qemu)
+            watches = [(address, name) for section, name in ((target.scope_high_edge, "pin1"),
+                                                             (target.scope_low_edge, "pin0"))
+                       for address in elf.section_words(firmware_elf, section)]
+            if not watches:
+                raise FirmwareFailed(f"{what}: the firmware lists no scope-pin stores ({target.scope_high_edge})")
+            return watches
         found = elf.symbols(firmware_elf)
         try:  # the pin is a register written at two labelled stores
             return [(found[target.scope_high_edge], "pin1"), (found[target.scope_low_edge], "pin0")]

@@ -47,7 +47,7 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     run. Returns what to say where the ELF does not record its core or was built for a smaller one, else None."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
-    wanted = simulator_of(target).ELF_MACHINE
+    wanted = simulator_of(target).elf_machine(target)
     built_for = elf.machine(firmware_elf)
     if built_for != wanted:
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "

@@ -1,8 +1,11 @@
-"""Running firmware on QEMU's Cortex-M machines: parameters in and the exit
-code out through semihosting, the record stream on the UART (or in batches
-through semihosting), every run identical under -icount. What QEMU counts is
-instructions; our plugin (host/qemu-plugin) logs the watches and, through its
-timing model, counts cycles."""
+"""Running firmware on QEMU: the Cortex-M machines (qemu-system-arm), parameters
+in and the exit code out through semihosting, the record stream on the UART
+(or in batches through semihosting); and RISC-V's virt machine
+(qemu-system-riscv32, ibex-qemu), where the firmware takes its parameters
+from a buffer QEMU's loader fills, as Ibex's RTL harness does, and exits
+through the SiFive test device. Every run is identical under -icount. What
+QEMU counts is instructions; our plugin (host/qemu-plugin) logs the watches
+and, through its timing model, counts cycles."""
 
 from __future__ import annotations
 
@@ -10,19 +13,24 @@ from pathlib import Path
 
 from switchscope.build import native
 from switchscope.catalog import Target
+from switchscope.common.errors import SwitchscopeError
 from switchscope.common.tools import require, version_line
 from switchscope.decode import elf
 from switchscope.decode.recording import Edge, Events
-from switchscope.run.simulator import Request, edges
+from switchscope.run.simulator import PARAMETERS_MAGIC, PARAMETERS_SYMBOL, Request, edges
 
 NAME = "qemu"
 UNIT = "instructions"
-ELF_MACHINE = "EM_ARM"
+ELF_MACHINE = "EM_ARM"  # the Cortex-M boards'; a RISC-V board's firmware is EM_RISCV (elf_machine)
 COUNTS = "instructions, counted by QEMU"
 TRACES_WINDOWS = True  # breakdown: the plugin logs every instruction of one window (trace=)
 TIME_LIMIT_PER_SAMPLE_S = 0.002  # the default time limit's allowance per sample: a sample takes well under a millisecond of QEMU
 
 QEMU = "qemu-system-arm"
+# the QEMU that runs a firmware of each architecture, and the Debian package that installs it
+QEMU_FOR = {"EM_ARM": (QEMU, "qemu-system-arm"), "EM_RISCV": ("qemu-system-riscv32", "qemu-system-misc")}
+RISCV_CPUS = ("rv32imc",)  # board.toml cpu values whose firmware is RISC-V
+PARAMETERS_BYTES = 256  # the board's buffer (firmware/boards/ibex/board.c), its final NUL included
 LATENCY_ARM_SYMBOL = "board_latency_timer_arm"  # board.h: where the irq-latency scenarios arm the latency timer
 STAMP_CSRS = {"mcycle": 0xB00}  # a RISC-V probe's timer CSR, by board.toml's [stamp] timer
 SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # the watches at the scope pin's two stores (Scope.watches)
@@ -32,18 +40,51 @@ SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # the watches at the scope pin's two
 BATCHED_STREAM = "stream=semihosting"
 
 
-def command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]) -> list[str]:
-    # Semihosting carries the parameters in and the exit code out; commas in a
-    # QEMU option value are escaped by doubling.
-    args = "".join(f",arg={p.replace(',', ',,')}" for p in parameters)
-    return [
-        qemu, "-machine", target.simulated_machine, "-display", "none", "-monitor", "none", "-serial", "stdio",
-        "-semihosting-config", f"enable=on,target=native{args}",
+def elf_machine(target: Target) -> str:
+    """The architecture of the target's firmware (elf.MACHINES): RISC-V for an RV32 core, else Cortex-M."""
+    return "EM_RISCV" if target.cpu in RISCV_CPUS else ELF_MACHINE
+
+
+def qemu_binary(target: Target) -> str:
+    """The QEMU for the target's architecture, or a refusal naming the package that installs it."""
+    executable, package = QEMU_FOR[elf_machine(target)]
+    return require(executable, package)
+
+
+def command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str],
+            parameters_file: Path | None = None) -> list[str]:
+    """QEMU's command line; a RISC-V target's parameters go to `parameters_file` (written here)."""
+    line = [qemu, "-machine", target.simulated_machine, "-display", "none", "-monitor", "none", "-serial", "stdio"]
+    if elf_machine(target) == "EM_RISCV":
+        line += _riscv_loading(firmware_elf, parameters, parameters_file)
+    else:
+        # Semihosting carries the parameters in and the exit code out; commas in a
+        # QEMU option value are escaped by doubling.
+        args = "".join(f",arg={p.replace(',', ',,')}" for p in parameters)
+        line += ["-semihosting-config", f"enable=on,target=native{args}"]
+    return line + [
         # Virtual time advances 2**shift ns per instruction and never with the host clock:
         # the timers then count instructions, and every run is identical.
         "-icount", f"shift={target.icount_shift},sleep=off",
         "-kernel", str(firmware_elf),
     ]
+
+
+def _riscv_loading(firmware_elf: Path, parameters: list[str], parameters_file: Path | None) -> list[str]:
+    """virt without firmware (-bios none) would start at the RAM's first word, the board's trap table: the
+    loader sets the PC to the ELF's entry instead. The parameters are written into board_host_parameters by
+    a second loader before the first instruction, the bytes Ibex's RTL harness writes there: the board code
+    is then the RTL image's, byte for byte (semihosting would need code of its own)."""
+    line = ["-bios", "none", "-device", f"loader,addr={hex(elf.entry(firmware_elf))},cpu-num=0"]
+    address = elf.symbols(firmware_elf).get(PARAMETERS_SYMBOL)
+    if address is not None and parameters_file is not None:  # a switchscope firmware; a user's own has none
+        data = (PARAMETERS_MAGIC + " ".join(parameters)).encode() + b"\0"
+        if len(data) > PARAMETERS_BYTES:
+            raise SwitchscopeError(f"the run's parameters take {len(data)} bytes, more than the board's "
+                                   f"{PARAMETERS_BYTES}-byte buffer", "ask for fewer options")
+        parameters_file.write_bytes(data)
+        line += ["-device", f"loader,file={parameters_file},addr={hex(address)},force-raw=on"]
+    return line
 
 
 def _cycles(request: Request) -> bool:
@@ -54,7 +95,11 @@ def _cycles(request: Request) -> bool:
 def start(request: Request) -> list[str]:
     """QEMU with the plugin loaded where anything is watched, stamped or followed."""
     target, firmware_elf = request.target, request.firmware_elf
-    line = command(require(QEMU, QEMU), target, firmware_elf, [*request.parameters, BATCHED_STREAM])
+    if elf_machine(target) == "EM_RISCV":  # its UART takes each byte as it comes: no batches
+        line = command(qemu_binary(target), target, firmware_elf, request.parameters,
+                       request.event_log.parent / "parameters.bin")
+    else:
+        line = command(qemu_binary(target), target, firmware_elf, [*request.parameters, BATCHED_STREAM])
     cycles = _cycles(request)
     if request.watches or (cycles and request.stamps) or request.switch_word:
         line += ["-plugin", f"{native.built('qemu')},out={request.event_log}{_plugin_arguments(request, cycles)}"]
@@ -107,7 +152,7 @@ def provenance(request: Request) -> tuple[str, str]:
         options += f"; cycles from the {target.timing_model} timing model (switchscope plugin)"
     if target.caveat:
         options += f"; {target.caveat}"
-    return version_line(require(QEMU, QEMU)), options
+    return version_line(qemu_binary(target)), options
 
 
 def scope_edges(request: Request, events: Events | None) -> tuple[list[Edge] | None, Events | None]:

@@ -22,6 +22,11 @@ COUNTS = "cycles, counted by the simulator"
 TRACES_WINDOWS = False  # the runner logs watches only, never every instruction of a window
 TIME_LIMIT_PER_SAMPLE_S = 0.002  # the default time limit's allowance per sample: a sample takes well under a millisecond of simavr
 
+
+def elf_machine(target: Target) -> str:
+    """The architecture of the firmware it runs for the target: always ELF_MACHINE."""
+    return ELF_MACHINE
+
 INTERRUPT_ENTRY_CYCLES = 4  # ATmega328P datasheet; simavr 1.6 charges 0 (see switchscope_simavr.c)
 
 

@@ -51,10 +51,13 @@ class Simulator(Protocol):
 
     NAME: str  # what board.toml's [simulator] name calls it
     UNIT: str  # what the simulator itself counts: "instructions" or "cycles" (board.toml's [simulator] unit)
-    ELF_MACHINE: str  # the architecture of the firmware it runs (elf.MACHINES)
+    ELF_MACHINE: str  # the architecture of the firmware it runs (elf.MACHINES); per target: elf_machine
     COUNTS: str  # how its unit is counted, in a sentence's words ("switchscope list")
     TRACES_WINDOWS: bool  # can log every instruction of one window with its count (Request.trace_window: breakdown)
     TIME_LIMIT_PER_SAMPLE_S: float  # a run's default time limit allows this much wall time per sample
+
+    def elf_machine(self, target: Target) -> str:
+        """The architecture of the target's firmware (elf.MACHINES): QEMU runs Cortex-M and RISC-V machines."""
 
     def start(self, request: Request) -> list[str]:
         """The command line that runs the firmware: parameters in, record stream on stdout, the watches

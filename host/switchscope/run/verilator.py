@@ -30,6 +30,11 @@ TRACES_WINDOWS = True  # breakdown: the harness logs every instruction of one wi
 TIME_LIMIT_PER_SAMPLE_S = 0.01  # the default time limit's allowance per sample: the RTL runs a few million cycles a second: deadlock-break takes about 3 ms a sample, more on a busy machine
 
 
+def elf_machine(target: Target) -> str:
+    """The architecture of the firmware it runs for the target: always ELF_MACHINE."""
+    return ELF_MACHINE
+
+
 def command(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             watches: list[tuple[int, str]], event_log: Path | None, event_limit: int,
             stop_after: int | None, pin_log: Path | None = None, trace_log: Path | None = None,
