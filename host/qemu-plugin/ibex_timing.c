@@ -74,8 +74,13 @@ static void time_32bit(const struct ibex_costs *costs, uint32_t address, uint32_
                 set_flow(out, IBEX_FLOW_MRET, costs->mret, 0);
             return; /* WFI: its sleep is not modelled (no scenario sleeps in a window) */
         }
-        if (funct3 == 2 && bits(w, 19, 15) == 0 && bits(w, 11, 7) != 0) /* CSRRS rd, csr, x0: csrr */
-            out->reads_csr = (uint16_t)bits(w, 31, 20);
+        uint32_t csr = bits(w, 31, 20), source = bits(w, 19, 15); /* rs1, or the immediate of the I forms */
+        if (funct3 == 2 && source == 0 && bits(w, 11, 7) != 0) /* CSRRS rd, csr, x0: csrr */
+            out->reads_csr = (uint16_t)csr;
+        /* CSRRW(I) always writes; CSRRS(I) with a source other than x0 (or 0) sets; CSRRC(I) only clears */
+        int writes = (funct3 & 3) == 1 || ((funct3 & 3) == 2 && source != 0);
+        if (writes && (csr == IBEX_CSR_MSTATUS || csr == IBEX_CSR_MIE))
+            out->cycles = costs->enabling_csr_write;
         return;
     default: /* LUI, AUIPC, OP-IMM, OP: integer computational */
         return;

@@ -759,6 +759,8 @@ static void on_ibex_block(unsigned int vcpu_index, void *userdata)
     if (!previous)
         return;
     uint64_t start = block->start;
+    if (start > previous->start && start < previous->end)
+        return; /* the rest of the block before, restarted after an I/O access (-icount): no flow of its own */
     int64_t split = ibex_split_fetch(start, block->first_size) ? IBEX_SPLIT_FETCH : 0;
     const struct ibex_timing *last = &previous->last;
     int by_flow = start == previous->end ||

@@ -44,6 +44,12 @@ DOCUMENTED = [
     ("loads", 3 * LOAD_STORE, "3 lw"),
     ("stores", 3 * LOAD_STORE, "3 sw"),
     ("csr", 2 * STALL_FREE, "csrr, csrw mscratch: CSR access, stall 0"),
+    ("mstatus_read", STALL_FREE, "csrr mstatus"),
+    ("mstatus_clear", STALL_FREE, "csrci mstatus: a clear"),
+    ("mie_clear", STALL_FREE, "csrc mie: a clear"),
+    ("mtvec", 2 * STALL_FREE, "csrr, csrw mtvec"),
+    ("mepc", STALL_FREE, "csrw mepc"),
+    ("mscratch", STALL_FREE, "csrs mscratch, a set"),
     ("jump", JUMP, "j to a word-aligned target"),
     ("jump_split", JUMP + SPLIT_FETCH, "j to a 32-bit instruction 2 bytes past a word"),
     ("call", 2 * JUMP, "jal, then the leaf's ret (jalr)"),
@@ -60,6 +66,10 @@ DOCUMENTATION_READING = [
     ("ecall_entry", 2 * JUMP, "ecall, a jump to mtvec; the vector's j"),
     ("mret", JUMP, "mret, a jump to mepc"),
     ("ecall_mret", 2 * JUMP + 3 * STALL_FREE + JUMP, "ecall; j; csrr, addi, csrw mepc; mret"),
+    ("mstatus", STALL_FREE, "csrs mstatus: CSR access, stall 0"),
+    ("mstatus_mie", STALL_FREE, "csrsi mstatus, 8: CSR access, stall 0"),
+    ("mie", STALL_FREE, "csrs mie: CSR access, stall 0"),
+    ("mie_write", 2 * STALL_FREE, "csrr, csrw mie: CSR access, stall 0"),
     ("interrupt", LOAD_STORE + (JUMP - 1) + JUMP,
      "the sw that raises it; the entry, a jump's stall with no instruction of its own; the vector's j"),
 ]
@@ -99,6 +109,7 @@ def source(soft_irq: int) -> str:
     li s2, 1
     li a1, 7
     li a2, 3
+    li a6, 0
     loop:
 
     nop
@@ -138,6 +149,47 @@ def source(soft_irq: int) -> str:
     csrr a3, mscratch
     csrw mscratch, a3
     csr_to:
+
+    mstatus_from:
+    csrs mstatus, a6             # a6 = 0: a write that changes nothing
+    mstatus_to:
+
+    mstatus_mie_from:
+    csrsi mstatus, 8             # MIE, nothing pending
+    mstatus_mie_to:
+    mstatus_clear_from:
+    csrci mstatus, 8
+    mstatus_clear_to:
+
+    mstatus_read_from:
+    csrr a3, mstatus
+    mstatus_read_to:
+
+    mie_from:
+    csrs mie, a6
+    mie_to:
+
+    mie_clear_from:
+    csrc mie, a6
+    mie_clear_to:
+
+    mie_write_from:
+    csrr a3, mie
+    csrw mie, a3
+    mie_write_to:
+
+    mtvec_from:
+    csrr a3, mtvec
+    csrw mtvec, a3
+    mtvec_to:
+
+    mepc_from:
+    csrw mepc, a3
+    mepc_to:
+
+    mscratch_from:
+    csrs mscratch, a6
+    mscratch_to:
 
     jump_from:
     j 1f
