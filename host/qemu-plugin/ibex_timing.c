@@ -137,3 +137,12 @@ int ibex_split_fetch(uint64_t target, unsigned size)
 {
     return size == 4 && (target & 3u) == 2u;
 }
+
+int ibex_is_stamp(uint32_t before, uint32_t word, uint32_t after, uint16_t csr)
+{
+    uint32_t address_register = bits(before, 11, 7), count_register = bits(word, 11, 7);
+    return (before & 0x7Fu) == 0x37u &&                                        /* lui rA */
+           (word & 0xFFFFF07Fu) == ((uint32_t)csr << 20 | 2u << 12 | 0x73u) &&   /* csrrs rB, csr, x0 */
+           (after & 0x707Fu) == (2u << 12 | 0x23u) &&                          /* sw */
+           bits(after, 24, 20) == count_register && bits(after, 19, 15) == address_register;
+}

@@ -95,6 +95,11 @@ struct ibex_timing {
  * first parcel): a 32-bit instruction when its two lowest bits are 11. */
 void ibex_timing(const struct ibex_costs *costs, uint32_t address, uint32_t word, struct ibex_timing *out);
 
+/* Whether `word` is the probe's read of its timer: the csrr of the fixed sequence `lui rA, hi; csrr rB, csr;
+ * sw rB, lo(rA)`, all 32-bit (board.h's BOARD_STAMP_TO), with `before` and `after` the words around it. Other
+ * reads of the same CSR (a 64-bit read, a C function's) are no stamps. */
+int ibex_is_stamp(uint32_t before, uint32_t word, uint32_t after, uint16_t csr);
+
 /* Whether a jump, taken branch, trap or return that lands on `target` pays IBEX_SPLIT_FETCH: the instruction
  * there (`size` bytes) is 32-bit and starts 2 bytes past a word boundary. */
 int ibex_split_fetch(uint64_t target, unsigned size);

@@ -213,7 +213,10 @@ static void finish(const char *word, uint64_t count)
 static void log_event(const char *name, const char *suffix, const struct counters *at)
 {
     uint64_t before = count_cycles ? at->cycles : at->instructions;
-    if (count_cycles)
+    if (count_cycles && ibex_core) /* Ibex's documentation bounds no cost but by the memories' latency,
+                                    * which its simple_system fixes at one cycle: no range */
+        fprintf(events, "%" PRIu64 " %s%s %" PRIu64 "\n", before, name, suffix, at->instructions);
+    else if (count_cycles)
         fprintf(events, "%" PRIu64 " %s%s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", before, name, suffix,
                 at->instructions, before - at->below, before + at->above);
     else
@@ -759,12 +762,12 @@ static void on_ibex_block(unsigned int vcpu_index, void *userdata)
     if (!previous)
         return;
     uint64_t start = block->start;
-    if (start > previous->start && start < previous->end)
-        return; /* the rest of the block before, restarted after an I/O access (-icount): no flow of its own */
-    int64_t split = ibex_split_fetch(start, block->first_size) ? IBEX_SPLIT_FETCH : 0;
     const struct ibex_timing *last = &previous->last;
-    int by_flow = start == previous->end ||
-                  ((last->flow == IBEX_FLOW_BRANCH || last->flow == IBEX_FLOW_JUMP) && start == last->target);
+    int targeted = (last->flow == IBEX_FLOW_BRANCH || last->flow == IBEX_FLOW_JUMP) && start == last->target;
+    if (start > previous->start && start < previous->end && !targeted && last->flow != IBEX_FLOW_INDIRECT)
+        return; /* the rest of the block before, restarted at an I/O access (-icount): no flow of its own */
+    int64_t split = ibex_split_fetch(start, block->first_size) ? IBEX_SPLIT_FETCH : 0;
+    int by_flow = start == previous->end || targeted;
     if (block->starts_handler && !by_flow && last->flow != IBEX_FLOW_TRAP) {
         /* an interrupt between the block before and the instruction mepc holds: a branch that ended that
          * block was taken if mepc is its target */
@@ -783,6 +786,18 @@ static void on_ibex_block(unsigned int vcpu_index, void *userdata)
         charge_flow(vcpu_index, "split-fetch", split);
 }
 
+/* The csrr at `address` (`word`) with the instructions around it, read from the image (a block may start or
+ * end between them), is the probe's stamp sequence. */
+static int is_stamp_sequence(uint64_t address, uint32_t word)
+{
+    uint32_t around[3];
+    g_byte_array_set_size(register_buffer, 0);
+    if (address < 4 || !qemu_plugin_read_memory_vaddr(address - 4, register_buffer, 12) || register_buffer->len < 12)
+        return 0;
+    memcpy(around, register_buffer->data, 12);
+    return ibex_is_stamp(around[0], word, around[2], stamp_csr);
+}
+
 static void on_translate_ibex(struct qemu_plugin_tb *tb)
 {
     size_t count = qemu_plugin_tb_n_insns(tb);
@@ -796,7 +811,7 @@ static void on_translate_ibex(struct qemu_plugin_tb *tb)
         struct ibex_timing timing;
         ibex_timing(&ibex_costs, (uint32_t)address, word, &timing);
         register_watches(insn, address);
-        if (stamp_csr && timing.reads_csr == stamp_csr)
+        if (stamp_csr && timing.reads_csr == stamp_csr && is_stamp_sequence(address, word))
             qemu_plugin_register_vcpu_insn_exec_cb(insn, on_watched, QEMU_PLUGIN_CB_NO_REGS, &stamp_watch);
         register_counting(insn, address);
         if (!count_cycles)

@@ -183,6 +183,9 @@ class LatencyTimer:
         return f"the latency timer's interrupt ({self.device}, handler {self.handler})"
 
 
+STAMP_CSRS = {"mcycle": 0xB00}  # a RISC-V probe's timer CSR, by board.toml's [stamp] timer
+
+
 @dataclass(frozen=True)
 class Target:
     name: str
@@ -237,6 +240,11 @@ class Target:
         twice and pass others by; two steps per instruction meet every one."""
         per_unit = self.counts_per_unit(self.latency_timer.clock_hz)
         return per_unit / 2 if self.simulator == "qemu" else per_unit
+
+    @property
+    def stamp_csr(self) -> int | None:
+        """The CSR a RISC-V probe reads its timer from (csrr rd, mcycle), where the simulator can stamp it."""
+        return STAMP_CSRS.get(self.stamp_timer) if self.cpu.startswith("rv") else None
 
     @property
     def units(self) -> tuple[str, ...]:

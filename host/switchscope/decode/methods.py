@@ -86,7 +86,7 @@ class Probe(Method):
     stamps_in_cycles = True  # counting cycles on QEMU, the simulator stamps each read of the timer
 
     def unavailable(self, target, language, unit):
-        if unit != target.unit and not (target.timing_model and target.stamp_address):
+        if unit != target.unit and not (target.timing_model and (target.stamp_address or target.stamp_csr)):
             return f"the probe reads {target.stamp_timer}, which under {target.simulator} counts {target.unit}"
         return super().unavailable(target, language, unit)
 

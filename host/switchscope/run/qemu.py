@@ -32,7 +32,6 @@ QEMU_FOR = {"EM_ARM": (QEMU, "qemu-system-arm"), "EM_RISCV": ("qemu-system-riscv
 RISCV_CPUS = ("rv32imc",)  # board.toml cpu values whose firmware is RISC-V
 PARAMETERS_BYTES = 256  # the board's buffer (firmware/boards/ibex/board.c), its final NUL included
 LATENCY_ARM_SYMBOL = "board_latency_timer_arm"  # board.h: where the irq-latency scenarios arm the latency timer
-STAMP_CSRS = {"mcycle": 0xB00}  # a RISC-V probe's timer CSR, by board.toml's [stamp] timer
 SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # the watches at the scope pin's two stores (Scope.watches)
 
 # Run here, a board that can send its record stream in batches through semihosting does (mps2-an385's board.c);
@@ -127,8 +126,7 @@ def _plugin_arguments(request: Request, cycles: bool) -> str:
         handlers = elf.riscv_vector_entries(firmware_elf) if riscv else elf.exception_handlers(firmware_elf)
         arguments += "".join(f",handler={hex(a)}" for a in handlers)
         if request.stamps:  # the probe's reads of its timer: a CSR (csrr rd, mcycle) or a register's address
-            arguments += f",stamp_csr={STAMP_CSRS[target.stamp_timer]:#x}" if riscv \
-                else f",stamp={hex(target.stamp_address)}"
+            arguments += f",stamp_csr={target.stamp_csr:#x}" if riscv else f",stamp={hex(target.stamp_address)}"
         if request.switch_word:
             address, name_offset, name_bytes = request.switch_word
             arguments += f",switch_word={hex(address)}"
