@@ -27,6 +27,8 @@ import textwrap
 import pytest
 
 from switchscope import catalog
+from switchscope.catalog.plan import plan
+from switchscope.figures.measure import measure
 from switchscope.figures.measure_elf import measure_elf
 
 pytestmark = pytest.mark.firmware
@@ -330,3 +332,30 @@ def test_where_the_documentation_is_silent_or_off_the_model_takes_the_rtls_cycle
     documentation_only = measured(rulers, "ibex-qemu", ruler, "ibex-small-documentation")
     assert set(documentation_only) == {reading}, how
     assert rtl[0] != reading  # what the documentation alone gets wrong: docs/measurement.md says by how much
+
+
+def switch_jobs(target: str) -> list:
+    """Every switch scenario (no latency sweep) of the floor kernel and FreeRTOS on the target, marker method."""
+    scenarios = [s for s in catalog.SCENARIOS.values() if not s.latency]
+    return plan([catalog.KERNELS["floor"], catalog.KERNELS["freertos"]], [catalog.TARGETS[target]], scenarios,
+                [catalog.METHODS["marker"]], unit="cycles").jobs
+
+
+SWITCH_JOBS = [(job.kernel.name, job.scenario.name) for job in switch_jobs("ibex")]
+
+
+@pytest.mark.parametrize("kernel, scenario", SWITCH_JOBS, ids=[f"{k}-{s}" for k, s in SWITCH_JOBS])
+def test_the_model_gives_the_rtls_cycles_on_every_switch_scenario(kernel, scenario):
+    """The same instructions (the two images lay every function out alike: tests/run/test_ibex_qemu.py), the
+    RTL's cycles: each window's figure, sample for sample."""
+    job = next(j for j in switch_jobs("ibex") if (j.kernel.name, j.scenario.name) == (kernel, scenario))
+    rtl = measure(job, samples=20)
+    model = measure(dataclasses.replace(job, target=catalog.TARGETS["ibex-qemu"]), samples=20)
+    assert model.unit == rtl.unit == "cycles"
+    assert model.stats.median == rtl.stats.median and model.stats.min == rtl.stats.min \
+        and model.stats.max == rtl.stats.max
+
+
+def test_the_model_gives_identical_cycles_run_to_run():
+    (job,) = [j for j in switch_jobs("ibex-qemu") if (j.kernel.name, j.scenario.name) == ("freertos", "msg")]
+    assert measure(job, samples=50).samples == measure(job, samples=50).samples
