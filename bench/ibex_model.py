@@ -58,7 +58,8 @@ def where_they_part(job, other) -> str:
         return "none: every instruction costs the same"
     if found.cycles is None:
         return f"different instructions from {found.function}+{found.offset}"
-    return f"{found.function}+{found.offset} `{found.text}`: {found.cycles[0]} vs {found.cycles[1]}"
+    text = found.text.split(" #")[0]  # without the disassembler's comment
+    return f"{found.function}+{found.offset} `{text}`: {found.cycles[0]} vs {found.cycles[1]}"
 
 
 def figures(samples: int) -> list[str]:

@@ -57,6 +57,8 @@ BLOCKS = (
     Block("tick", ("default", "instructions"), docs.render_tick),
     Block("cycles-cost", ("cycles-cost",), lambda m: script_block(m, "cycles-cost", "python3 bench/cycles.py"),
           slow=True),
+    Block("ibex-model", ("ibex-model",), lambda m: script_block(m, "ibex-model", "python3 bench/ibex_model.py"),
+          slow=True),
     Block("rust-methods-prose", ("methods",), ci.render_rust_methods_prose),
     Block("intrusion", ("intrusion",), docs.render_intrusion),
     Block("options", ("options",), docs.render_options),

@@ -228,6 +228,8 @@ RUNS = {run.name: run for run in (
         (("bench/throughput.py", "--no-suite"),)),
     Run("stream", "a million yield samples against a gauge of 200 M instructions (bench/stream.py)",
         (("bench/stream.py",),)),
+    Run("ibex-model", "the Ibex model against the RTL, every switch scenario, and their speed (bench/ibex_model.py)",
+        (("bench/ibex_model.py",),)),
     Run("matrix", "260 points on the local pool, a local Dask cluster and two merged shares (bench/matrix.py)",
         (("bench/matrix.py", "--cold"),)),
 )}
