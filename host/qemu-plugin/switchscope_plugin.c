@@ -10,6 +10,11 @@
  *   -plugin libswitchscope.so,out=EVENTS,watch=0x1234:from,watch=0x1240:to
  *           [,unit=cycles,core=cortex-m3,handler=0x400,...][,stop=1000][,limit=N]
  *
+ * core=ibex-small (RISC-V, ibex_timing.c; ibex-small-documentation: its costs as read from the documentation
+ * alone) logs "<cycles> <name> <instructions>": the Ibex model has no range. Its handler= are the vector
+ * tables' entries, and stamp_csr=CSR logs the probe's reads of that CSR ("csrr rd, mcycle" in its fixed
+ * sequence) as "stamp".
+ *
  * unit=cycles logs modelled cycles (core=cortex-m0, cortex-m0plus, cortex-m3, cortex-m4 or cortex-m4f); every
  * exception handler's address must then be given (handler=), since QEMU 10.0
  * reports no exception entry to plugins: an entry is a block that starts at

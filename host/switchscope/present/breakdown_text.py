@@ -16,7 +16,9 @@ FLOW_NAMES = {"exception-entry": "exception entry (stacking 8 registers)",
               "fp-lazy-store": "the deferred store of s0-s15 and FPSCR (the handler's first FPU instruction)",
               "exception-return-fp": "exception return (unstacking 8 registers, s0-s15 and FPSCR)",
               "exception-return-fp-unwritten": "exception return (unstacking 8 registers; the FP space never "
-                                               "written)"}
+                                               "written)",
+              "interrupt-entry": "interrupt entry (from between two instructions to the vector's first cycle)",
+              "split-fetch": "a second fetch (a 32-bit instruction 2 bytes past a word, where the flow landed)"}
 
 
 def runs(breakdown: Breakdown) -> list[tuple[str, int, int]]:
