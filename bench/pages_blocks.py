@@ -59,6 +59,8 @@ BLOCKS = (
           slow=True),
     Block("ibex-model", ("ibex-model",), lambda m: script_block(m, "ibex-model", "python3 bench/ibex_model.py"),
           slow=True),
+    Block("ibex-speed", ("ibex-speed",),
+          lambda m: script_block(m, "ibex-speed", "python3 bench/ibex_model.py --speed"), slow=True),
     Block("rust-methods-prose", ("methods",), ci.render_rust_methods_prose),
     Block("intrusion", ("intrusion",), docs.render_intrusion),
     Block("options", ("options",), docs.render_options),

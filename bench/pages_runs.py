@@ -228,8 +228,10 @@ RUNS = {run.name: run for run in (
         (("bench/throughput.py", "--no-suite"),)),
     Run("stream", "a million yield samples against a gauge of 200 M instructions (bench/stream.py)",
         (("bench/stream.py",),)),
-    Run("ibex-model", "the Ibex model against the RTL, every switch scenario, and their speed (bench/ibex_model.py)",
+    Run("ibex-model", "the Ibex model against the RTL, every switch scenario (bench/ibex_model.py)",
         (("bench/ibex_model.py",),)),
+    Run("ibex-speed", "10,000 yield samples on the Ibex model and on the RTL (bench/ibex_model.py --speed)",
+        (("bench/ibex_model.py", "--speed"),)),
     Run("matrix", "260 points on the local pool, a local Dask cluster and two merged shares (bench/matrix.py)",
         (("bench/matrix.py", "--cold"),)),
 )}
