@@ -295,3 +295,13 @@ def test_across_targets_holds_a_model_against_the_rtl_scenario_by_scenario(tmp_p
     status, said = run([rtl, model, "--across-targets"], capsys)
     assert status == 0, said
     assert "ibex vs ibex-qemu" in said and "-1.00%" in said  # (297 - 300) / 300
+
+
+def test_across_targets_wants_one_target_a_side_and_is_suggested_when_only_targets_differ(tmp_path, capsys):
+    both = write(tmp_path / "both.json", result("yield", target="ibex"), result("yield", target="ibex-qemu"))
+    status, said = run([both, both, "--across-targets"], capsys)
+    assert status == 2 and "holds 2: ibex, ibex-qemu" in said and "a file of its own" in said, said
+    rtl = write(tmp_path / "rtl.json", result("yield", target="ibex"))
+    model = write(tmp_path / "model.json", result("yield", target="ibex-qemu"))
+    status, said = run([rtl, model], capsys)
+    assert status == 2 and "add --across-targets" in said, said

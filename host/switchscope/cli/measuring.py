@@ -380,8 +380,8 @@ def command_breakdown(args) -> int:
                  [args.tasks], unit=args.unit)
     require_jobs(found)
     paths.build_dir()
-    (job,) = found.jobs
-    other = breakdown.against(job.target, args.against) if args.against is not None else None
+    job = breakdown.only_window(found.jobs, args.scenario)
+    other = breakdown.against(job.target, args.against, args.unit) if args.against is not None else None
     try:
         traced = breakdown.breakdown(job, args.sample, args.timeout)
         print(breakdown_text.text(traced, args.instructions))

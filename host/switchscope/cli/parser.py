@@ -172,8 +172,8 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--samples", type=int,
                      help="samples per scenario (default: 10000; on a board, what its image measures)")
     run.add_argument("--unit", choices=catalog.UNITS,
-                     help="what to count: cycles by default (true cycles on simavr, the core's timing model on "
-                          "the Cortex-M boards), or instructions (what QEMU itself counts)")
+                     help="what to count: cycles by default (true cycles on simavr and on an RTL, the core's "
+                          "timing model on QEMU: Cortex-M, ibex-qemu), or instructions (what QEMU itself counts)")
     run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="a kernel or build option, each once: preemption=off, priorities=off, opt=-Os, "
                           "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value. An "
@@ -282,15 +282,15 @@ def parser() -> argparse.ArgumentParser:
         "breakdown", help="where the cycles of one window go: every function, exception and instruction",
         description="Trace one window of a scenario (marker method: nothing of switchscope's in the path) "
                     "and list the functions it passes through with their instructions and cycles; the lines "
-                    "add up to the window's figure. On a QEMU target (Cortex-M) exception entries and returns "
+                    "add up to the window's figure. On a QEMU target exception entries and returns "
                     "are lines of their own; on an RTL target (ibex) each instruction counts the core's own "
                     "cycles, a trap's entry in its ecall and the return in its mret. Not on simavr targets.")
     _add_selection(traced, "freertos", "mps2-an385", "yield", one=True)
     traced.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                         help="a kernel or build option, repeatable (switchscope list shows them all)")
     traced.add_argument("--tasks", type=int, metavar="N", help="rotate scenario: how many tasks (default 2)")
-    traced.add_argument("--unit", choices=catalog.UNITS, help="cycles (the default: the core's timing model) "
-                                                              "or instructions")
+    traced.add_argument("--unit", choices=catalog.UNITS, help="cycles (the default: the RTL's, or the core's "
+                                                              "timing model on QEMU) or instructions")
     traced.add_argument("--sample", type=int, default=10, metavar="K",
                         help="which window: the K-th sample of the run, from 0 (default: 10)")
     traced.add_argument("--instructions", action="store_true", help="also list every instruction")

@@ -191,12 +191,25 @@ def parting(first: Breakdown, second: Breakdown) -> Parting | None:
     return None
 
 
-def against(target: catalog.Target, name: str) -> catalog.Target:
-    """breakdown --against: another simulator of the same core, which traces the same window."""
+def against(target: catalog.Target, name: str, unit: str | None) -> catalog.Target:
+    """breakdown --against: another simulator of the same core in the same configuration (Ibex small: the model
+    and the RTL), which traces the same window in the same unit; checked before anything is traced."""
     (other,) = catalog.select_targets(name)
-    if other == target or other.cpu != target.cpu:
-        same_core = [t.name for t in catalog.TARGETS.values() if t.cpu == target.cpu and t != target]
+
+    def same_core(t: catalog.Target) -> bool:
+        return t != target and (t.cpu, t.core_config) == (target.cpu, target.core_config)
+    if not same_core(other):
+        core = target.cpu + (f", {target.core_config} configuration" if target.core_config else "")
         raise SwitchscopeError(f"--against {other.name}: it traces the same window on another simulator of the "
-                               f"same core ({target.cpu})", "name a target of that core: "
-                               + (", ".join(same_core) or "there is none"))
+                               f"same core ({core})", "name a target of that core: "
+                               + (", ".join(t.name for t in catalog.TARGETS.values() if same_core(t)) or "there is none"))
+    other.resolve_unit(unit)  # a unit the other cannot count is refused now, not after the first trace
     return other
+
+
+def only_window(jobs: list[Job], scenario: str) -> Job:
+    """The one job breakdown traces; a scenario of several windows, one per build (deadlock-break), is refused."""
+    if len(jobs) > 1:
+        raise SwitchscopeError(f"breakdown traces one window, and {scenario} measures {len(jobs)}, one per build: "
+                               + ", ".join(j.scenario.name for j in jobs), "name one of them with --scenario")
+    return jobs[0]

@@ -65,14 +65,15 @@ def side_by_side(first: Breakdown, second: Breakdown) -> str:
     lines = [f"{a}: {first.total} {first.unit}; {b}: {second.total} {second.unit}; "
              f"{a} - {b}: {difference:+d} {first.unit}{percent}"]
     found = parting(first, second)
+    folded = ("; a model's lines of their own (an entry, a second fetch) count, as the RTL counts them, in the "
+              "instruction before them" if any(s.address is None for s in (*first.steps, *second.steps)) else "")
     if found is None:
-        lines.append("every instruction costs the same on both")
+        lines.append("every instruction costs the same on both" + folded)
     elif found.cycles is None:
         lines.append(f"they run different instructions from instruction {found.index}: {a} "
                      f"{found.function}+{found.offset} {found.text}, {b} {found.other}")
     else:
         lines.append(f"they part at instruction {found.index}, {found.function}+{found.offset} {found.text}: "
-                     f"{found.cycles[0]} {first.unit} on {a}, {found.cycles[1]} on {b} "
-                     "(an instruction's cost runs to the next one's first cycle: a trap's entry is in the "
-                     "instruction before it)")
+                     f"{found.cycles[0]} {first.unit} on {a}, {found.cycles[1]} on {b} (an instruction's cost "
+                     f"runs to the next one's first cycle{folded})")
     return "\n".join(lines)

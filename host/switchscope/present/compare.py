@@ -166,6 +166,14 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
     """`ignored`: configuration options left out of the matching (to compare -O2 with -Os, ignore opt)."""
     if metric not in STAT_KEYS:
         raise SwitchscopeError(f"--metric takes one of {', '.join(STAT_KEYS)}, not '{metric}'")
+    if ACROSS_TARGETS in ignored:
+        for side, results in (("base", base), ("new", new)):
+            targets = sorted({r.target for r in results})
+            if len(targets) > 1:
+                raise SwitchscopeError(f"--across-targets holds one target against another, and {side} holds "
+                                       f"{len(targets)}: {', '.join(targets)}",
+                                       "write each target's results to a file of its own (run --target ibex "
+                                       "--json rtl.json; run --target ibex-qemu --json model.json)")
     # results that differ only in their number of samples (a suite's rotate at 100, 1,000 and 10,000 switches)
     # are matched by it too
     sized = {key for results in (base, new) for key, n in Counter(_key(r, ignored) for r in results).items() if n > 1}
@@ -245,13 +253,17 @@ def _matching_hint(base: list[Result], new: list[Result], ignored: tuple[str, ..
     """What would pair the two sides: the options in which results of one kernel, target, scenario and method
     differ, to ignore; else that they measured other things."""
     def what(result: Result) -> tuple:
-        return result.kernel, result.target, result.scenario, result.method, result.tasks
+        target = None if ACROSS_TARGETS in ignored else result.target
+        return result.kernel, target, result.scenario, result.method, result.tasks
     differing = sorted({key for old in base for now in new if what(old) == what(now)
                         for key in {*(old.options or {}), *(now.options or {})} - set(ignored)
                         if (old.options or {}).get(key) != (now.options or {}).get(key)})
     if differing:
         return (f"they differ in {', '.join(differing)}: to compare across that, add "
                 + " ".join(f"--ignore-option {key}" for key in differing))
+    if ACROSS_TARGETS not in ignored and {what(r)[2:] for r in base} & {what(r)[2:] for r in new}:
+        return ("they measured the same scenarios on other targets: to hold one target against another (a timing "
+                "model against the RTL), add --across-targets")
     return "the two sides measured other kernels, targets, scenarios or methods: compare measurements of the same ones"
 
 

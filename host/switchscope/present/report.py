@@ -40,6 +40,8 @@ def core_name(model: str | None) -> str:
     """cortex-m3 -> Cortex-M3, cortex-m0plus -> Cortex-M0+, cortex-m4f -> Cortex-M4F: how the manuals spell the core."""
     if not model:
         return "core's"
+    if model.startswith("ibex-"):  # ibex-small -> Ibex small: Ibex's configurations are lower case
+        return "Ibex " + model.split("-", 1)[1]
     first, *rest = model.split("-")
     return "-".join([first.capitalize(), *(part.upper() for part in rest)]).replace("PLUS", "+")
 
