@@ -96,3 +96,10 @@ def test_the_three_methods_agree_on_the_window_less_their_costs():
     readings = {method: measure(_job("yield", kernel="floor", method=method), samples=10).stats.median
                 for method in ("marker", "probe", "scope")}
     assert readings["probe"] == readings["marker"] == readings["scope"], readings
+
+
+def test_measure_switches_is_refused_with_where_to_measure_them(capsys):
+    firmware = build(catalog.KERNELS["freertos"], catalog.TARGETS["ibex-qemu"], catalog.SCENARIOS["yield"]).elf
+    status, said = run_command(["measure", "--switches", "--kernel", "freertos", "--target", "ibex-qemu",
+                                str(firmware)], capsys)
+    assert status == 2 and "--target ibex" in said, said
