@@ -60,6 +60,7 @@ DOCUMENTED = [
     ("taken", TAKEN, "beqz x0: always taken"),
     ("mul", MUL + MULH, "mul, mulh"),
     ("divide_by_zero", DIVIDE_BY_ZERO, "div by x0"),
+    ("divide_by_zero_register", DIVIDE_BY_ZERO, "div by a6, which holds 0: the model reads the register"),
 ]
 # Where the documentation gives no figure, or its figure is not the RTL's: (ruler, what the documentation's
 # reading gives, how). The target's model takes these costs as measured on the RTL (ibex_timing.h); the
@@ -240,6 +241,10 @@ def source(soft_irq: int) -> str:
     divide_by_zero_from:
     div a3, a1, zero
     divide_by_zero_to:
+
+    divide_by_zero_register_from:
+    div a3, a1, a6
+    divide_by_zero_register_to:
 
     ecall_mret_from:
     ecall_entry_from:
