@@ -44,6 +44,10 @@ def _scenario_notes(scenario: catalog.Scenario) -> list[str]:
         why = next((why for name, why in kernel.not_applicable if name in (scenario.name, scenario.group)), None)
         if why:
             notes.append(f"n/a on {kernel.name}: {why}")
+    for target in catalog.TARGETS.values():
+        why = next((why for name, why in target.not_applicable if name in (scenario.name, scenario.group)), None)
+        if why:
+            notes.append(f"n/a on {target.name}: {why}")
     return notes
 
 
@@ -67,6 +71,8 @@ def command_list(args) -> int:
             print(f"  {name.ljust(width)}  {item.summary}{note}")
             if isinstance(item, catalog.Target):
                 print(f"  {''.ljust(width)}    {_reports(item)}")
+                for scenario, why in item.not_applicable:
+                    print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
             if isinstance(item, catalog.Kernel):
                 print(f"  {''.ljust(width)}    targets: {', '.join(item.targets) or 'none'}")
                 for scenario, why in item.not_applicable:

@@ -298,6 +298,7 @@ def table_rows(found: list[Comparison], fail_on: str = "any") -> list[list[str]]
     command (inside the range with fail_on "outside-range") is yellow, not red."""
     failing = {id(c) for c in regressions(found, fail_on)}
     ranged = _ranged(found)
+    shared = shared_note(found)  # said once, under the table (summary), not on every row
     rows = [["result", "unit", "base", "new", *(["base " + RANGE_COLUMN, "new " + RANGE_COLUMN] if ranged else []),
              "difference", "percent", "verdict"]]
     for c in found:
@@ -307,8 +308,14 @@ def table_rows(found: list[Comparison], fail_on: str = "any") -> list[list[str]]
         percent = "-" if c.percent is None else f"{c.percent:+.2f}%"
         rows.append([escape(c.name), (c.base or c.new).unit, _figure(c.base_value), _figure(c.new_value),
                      *([_span(c.base_range), _span(c.new_range)] if ranged else []), difference,
-                     percent, verdict + (f" ({escape(c.why)})" if c.why else "")])
+                     percent, verdict + (f" ({escape(c.why)})" if c.why and c.why != shared else "")])
     return rows
+
+
+def shared_note(found: list[Comparison]) -> str:
+    """The note every compared pair carries alike (the same two simulators: a model against an RTL), or ""."""
+    notes = {c.why for c in found if c.base is not None and c.new is not None}
+    return next(iter(notes)) if len(notes) == 1 and len(found) > 1 else ""
 
 
 def write_junit(path: Path, found: list[Comparison], threshold: Threshold, fail_on: str = "any") -> None:
@@ -350,7 +357,9 @@ def summary(found: list[Comparison], threshold: Threshold, ignored: tuple[str, .
     results = [r for c in found for r in (c.base, c.new) if r is not None]
     shared = ", ".join(f"{k}={v}" for k, v in sorted(common_options(results, ignored)))
     note = range_note(results, found[0].metric) if _ranged(found) else ""
+    alike = shared_note(found)
     return (f"{len(found)} compared: {said or 'nothing'} (a regression: {allowed})"
+            + (f"\nevery pair: {alike}" if alike else "")
             + (f"\nevery result: {shared}" if shared else "")
             + (f"\n{note};\n  inside it: the two ranges overlap, and the change may be the model's choice within "
                f"them; outside it: they do not, and no choice within the manual's ranges makes the two figures "
