@@ -363,6 +363,7 @@ def test_the_model_gives_the_rtls_cycles_on_every_switch_scenario(kernel, scenar
         and model.stats.max == rtl.stats.max
 
 
+@pytest.mark.smoke  # the fresh machines' proof that the plugin's Ibex model runs
 def test_the_model_gives_identical_cycles_run_to_run():
     (job,) = [j for j in switch_jobs("ibex-qemu") if (j.kernel.name, j.scenario.name) == ("freertos", "msg")]
     assert measure(job, samples=50).samples == measure(job, samples=50).samples

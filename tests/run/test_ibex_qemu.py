@@ -71,6 +71,7 @@ def test_the_ruler_reads_n(unit, stamp_cost):
     assert result.overhead == stamp_cost
 
 
+@pytest.mark.smoke  # the fresh machines' proof that QEMU's riscv32 runs the firmware
 @pytest.mark.parametrize("kernel", ["freertos", "floor"])
 def test_the_same_firmware_gives_the_same_samples_twice(kernel):
     first = measure(_job("yield", kernel=kernel), samples=20)
