@@ -337,17 +337,17 @@ static void charge_flow(unsigned int vcpu_index, const char *what, int64_t cycle
     qemu_plugin_u64_add(cycles, vcpu_index, (uint64_t)cycles_added);
 }
 
-static uint32_t read_register(unsigned number)
+/* A register's 32-bit value; 0 where QEMU has no such register. */
+static uint32_t read_handle(struct qemu_plugin_register *handle)
 {
-    if (number > 15 || !registers[number])
-        return 0;
+    uint32_t value = 0;
     g_byte_array_set_size(register_buffer, 0);
-    if (qemu_plugin_read_register(registers[number], register_buffer) < 4)
-        return 0;
-    uint32_t value;
-    memcpy(&value, register_buffer->data, 4);
+    if (handle && qemu_plugin_read_register(handle, register_buffer) >= 4)
+        memcpy(&value, register_buffer->data, 4);
     return value;
 }
+
+static uint32_t read_register(unsigned number) { return number > 15 ? 0 : read_handle(registers[number]); }
 
 static uint32_t read_word(uint32_t address)
 {
@@ -362,14 +362,7 @@ static uint32_t read_word(uint32_t address)
  * yet written (FPCCR.LSPACT), as QEMU keeps it */
 static int lazy_state_active(void) { return (read_word(FPCCR_ADDRESS) & FPCCR_LSPACT) != 0; }
 
-static uint32_t read_xpsr(void)
-{
-    g_byte_array_set_size(register_buffer, 0);
-    uint32_t xpsr = 0;
-    if (xpsr_register && qemu_plugin_read_register(xpsr_register, register_buffer) >= 4)
-        memcpy(&xpsr, register_buffer->data, 4);
-    return xpsr;
-}
+static uint32_t read_xpsr(void) { return read_handle(xpsr_register); }
 
 /* Adds a cost and its range to the counters (the cycles modulo 2^64, so a negative one takes back). */
 static void charge(unsigned int vcpu_index, int64_t cycles_added, int64_t below_added, int64_t above_added)
@@ -734,23 +727,7 @@ static struct qemu_plugin_register *mepc_register;
 
 static struct qemu_plugin_register *ibex_registers[32]; /* x1-x31 by their ABI names; x0 reads 0 */
 
-static uint32_t read_ibex_register(unsigned number)
-{
-    uint32_t value = 0;
-    g_byte_array_set_size(register_buffer, 0);
-    if (number < 32 && ibex_registers[number] && qemu_plugin_read_register(ibex_registers[number], register_buffer) >= 4)
-        memcpy(&value, register_buffer->data, 4);
-    return value;
-}
-
-static uint32_t read_mepc(void)
-{
-    uint32_t value = 0;
-    g_byte_array_set_size(register_buffer, 0);
-    if (mepc_register && qemu_plugin_read_register(mepc_register, register_buffer) >= 4)
-        memcpy(&value, register_buffer->data, 4);
-    return value;
-}
+static uint32_t read_ibex_register(unsigned number) { return number < 32 ? read_handle(ibex_registers[number]) : 0; }
 
 /* DIV, DIVU, REM, REMU: by zero, the short stall instead of the long division charged. */
 static void on_ibex_divide(unsigned int vcpu_index, void *userdata)
@@ -776,7 +753,7 @@ static void on_ibex_block(unsigned int vcpu_index, void *userdata)
     if (block->starts_handler && !by_flow && last->flow != IBEX_FLOW_TRAP) {
         /* an interrupt between the block before and the instruction mepc holds: a branch that ended that
          * block was taken if mepc is its target */
-        uint32_t mepc = read_mepc();
+        uint32_t mepc = read_handle(mepc_register);
         if (last->flow == IBEX_FLOW_BRANCH && mepc == last->target && mepc != previous->end)
             charge(vcpu_index, IBEX_TAKEN_BRANCH_EXTRA, 0, 0);
         charge_flow(vcpu_index, "interrupt-entry", ibex_costs.interrupt_entry + split);

@@ -121,7 +121,7 @@ def _plugin_arguments(request: Request, cycles: bool) -> str:
         arguments += f",stop={request.stop_after}"
     if cycles:
         arguments += f",unit=cycles,core={target.timing_model}"
-        riscv = elf.machine(firmware_elf) == "EM_RISCV"
+        riscv = elf_machine(target) == "EM_RISCV"
         # the trap tables' entries on RISC-V, the vector table's handlers on a Cortex-M: where an exception enters
         handlers = elf.riscv_vector_entries(firmware_elf) if riscv else elf.exception_handlers(firmware_elf)
         arguments += "".join(f",handler={hex(a)}" for a in handlers)
