@@ -18,17 +18,15 @@ from switchscope.figures.measure import measure
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.figures.result import Result
 
+from conftest import layout_blind
+
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
 BLOCKS = [0, 1, 2, 3, 10, 100, 1000]
 ARMV6M = ("cortex-m0", "cortex-m0plus")
 # ARMv6-M's longest block is 400: its literal loads reach only 1 KB past a function's code (ruler.c)
 BLOCKS_ARMV6M = [0, 1, 2, 3, 10, 100, 400]
-# where the methods' builds, laid out differently, cost the same (not on Ibex's RTL, nor on its model, which
-# charges the same fetch of a misaligned jump target: tests/decode/test_scope.py)
-LAYOUT_BLIND_TARGETS = [name for name in catalog.KERNELS["freertos"].targets
-                        if catalog.TARGETS[name].simulator != "verilator"
-                        and not (catalog.TARGETS[name].timing_model or "").startswith("ibex")]
+LAYOUT_BLIND_TARGETS = layout_blind(catalog.KERNELS["freertos"].targets)
 # what the tiny user firmware below is built for: the Cortex-M3 and the cores that run its code, and the AVR
 # (an ARMv7-M image is refused on ARMv6-M: test_timing_model_armv6m.py)
 USER_FIRMWARE_TARGETS = [name for name in LAYOUT_BLIND_TARGETS if catalog.TARGETS[name].cpu not in ARMV6M]

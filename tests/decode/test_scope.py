@@ -16,6 +16,8 @@ from switchscope.decode.capture_files import CaptureError
 from switchscope.figures.capture import analyze
 from switchscope.figures.measure import measure
 
+from conftest import layout_blind
+
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
@@ -44,11 +46,8 @@ def kept_by_seq(result, samples):
 # boards that add neither run in the whole suite
 SMOKE_TARGETS = ("atmega328p", "mps2-an385", "mps2-an386")
 # The three methods agree sample for sample where the core's cost of an instruction does not depend on where the
-# code lies (QEMU's timing model, simavr). On Ibex's RTL it does: a 32-bit instruction at a halfword address after
-# a jump costs a fetch cycle more, and each method's build lays the code out differently (tests/run/test_ibex.py);
-# the Ibex timing model (ibex-qemu) charges that fetch too
-LAYOUT_BLIND_TARGETS = [name for name in FREERTOS_TARGETS if catalog.TARGETS[name].simulator != "verilator"
-                        and not (catalog.TARGETS[name].timing_model or "").startswith("ibex")]
+# code lies, and each method's build lays the code out differently (conftest.layout_blind)
+LAYOUT_BLIND_TARGETS = layout_blind(FREERTOS_TARGETS)
 
 
 @pytest.mark.parametrize("target", [pytest.param(name, marks=[pytest.mark.smoke] if name in SMOKE_TARGETS else [])
