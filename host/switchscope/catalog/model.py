@@ -184,6 +184,7 @@ class LatencyTimer:
 
 
 STAMP_CSRS = {"mcycle": 0xB00}  # a RISC-V probe's timer CSR, by board.toml's [stamp] timer
+RISCV_CPUS = ("rv32imc",)  # board.toml cpu values whose firmware is RISC-V
 
 
 @dataclass(frozen=True)
@@ -242,9 +243,14 @@ class Target:
         return per_unit / 2 if self.simulator == "qemu" else per_unit
 
     @property
+    def is_riscv(self) -> bool:
+        """Whether its firmware is RISC-V (Ibex), else Cortex-M or AVR."""
+        return self.cpu in RISCV_CPUS
+
+    @property
     def stamp_csr(self) -> int | None:
         """The CSR a RISC-V probe reads its timer from (csrr rd, mcycle), where the simulator can stamp it."""
-        return STAMP_CSRS.get(self.stamp_timer) if self.cpu.startswith("rv") else None
+        return STAMP_CSRS.get(self.stamp_timer) if self.is_riscv else None
 
     @property
     def units(self) -> tuple[str, ...]:

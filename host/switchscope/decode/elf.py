@@ -71,22 +71,22 @@ ARM_M_CORES = {"ARMv6-M": "Cortex-M0, M0+ or M1", "ARMv6S-M": "Cortex-M0, M0+ or
                "ARMv8-M.mainline": "Cortex-M33 or M35P", "ARMv8.1-M.mainline": "Cortex-M55 or M85"}
 
 
-def machine(path: Path) -> str:
-    """The ELF's e_machine, as pyelftools names it (EM_ARM, EM_AVR, EM_X86_64, ...)."""
+def _header(path: Path, field: str):
     elf = _open(path)
     try:
-        return elf["e_machine"]
+        return elf[field]
     finally:
         elf.stream.close()
+
+
+def machine(path: Path) -> str:
+    """The ELF's e_machine, as pyelftools names it (EM_ARM, EM_AVR, EM_X86_64, ...)."""
+    return _header(path, "e_machine")
 
 
 def entry(path: Path) -> int:
     """The ELF's entry point (e_entry)."""
-    elf = _open(path)
-    try:
-        return elf["e_entry"]
-    finally:
-        elf.stream.close()
+    return _header(path, "e_entry")
 
 
 def arm_architecture(path: Path) -> str | None:

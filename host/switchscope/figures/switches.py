@@ -98,7 +98,7 @@ class _Names:
 
 
 def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: int, time_limit: float) -> Result:
-    if target.simulator == "qemu" and target.cpu.startswith("rv"):
+    if target.simulator == "qemu" and target.is_riscv:
         raise SwitchscopeError(f"--switches on {target.name}: the QEMU plugin follows the Cortex-M exception flow "
                                "only, not a RISC-V trap's", "measure the switches on the RTL: --target ibex, with the "
                                "image built for it")

@@ -29,7 +29,6 @@ TIME_LIMIT_PER_SAMPLE_S = 0.002  # the default time limit's allowance per sample
 QEMU = "qemu-system-arm"
 # the QEMU that runs a firmware of each architecture, and the Debian package that installs it
 QEMU_FOR = {"EM_ARM": (QEMU, "qemu-system-arm"), "EM_RISCV": ("qemu-system-riscv32", "qemu-system-misc")}
-RISCV_CPUS = ("rv32imc",)  # board.toml cpu values whose firmware is RISC-V
 PARAMETERS_BYTES = 256  # the board's buffer (firmware/boards/ibex/board.c), its final NUL included
 LATENCY_ARM_SYMBOL = "board_latency_timer_arm"  # board.h: where the irq-latency scenarios arm the latency timer
 SCOPE_EDGE_EVENTS = {"pin1": 1, "pin0": 0}  # the watches at the scope pin's two stores (Scope.watches)
@@ -41,7 +40,7 @@ BATCHED_STREAM = "stream=semihosting"
 
 def elf_machine(target: Target) -> str:
     """The architecture of the target's firmware (elf.MACHINES): RISC-V for an RV32 core, else Cortex-M."""
-    return "EM_RISCV" if target.cpu in RISCV_CPUS else ELF_MACHINE
+    return "EM_RISCV" if target.is_riscv else ELF_MACHINE
 
 
 def qemu_binary(target: Target) -> str:
@@ -54,7 +53,7 @@ def command(qemu: str, target: Target, firmware_elf: Path, parameters: list[str]
             parameters_file: Path | None = None) -> list[str]:
     """QEMU's command line; a RISC-V target's parameters go to `parameters_file` (written here)."""
     line = [qemu, "-machine", target.simulated_machine, "-display", "none", "-monitor", "none", "-serial", "stdio"]
-    if elf_machine(target) == "EM_RISCV":
+    if target.is_riscv:
         line += _riscv_loading(firmware_elf, parameters, parameters_file)
     else:
         # Semihosting carries the parameters in and the exit code out; commas in a
@@ -94,7 +93,7 @@ def _cycles(request: Request) -> bool:
 def start(request: Request) -> list[str]:
     """QEMU with the plugin loaded where anything is watched, stamped or followed."""
     target, firmware_elf = request.target, request.firmware_elf
-    if elf_machine(target) == "EM_RISCV":  # its UART takes each byte as it comes: no batches
+    if target.is_riscv:  # its UART takes each byte as it comes: no batches
         line = command(qemu_binary(target), target, firmware_elf, request.parameters,
                        request.event_log.parent / "parameters.bin")
     else:
@@ -121,7 +120,7 @@ def _plugin_arguments(request: Request, cycles: bool) -> str:
         arguments += f",stop={request.stop_after}"
     if cycles:
         arguments += f",unit=cycles,core={target.timing_model}"
-        riscv = elf_machine(target) == "EM_RISCV"
+        riscv = target.is_riscv
         # the trap tables' entries on RISC-V, the vector table's handlers on a Cortex-M: where an exception enters
         handlers = elf.riscv_vector_entries(firmware_elf) if riscv else elf.exception_handlers(firmware_elf)
         arguments += "".join(f",handler={hex(a)}" for a in handlers)
