@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from conftest import lay_out, refused_cleanly, run_command
+from switchscope.decode import stats
 
 COMMAND = [sys.executable, "-m", "switchscope"]
 
@@ -107,10 +108,12 @@ def test_report_shows_a_whole_switches_block(tmp_path, monkeypatch, capsys):
     assert "freertos task switches" in page and "consume -&gt; produce" in page
 
 
-def forged(samples: list) -> dict:
+def forged(samples: list, restated: bool = False) -> dict:
     """A sweep's result of yield whose TRM range is 118-144 and whose samples were replaced by `samples`,
-    its written statistics left as the run wrote them."""
+    its written statistics left as the run wrote them (`restated`: those of the new samples)."""
     figures = {"min": 124, "median": 124.0, "mode": 124, "mean": 124.0, "max": 124, "stddev": 0.0, "p99": 124}
+    if restated:
+        figures = stats.statistics(samples)
     bounds = {side: {key: (0.0 if key == "stddev" else value) for key in figures}
               for side, value in (("min", 118), ("max", 144))}
     return {**GOOD, "samples": samples, "first": samples[0], "timing_model": "cortex-m3", "bounds": bounds,
@@ -124,7 +127,8 @@ def forged(samples: list) -> dict:
 ], ids=["compare", "report", "sweep --resume"])
 def test_samples_outside_their_own_trm_range_are_refused_by_every_reader(tmp_path, monkeypatch, capsys, arguments):
     """One reader and one rule: what compare refuses as altered, sweep --resume does not keep."""
-    files = {"good.json": results_file(forged([124, 124, 125])), "sweep.json": results_file(forged([1, 1, 1]))}
+    files = {"good.json": results_file(forged([124, 124, 125], restated=True)),
+             "sweep.json": results_file(forged([1, 1, 1]))}
     said = refused_cleanly(tmp_path, files, arguments, 2,
                            "sweep.json, result 0: the min of its samples, 1, lies outside its TRM range "
                            "('bounds': 118 to 144)", monkeypatch, capsys)
@@ -133,8 +137,8 @@ def test_samples_outside_their_own_trm_range_are_refused_by_every_reader(tmp_pat
 
 
 def test_samples_inside_their_trm_range_are_read(tmp_path, monkeypatch, capsys):
-    lay_out(tmp_path, {"base.json": results_file(forged([124, 124, 125])),
-                       "new.json": results_file(forged([124, 126, 143]))})
+    lay_out(tmp_path, {"base.json": results_file(forged([124, 124, 125], restated=True)),
+                       "new.json": results_file(forged([124, 126, 143], restated=True))})
     monkeypatch.chdir(tmp_path)
     status, said = run_command(["compare", "base.json", "new.json"], capsys)
     assert status == 1 and "slower, inside the TRM range" in said, said

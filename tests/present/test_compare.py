@@ -2,6 +2,7 @@
 outputs, and a clear error for every bad input."""
 
 import json
+import os
 import signal
 from xml.etree import ElementTree
 
@@ -13,14 +14,20 @@ from switchscope.figures.result import Result, Stats
 from switchscope.present.compare import Threshold
 
 
+RTL = "Ibex 0.1 (small) RTL on Verilator 5.032"
+
+
 def result(scenario="resume", samples=(267,) * 10, unit="cycles", opt="-O2", kernel="freertos",
-           target="mps2-an385", simulator="QEMU emulator version 10.0.2", spread=None) -> dict:
-    """`spread` (below, above): each sample's TRM range is sample - below to sample + above."""
+           target="mps2-an385", simulator=None, spread=None) -> dict:
+    """`spread` (below, above): each sample's TRM range is sample - below to sample + above. The timing model
+    and the simulator are the target's (its RTL on Verilator, else QEMU 10.0.2), unless a simulator is given."""
     bounds = {side: Stats.of([s + offset for s in samples]).as_dict()
               for side, offset in (("min", -spread[0]), ("max", spread[1]))} if spread else None
+    counted_by = catalog.TARGETS[target]
+    simulator = simulator or (RTL if counted_by.simulator == "verilator" else "QEMU emulator version 10.0.2")
     return Result(kind="scenario", scenario=scenario, method="probe", unit=unit, samples=list(samples), overhead=7,
-                  first=samples[0], kernel=kernel, target=target, options={"opt": opt},
-                  timing_model="cortex-m3" if unit == "cycles" else None, bounds=bounds,
+                  first=samples[0], kernel=kernel, target=target, cpu=counted_by.cpu, f_cpu_hz=counted_by.f_cpu_hz,
+                  options={"opt": opt}, timing_model=counted_by.timing_model_for(unit), bounds=bounds,
                   simulator={"name": simulator}, toolchain={"compiler": "arm-none-eabi-gcc 12.2.1"}).to_json()
 
 
@@ -86,11 +93,36 @@ def test_nothing_in_common_is_bad_input_with_what_would_pair_them(tmp_path, caps
 
 
 def test_another_unit_is_flagged_and_not_compared(tmp_path, capsys):
-    base = write(tmp_path / "base.json", result())
-    new = write(tmp_path / "new.json", result(unit="instructions", samples=(143,) * 10))
+    base = write(tmp_path / "base.json", result(), result("yield", (126,) * 10))
+    new = write(tmp_path / "new.json", result(unit="instructions", samples=(143,) * 10), result("yield", (126,) * 10))
     status, said = run([base, new], capsys)
-    assert status == 0
+    assert status == 0, said  # yield was compared; resume is listed
     assert "not comparable" in said and "unit cycles vs instructions" in said
+    assert "1 compared: 1 same; not compared: 1 not comparable" in said
+
+
+def test_pairs_that_are_all_not_comparable_compared_nothing_and_fail_the_job(tmp_path, capsys):
+    """Cycles against instructions, scenario for scenario: nothing was compared, so the job must not pass
+    (docs/ci.md: exit 2), the summary counts none as compared, JUnit fails, and each side's unit is shown."""
+    base = write(tmp_path / "cycles.json", result(), result("yield", (126,) * 10))
+    new = write(tmp_path / "instructions.json", result(unit="instructions", samples=(143,) * 10),
+                result("yield", (80,) * 10, unit="instructions"))
+    status, said = run([base, new, "--junit", str(tmp_path / "c.xml"), "--json", str(tmp_path / "c.json")], capsys)
+    assert status == 2, said
+    assert "0 compared: nothing; not compared: 2 not comparable" in said
+    assert "nothing compared: 2 pair(s) not comparable (unit cycles vs instructions; timing model cortex-m3 vs " \
+           "none (instructions counted))" in said
+    assert "None" not in said
+    rows = [line.split() for line in said.splitlines() if line.strip().startswith("freertos/")]
+    assert len(rows) == 2 and all(row[1:4] == ["cycles", "vs", "instructions"] for row in rows), said
+    suite = ElementTree.parse(tmp_path / "c.xml").getroot()
+    assert suite.get("failures") == "1" and suite.get("skipped") == "2"
+    failed = [case for case in suite if case.find("failure") is not None]
+    assert [case.get("name") for case in failed] == ["compared nothing"]
+    document = json.loads((tmp_path / "c.json").read_text())
+    assert document["compared_nothing"].startswith("nothing compared")
+    assert all(c["unit"] is None and (c["base_unit"], c["new_unit"]) == ("cycles", "instructions")
+               for c in document["comparisons"])
 
 
 def test_another_simulator_is_flagged(tmp_path, capsys):
@@ -276,14 +308,14 @@ def test_an_interrupt_latency_is_compared_by_its_worst_case_too(tmp_path, capsys
 def test_a_sweep_that_met_part_of_the_loop_is_not_compared_with_a_whole_one(tmp_path, capsys):
     status, said = run([write(tmp_path / "a.json", latency([12] * 10)),
                         write(tmp_path / "b.json", latency([12] * 9 + [40], covered=400))], capsys)
-    assert status == 0, said
+    assert status == 2, said  # the one pair was not compared: nothing was
     assert "not comparable" in said and "all steps vs 400 of 588 steps" in said
 
 
 def test_one_sample_per_step_is_not_compared_with_every_sample_of_an_older_run(tmp_path, capsys):
     status, said = run([write(tmp_path / "a.json", latency([12] * 10, one_per_phase=False)),
                         write(tmp_path / "b.json", latency([12] * 10))], capsys)
-    assert status == 0 and "not comparable" in said, said
+    assert status == 2 and "not comparable" in said, said
     assert "every sample the run took vs one sample per step of the loop" in said
 
 
@@ -305,3 +337,113 @@ def test_across_targets_wants_one_target_a_side_and_is_suggested_when_only_targe
     model = write(tmp_path / "model.json", result("yield", target="ibex-qemu"))
     status, said = run([rtl, model], capsys)
     assert status == 2 and "add --across-targets" in said, said
+
+
+def test_across_targets_between_other_cores_says_what_differs_and_gives_no_verdict(tmp_path, capsys):
+    """A Cortex-M0 model's cycles at 16 MHz against Ibex's RTL cycles at 50 MHz are no regression of anything:
+    listed as not comparable, naming both cores, and the job compared nothing (exit 2, not 1 for "slower")."""
+    m0 = write(tmp_path / "m0.json", result("yield", (106,) * 10, target="microbit"),
+               result("isr", (300,) * 10, target="microbit"))
+    rtl = write(tmp_path / "rtl.json", result("yield", (134,) * 10, target="ibex"),
+                result("isr", (300,) * 10, target="ibex"))
+    status, said = run([m0, rtl, "--across-targets"], capsys)
+    assert status == 2, said
+    assert "slower" not in said and "faster" not in said
+    assert ("core cortex-m0 at 16 MHz (the cortex-m0 timing model) vs rv32imc small at 50 MHz (its RTL)"
+            in said), said
+    assert "--allow-different-cores" in said  # the hint names the way to ask for a verdict anyway
+    # asked for explicitly, the verdict is given, and every pair says the cores differ
+    status, said = run([m0, rtl, "--across-targets", "--allow-different-cores"], capsys)
+    assert status == 1 and "slower" in said and "+26.42%" in said, said  # (134 - 106) / 106
+    assert "every pair: core cortex-m0 at 16 MHz" in said
+    status, said = run([m0, rtl, "--allow-different-cores"], capsys)
+    assert status == 2 and "--allow-different-cores goes with --across-targets" in said
+
+
+def test_across_targets_between_two_timing_models_prints_what_differs(tmp_path, capsys):
+    m0 = write(tmp_path / "m0.json", result("yield", (106,) * 10, target="microbit"),
+               result("isr", (300,) * 10, target="microbit"))
+    m0plus = write(tmp_path / "m0plus.json", result("yield", (104,) * 10, target="microbit-m0plus"),
+                   result("isr", (290,) * 10, target="microbit-m0plus"))
+    status, said = run([m0, m0plus, "--across-targets"], capsys)
+    assert status == 2 and "faster" not in said, said
+    assert ("every pair: core cortex-m0 at 16 MHz (the cortex-m0 timing model) vs cortex-m0plus at 16 MHz "
+            "(the cortex-m0plus timing model)") in said
+
+
+def _side(tmp_path, name, results, **fields) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps({"results": list(results), **fields}))
+    return str(path)
+
+
+@pytest.mark.parametrize("base_results, new_results, new_fields, fragment", [
+    ([], [], {}, "hold no results: nothing to compare"),
+    ([result()], [], {"failures": [{"job": "freertos resume, probe on mps2-an385", "error": "the firmware ended"}]},
+     "new.json holds no results: the measurement of the change measured nothing (1 measurement failed, e.g. "
+     "freertos resume, probe on mps2-an385: the firmware ended)"),
+    ([], [result()], {}, "base.json holds no results"),
+    ([result()], [result()], {"incomplete": "interrupted after 1 of 2 measurements"},
+     "new.json: incomplete (interrupted after 1 of 2 measurements)"),
+], ids=["both empty", "new measured nothing", "base empty", "new interrupted"])
+def test_a_side_that_measured_nothing_or_part_is_refused(tmp_path, monkeypatch, capsys, base_results, new_results,
+                                                         new_fields, fragment):
+    monkeypatch.chdir(tmp_path)
+    base = _side(tmp_path, "base.json", base_results)
+    new = _side(tmp_path, "new.json", new_results, **new_fields)
+    status, said = run([base, new, "--junit", str(tmp_path / "c.xml")], capsys)
+    assert status == 2 and fragment in said, said
+    assert not (tmp_path / "c.xml").exists()
+
+
+def test_a_measurement_of_the_change_that_failed_fails_the_job(tmp_path, capsys):
+    """What failed in NEW could hide any regression: the job fails (exit 1, a measurement failed) and says it."""
+    base = _side(tmp_path, "base.json", [result(), result("yield", (126,) * 10)])
+    new = _side(tmp_path, "new.json", [result()],
+                failures=[{"job": "freertos yield, probe on mps2-an385", "error": "no task switch found"}])
+    status, said = run([base, new, "--junit", str(tmp_path / "c.xml")], capsys)
+    assert status == 1, said
+    assert "new: a measurement failed" in said and "freertos yield, probe on mps2-an385: no task switch found" in said
+    suite = ElementTree.parse(tmp_path / "c.xml").getroot()
+    assert suite.get("failures") == "1"
+    assert [case.get("name") for case in suite if case.find("failure") is not None] == [
+        "new: freertos yield, probe on mps2-an385 failed"]
+
+
+def test_a_key_written_twice_is_refused(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result())
+    text = json.dumps({"results": [result()]})
+    (tmp_path / "new.json").write_text(text.replace('"samples": [', '"samples": [1], "samples": [', 1))
+    status, said = run([base, str(tmp_path / "new.json")], capsys)
+    assert status == 2 and "the key 'samples' is written twice in one object" in said, said
+
+
+FORGED = [  # (a result no run writes, what the refusal says)
+    (dict(result(target="ibex", unit="cycles"), unit="instructions", timing_model=None),
+     "a result of ibex in instructions, and ibex counts cycles only (its RTL on Verilator)"),
+    (dict(result(target="ibex-qemu"), target="ibex"),  # the model's cycles relabelled as the RTL's
+     "a result of ibex timed by the ibex-small model, and it has no timing model"),
+    (dict(result(target="ibex-qemu"), target="ibex", timing_model=None),
+     "a result of ibex measured on 'QEMU emulator version 10.0.2', and ibex runs on verilator"),
+    (dict(latency([12] * 9 + [189]), worst={"cycles": 150, "sample": 0, "samples": 1}),
+     "worst.cycles is 150, below its largest sample 189"),
+    (dict(result(), stats=dict(result()["stats"], median=200)), "stats.median is 200, and its samples' median is 267"),
+    (dict(result(), count=11), "'count' is 11, and the result holds 10 samples"),
+]
+
+
+@pytest.mark.parametrize("forged, fragment", FORGED, ids=[f[:30] for _, f in FORGED])
+def test_a_forged_result_is_refused_with_the_reason(tmp_path, capsys, forged, fragment):
+    base = write(tmp_path / "base.json", forged)
+    new = write(tmp_path / "new.json", forged)
+    status, said = run([base, new, "--across-targets"], capsys)
+    assert status == 2 and fragment in said and "Traceback" not in said, said
+
+
+def test_a_fifo_is_named_as_such(tmp_path, capsys):
+    base = write(tmp_path / "base.json", result())
+    fifo = tmp_path / "new.fifo"
+    os.mkfifo(fifo)
+    status, said = run([base, str(fifo)], capsys)
+    assert status == 2 and "no such file" not in said, said
+    assert f"new {fifo}: a FIFO (a pipe), not a file" in said

@@ -339,7 +339,8 @@ def parser() -> argparse.ArgumentParser:
         "compare", help="compare two sets of results; exit 1 when one got slower (for CI)",
         description="Match the results of BASE and NEW (run, sweep or measure JSON files, or suite directories) by "
                     "kernel, target, scenario, method, configuration and unit, and compare one statistic. Exit 0 "
-                    "when none got slower than the threshold, 1 when one did (see --fail-on), 2 on bad input.")
+                    "when none got slower than the threshold, 1 when one did (see --fail-on) or a measurement of "
+                    "NEW failed, 2 on bad input: a side that is empty or incomplete, or nothing compared.")
     versus.add_argument("base", help="the results before the change")
     versus.add_argument("new", help="the results after it")
     versus.add_argument("--metric", default="median", help="the statistic compared: min, median, mode, mean, max, "
@@ -348,7 +349,11 @@ def parser() -> argparse.ArgumentParser:
                         help="how much slower counts as a regression: a percentage (2%%) or an amount in the "
                              "result's unit (default 0: any increase, since the simulators are deterministic)")
     versus.add_argument("--across-targets", action="store_true", help="match results whatever their targets: "
-                        "rtl.json model.json --across-targets holds a timing model (ibex-qemu) against the RTL (ibex)")
+                        "rtl.json model.json --across-targets holds a timing model (ibex-qemu) against the RTL (ibex) "
+                        "of the same core; results of other cores or timing models are listed as not comparable")
+    versus.add_argument("--allow-different-cores", action="store_true",
+                        help="with --across-targets, give verdicts between other cores or timing models too "
+                             "(a Cortex-M0 against Ibex), each pair saying what differs")
     versus.add_argument("--ignore-option", action="append", default=[], metavar="NAME",
                         help="leave a configuration option out of the matching, repeatable: compare "
                              "o2.json os.json --ignore-option opt compares -O2 with -Os")

@@ -13,23 +13,38 @@ from switchscope.present import compare, display, html_report, report, suite_pag
 
 def command_compare(args) -> int:
     threshold = compare.Threshold.parse(args.threshold)
+    if args.allow_different_cores and not args.across_targets:
+        raise SwitchscopeError("--allow-different-cores goes with --across-targets: results of one target are of "
+                               "one core", "add --across-targets, or leave --allow-different-cores out")
     inputs = (Path(args.base), Path(args.new))
     junit = outputs.check_file(args.junit, "--junit", inputs) if args.junit else None
     json_path = outputs.check_file(args.json, "--json", inputs) if args.json else None
     outputs.distinct((junit, "--junit"), (json_path, "--json"))
     ignored = tuple(args.ignore_option) + ((compare.ACROSS_TARGETS,) if args.across_targets else ())
-    found = compare.compare(compare.load(inputs[0], "base"), compare.load(inputs[1], "new"), args.metric, threshold,
-                            ignored)
+    base, new = compare.load_side(inputs[0], "base"), compare.load_side(inputs[1], "new")
+    compare.check_sides(base, new)
+    found = compare.compare(base.results, new.results, args.metric, threshold, ignored, args.allow_different_cores)
+    nothing = compare.nothing_compared(found, ignored)
+    failed = compare.failed_in_new(new)
+    gate = (((("compared nothing", f"{nothing.message}"),) if nothing else ())
+            + tuple((f"new: {said.partition(': ')[0]} failed", said) for said in failed))
     if junit:  # the files first: a terminal that fails or goes away costs none of them
-        compare.write_junit(junit, found, threshold, args.fail_on)
+        compare.write_junit(junit, found, threshold, args.fail_on, gate)
     if json_path:
         outputs.write_text(json_path, json.dumps({"metric": args.metric, "threshold": str(threshold),
                                                   "fail_on": args.fail_on,
-                                                  "comparisons": [c.as_json() for c in found]}, indent=1) + "\n")
+                                                  "comparisons": [c.as_json() for c in found],
+                                                  **({"compared_nothing": nothing.message} if nothing else {}),
+                                                  **({"failed_in_new": failed} if failed else {})},
+                                                 indent=1) + "\n")
     print("\n".join(display.table(compare.table_rows(found, args.fail_on), markup=True)) if found
           else "  nothing to compare")
     print(compare.summary(found, threshold, tuple(args.ignore_option), args.fail_on))
-    return 1 if compare.regressions(found, args.fail_on) else 0
+    if nothing:
+        raise nothing
+    for said in failed:
+        print(f"error: new: a measurement failed, so its figure cannot be compared: {said}", file=sys.stderr)
+    return 1 if compare.regressions(found, args.fail_on) or failed else 0
 
 
 def command_report(args) -> int:

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from switchscope import __version__
+from switchscope import __version__, catalog
 from switchscope.catalog.configs import changes_scenario
 from switchscope.common import provenance
 from switchscope.common.errors import SwitchscopeError
@@ -187,7 +187,12 @@ class Result:
         if not document["samples"]:  # every result is written with its statistics, which need a sample
             raise SwitchscopeError(f"{where}: 'samples' is empty: a result holds at least one",
                                    "measure again: the file was altered or damaged")
-        _check_bounds(document, where)
+        figures = stats.statistics(document["samples"])
+        _check_bounds(document, figures, where)  # first: samples moved outside their range say so, not the stats
+        _check_written(document, figures, where)
+        _check_target(document, where)
+        if document.get("worst") is not None or document.get("phases") is not None:
+            _check_latency(document, figures, where)
         interfered = document.get("interfered")
         if interfered is not None and not (isinstance(interfered, list) and all(
                 isinstance(i, int) and not isinstance(i, bool) and 0 <= i < len(document["samples"])
@@ -232,7 +237,80 @@ class AlteredResult(SwitchscopeError):
     """A result whose parts contradict each other: no run writes one, an edit or a damaged copy does."""
 
 
-def _check_bounds(document: dict, where: str) -> None:
+def _check_written(document: dict, figures: dict, where: str) -> None:
+    """What a result writes beside its samples (count, excluded, stats) must be what they give: a reader that
+    takes the written figures (another tool, a person) and one that works from the samples must see one result."""
+    hint = "measure again: the file was altered or damaged"
+    for key, held in (("count", len(document["samples"])), ("excluded", len(document.get("excluded_samples") or []))):
+        if key in document and document[key] != held:
+            raise AlteredResult(f"{where}: '{key}' is {document[key]}, and the result holds {held} "
+                                f"{'samples' if key == 'count' else 'excluded samples'}", hint)
+    written = document.get("stats")
+    if not isinstance(written, dict):
+        return
+    for key in STAT_KEYS:
+        if key in written and isinstance(written[key], (int, float)) and not math.isclose(
+                written[key], figures[key], rel_tol=1e-9, abs_tol=1e-9):
+            raise AlteredResult(f"{where}: stats.{key} is {written[key]:g}, and its samples' {key} is "
+                                f"{figures[key]:g}", hint)
+
+
+def _check_target(document: dict, where: str) -> None:
+    """A result of a target this switchscope knows must have been counted the way that target counts: in a
+    unit its simulator (or its timing model, or its board over a serial line) gives, by that timing model,
+    on that simulator. A model's result relabelled as the RTL's (ibex-qemu's cycles as ibex's), or the RTL
+    said to count instructions, is refused: compared or kept by --resume, it would pass for the other."""
+    target = catalog.TARGETS.get(document.get("target")) if isinstance(document.get("target"), str) else None
+    if target is None:
+        return
+    hint = "measure again: the file was altered, or holds another target's result under this target's name"
+    unit, model = document.get("unit"), document.get("timing_model")
+    counted = (*target.units, *(("cycles",) if target.real_board else ()))
+    if unit in ("instructions", "cycles") and unit not in counted:
+        raise AlteredResult(f"{where}: a result of {target.name} in {unit}, and {target.name} counts "
+                            f"{' or '.join(counted)} only ({_simulator_said(target)})", hint)
+    if model is not None and model != target.timing_model_for(unit or ""):
+        has = f"its timing model is {target.timing_model}" if target.timing_model else "it has no timing model"
+        raise AlteredResult(f"{where}: a result of {target.name} timed by the {model} model, and {has} "
+                            f"in {unit} ({_simulator_said(target)})", hint)
+    name = (document.get("simulator") or {}).get("name") if isinstance(document.get("simulator"), dict) else None
+    named = {simulator for simulator in catalog.SIMULATORS if simulator in str(name or "").lower()}
+    if named and target.simulator not in named:
+        raise AlteredResult(f"{where}: a result of {target.name} measured on '{name}', and {target.name} runs on "
+                            f"{target.simulator}", hint)
+
+
+def _simulator_said(target) -> str:
+    return {"verilator": "its RTL on Verilator", "simavr": "simavr", "qemu": "QEMU"}.get(target.simulator,
+                                                                                       target.simulator)
+
+
+def _check_latency(document: dict, figures: dict, where: str) -> None:
+    """irq-latency: the worst case is the largest sample (no sample above it), in the result's unit, at one of
+    them; the phases covered are at most the loop's; a sample's step and address are given for every sample."""
+    hint = "measure again: the file was altered or damaged"
+    count, unit = len(document["samples"]), document.get("unit")
+    worst, phases = document.get("worst"), document.get("phases")
+    if worst is not None:
+        value = worst.get(unit) if isinstance(worst, dict) else None
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise AlteredResult(f"{where}: worst: no figure in the result's unit ({unit})", hint)
+        if value < figures["max"]:
+            raise AlteredResult(f"{where}: worst.{unit} is {value:g}, below its largest sample {figures['max']:g}: "
+                                "the worst case is the largest sample", hint)
+        if worst.get("sample", 0) >= count:
+            raise AlteredResult(f"{where}: worst.sample is {worst['sample']}, and the result holds {count} samples",
+                                hint)
+    if phases is not None and phases["covered"] > phases["period"] and phases["period"]:
+        raise AlteredResult(f"{where}: phases.covered is {phases['covered']}, more than the loop's "
+                            f"{phases['period']} steps (phases.period)", hint)
+    for key in ("sample_phases", "sample_addresses"):
+        given = document.get(key)
+        if given is not None and len(given) != count:
+            raise AlteredResult(f"{where}: {key} has {len(given)} entries for {count} samples", hint)
+
+
+def _check_bounds(document: dict, figures: dict, where: str) -> None:
     """The TRM range must be well formed and hold the samples' own statistics (which every reader works
     from) and those written beside them: samples edited to lie outside their range are refused."""
     bounds = document.get("bounds")
@@ -247,12 +325,12 @@ def _check_bounds(document: dict, where: str) -> None:
         raise AlteredResult(f"{where}: 'bounds' (a TRM range) must be cycles, not {document.get('unit')}",
                             "measure again: the file was altered")
     written = document.get("stats") if isinstance(document.get("stats"), dict) else {}
-    for what, figures in (("of its samples", stats.statistics(document["samples"])), ("written in 'stats'", written)):
-        outside = [key for key in BOUNDED_KEYS if key in figures
-                   and not bounds["min"][key] <= figures[key] <= bounds["max"][key]]
+    for what, held in (("of its samples", figures), ("written in 'stats'", written)):
+        outside = [key for key in BOUNDED_KEYS if key in held
+                   and not bounds["min"][key] <= held[key] <= bounds["max"][key]]
         if outside:
             key = outside[0]
-            raise AlteredResult(f"{where}: the {key} {what}, {figures[key]:g}, lies outside its TRM range "
+            raise AlteredResult(f"{where}: the {key} {what}, {held[key]:g}, lies outside its TRM range "
                                 f"('bounds': {bounds['min'][key]:g} to {bounds['max'][key]:g}), which no run writes",
                                 "measure again: the file was altered")
 

@@ -7,6 +7,7 @@ refuse the same bad ones with the same words."""
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -31,11 +32,31 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _one_of_each(pairs: list) -> dict:
+    """An object whose keys are each written once: a key written twice ("samples" twice) is kept by one reader
+    as its first and by another as its last, so the file says two things."""
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        seen = set()
+        twice = next(key for key, _ in pairs if key in seen or seen.add(key))
+        raise _DuplicateKey(twice)
+    return found
+
+
 def _parsed(text: str, where: str):
     """The document, or the reason it is not switchscope's JSON: not JSON, NaN or
-    Infinity (which Python would write, and no other reader accepts), nesting too deep."""
+    Infinity (which Python would write, and no other reader accepts), nesting too deep,
+    a key written twice in one object."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_one_of_each)
+    except _DuplicateKey as twice:
+        raise SwitchscopeError(f"{where}: the key '{twice}' is written twice in one object, and no switchscope "
+                               "writes that: which of the two is meant is not known",
+                               "measure again: the file was altered or damaged") from None
     except ValueError as error:
         raise SwitchscopeError(f"{where}: not JSON ({error})", HINT) from None
     except RecursionError:
@@ -123,7 +144,25 @@ def files_in(path: Path, side: str) -> list[Path]:
         return files
     if path.is_file():
         return [path]
+    kind = _special_kind(path)
+    if kind:
+        raise SwitchscopeError(f"{side} {path}: {kind}, not a file: results are read from files and directories "
+                               "(a stream can be read only once, and a directory's files are read in turn)",
+                               "save it to a file first (switchscope ... --json FILE, or cat > FILE), and give that")
     raise SwitchscopeError(f"{side} {path}: no such file or directory")
+
+
+def _special_kind(path: Path) -> str | None:
+    """What a path that exists but is neither a file nor a directory is, in a user's words."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    for test, said in ((stat.S_ISFIFO, "a FIFO (a pipe)"), (stat.S_ISCHR, "a character device (a terminal?)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return said
+    return "neither a file nor a directory"
 
 
 def read_file(file: Path, side: str = "") -> ResultsFile:

@@ -26,6 +26,7 @@ from xml.etree import ElementTree
 
 from rich.markup import escape
 
+from switchscope import catalog
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures import results_files
@@ -35,6 +36,8 @@ from switchscope.present.report import RANGE_COLUMN, range_note
 
 FAIL_ON = ("any", "outside-range")  # which regressions fail `switchscope compare`
 CHANGES = ("slower", "within", "faster")  # the verdicts of a figure that moved
+COMPARED = ("slower", "within", "same", "faster")  # the verdicts of a pair whose figures were compared
+NOT_COMPARED = ("only in base", "only in new", "not comparable")
 
 
 @dataclass(frozen=True)
@@ -114,8 +117,17 @@ class Comparison:
             return None
         return 100 * self.difference / self.base_value
 
+    @property
+    def unit(self) -> str:
+        """The unit of both sides, or each side's where they differ ("cycles vs instructions")."""
+        units = dict.fromkeys(result.unit for result in (self.base, self.new) if result is not None)
+        return " vs ".join(units)
+
     def as_json(self) -> dict:
-        return {"result": self.name, "metric": self.metric, "unit": (self.base or self.new).unit,
+        units = {side: result.unit if result else None for side, result in (("base_unit", self.base),
+                                                                            ("new_unit", self.new))}
+        return {"result": self.name, "metric": self.metric, "unit": None if " vs " in self.unit else self.unit,
+                **units,
                 "base": self.base_value, "new": self.new_value, "difference": self.difference,
                 "percent": self.percent, "verdict": self.verdict, "range": self.range,
                 **{side: list(bounds) if bounds else None
@@ -161,9 +173,96 @@ def load(path: Path, side: str) -> list[Result]:
     return results_files.results(path, side)
 
 
+@dataclass
+class Side:
+    """One side of a comparison as read: its results, and what its files say the command that wrote them
+    could not measure."""
+    path: Path
+    results: list[Result]
+    failures: list[dict]
+
+
+def load_side(path: Path, side: str) -> Side:
+    """A side's results and failures; a file written by a command that was interrupted, or that has not
+    finished (a sweep's file while it runs), is refused: its missing results would read as "only in base"
+    and the gate would pass on what was never measured."""
+    found = results_files.read(path, side)
+    unfinished = [each for each in found if each.incomplete]
+    if unfinished:
+        raise SwitchscopeError(f"{side} {unfinished[0].path}: incomplete ({unfinished[0].incomplete}): what it lacks "
+                               "would pass as not measured, and a gate must not pass on that",
+                               "finish it (sweep --resume with the same --json, suite --resume) or measure again")
+    return Side(path, [r for each in found for r in each.results],
+                [failure for each in found for failure in each.failures if isinstance(failure, dict)])
+
+
+def check_sides(base: Side, new: Side) -> None:
+    """Refuse two sides of which one holds nothing: there is nothing to compare, and the gate must not pass."""
+    said = {side: _failures_said(found.failures) for side, found in (("base", base), ("new", new))}
+    if not base.results and not new.results:
+        raise SwitchscopeError(f"base {base.path} and new {new.path} hold no results: nothing to compare"
+                               f"{said['base']}{said['new']}", results_files.HINT)
+    for side, found, other in (("new", new, "the change"), ("base", base, "the base")):
+        if not found.results:
+            raise SwitchscopeError(f"{side} {found.path} holds no results: the measurement of {other} measured "
+                                   f"nothing{said[side]}", "measure it again; a job that compared nothing must not "
+                                                           "pass")
+
+
+def _failures_said(failures: list[dict]) -> str:
+    if not failures:
+        return ""
+    first = failures[0]
+    return (f" ({len(failures)} measurement{'s' if len(failures) > 1 else ''} failed, e.g. {first.get('job')}: "
+            f"{first.get('error')})")
+
+
+def failed_in_new(new: Side) -> list[str]:
+    """The measurements the change's run could not make: each a regression the gate cannot see, so each
+    fails it (a firmware that no longer runs is slower than any figure)."""
+    return [f"{failure.get('job')}"
+            + (f" ({failure['samples']} samples)" if failure.get("samples") else "")
+            + f": {failure.get('error')}" for failure in new.failures]
+
+
+def _core(result: Result) -> tuple[str | None, str | None]:
+    """The core a result was counted on: its target's cpu and configuration (Ibex small, maxperf), else the
+    cpu the result names."""
+    target = catalog.TARGETS.get(result.target) if result.target else None
+    return (target.cpu, target.core_config) if target else (result.cpu, None)
+
+
+def _core_said(result: Result) -> str:
+    cpu, config = _core(result)
+    clock = f" at {result.f_cpu_hz / 1e6:g} MHz" if result.f_cpu_hz else ""
+    target = catalog.TARGETS.get(result.target) if result.target else None
+    counted = (f"the {result.timing_model} timing model" if result.timing_model
+               else "its RTL" if target and target.simulator == "verilator" else "no timing model")
+    return f"{cpu or 'an unnamed core'}{f' {config}' if config else ''}{clock} ({counted})"
+
+
+def _core_differences(old: Result, now: Result) -> list[str]:
+    """What keeps two results of other targets from being one core's figures: another core (or configuration
+    of it), another timing model."""
+    found = []
+    if _core(old) != _core(now):
+        found.append(f"core {_core_said(old)} vs {_core_said(now)}")
+    elif old.timing_model and now.timing_model and old.timing_model != now.timing_model:
+        found.append(f"timing model {old.timing_model} vs {now.timing_model}")
+    return found
+
+
+def _said(value, unit: str | None = None) -> str:
+    """A field as text: what a missing one means, never Python's None."""
+    if value is not None:
+        return str(value)
+    return "none (instructions counted)" if unit == "instructions" else "none"
+
+
 def compare(base: list[Result], new: list[Result], metric: str, threshold: Threshold,
-            ignored: tuple[str, ...] = ()) -> list[Comparison]:
-    """`ignored`: configuration options left out of the matching (to compare -O2 with -Os, ignore opt)."""
+            ignored: tuple[str, ...] = (), allow_different_cores: bool = False) -> list[Comparison]:
+    """`ignored`: configuration options left out of the matching (to compare -O2 with -Os, ignore opt);
+    `allow_different_cores`: across targets, give verdicts between other cores too (else not comparable)."""
     if metric not in STAT_KEYS:
         raise SwitchscopeError(f"--metric takes one of {', '.join(STAT_KEYS)}, not '{metric}'")
     if ACROSS_TARGETS in ignored:
@@ -203,7 +302,11 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
         if old.unit != now.unit:
             differences.append(f"unit {old.unit} vs {now.unit}")
         if old.timing_model != now.timing_model and ACROSS_TARGETS not in ignored:
-            differences.append(f"timing model {old.timing_model} vs {now.timing_model}")
+            differences.append(f"timing model {_said(old.timing_model, old.unit)} vs "
+                               f"{_said(now.timing_model, now.unit)}")
+        other_cores = _core_differences(old, now) if ACROSS_TARGETS in ignored else []
+        if not allow_different_cores:
+            differences += other_cores
         differences += _sweep_differences(old, now)
         if differences:
             found.append(Comparison(key, name, old, now, metric, "not comparable", "; ".join(differences)))
@@ -223,13 +326,35 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
         compilers = (old.toolchain or {}).get("compiler"), (now.toolchain or {}).get("compiler")
         changed = [f"{k} {old.options.get(k)} vs {now.options.get(k)}" for k in ignored
                    if (old.options or {}).get(k) != (now.options or {}).get(k)]
-        notes = [worse_worst, f"simulator {simulators[0]} vs {simulators[1]}" if simulators[0] != simulators[1] else "",
-                 f"compiler {compilers[0]} vs {compilers[1]}" if compilers[0] != compilers[1] else "", *changed]
+        notes = [worse_worst, *other_cores,
+                 f"simulator {_said(simulators[0])} vs {_said(simulators[1])}" if simulators[0] != simulators[1]
+                 else "",
+                 f"compiler {_said(compilers[0])} vs {_said(compilers[1])}" if compilers[0] != compilers[1] else "",
+                 *changed]
         found.append(Comparison(key, name, old, now, metric, verdict, "; ".join(n for n in notes if n)))
-    if base and new and all(c.verdict in ("only in base", "only in new") for c in found):
-        raise SwitchscopeError(f"nothing in common to compare: {len(base)} result(s) only in base, {len(new)} only in "
-                               "new", _matching_hint(base, new, ignored))
     return sorted(found, key=lambda c: c.name)
+
+
+def nothing_compared(found: list[Comparison], ignored: tuple[str, ...] = ()) -> SwitchscopeError | None:
+    """Why a comparison compared nothing, as the error that fails the job (exit 2: a job that compared nothing
+    must not pass), or None when it compared something."""
+    if any(c.verdict in COMPARED for c in found):
+        return None
+    base = [c.base for c in found if c.base is not None]
+    new = [c.new for c in found if c.new is not None]
+    unlike = [c for c in found if c.verdict == "not comparable"]
+    if not unlike:
+        return SwitchscopeError(f"nothing in common to compare: {len(base)} result(s) only in base, {len(new)} only "
+                                "in new", _matching_hint(base, new, ignored))
+    reasons = list(dict.fromkeys(c.why for c in unlike))
+    hint = ("--allow-different-cores gives verdicts between them all the same"
+            if ACROSS_TARGETS in ignored and any(c.why.startswith(("core ", "timing model ")) or "; core " in c.why
+                                                 for c in unlike)
+            else "compare results counted the same way: in one unit, by one timing model")
+    return SwitchscopeError(f"nothing compared: {len(unlike)} pair(s) not comparable ({reasons[0]}"
+                            + (f"; and {len(reasons) - 1} other reason(s)" if len(reasons) > 1 else "") + ")"
+                            + (f", {len(found) - len(unlike)} on one side only" if len(found) > len(unlike) else ""),
+                            hint)
 
 
 def _sweep_differences(old: Result, now: Result) -> list[str]:
@@ -306,7 +431,7 @@ def table_rows(found: list[Comparison], fail_on: str = "any") -> list[list[str]]
         verdict = f"[{shade}]{_verdict(c)}[/{shade}]" if shade else _verdict(c)
         difference = "-" if c.difference is None else f"{c.difference:+.2f}".rstrip("0").rstrip(".")
         percent = "-" if c.percent is None else f"{c.percent:+.2f}%"
-        rows.append([escape(c.name), (c.base or c.new).unit, _figure(c.base_value), _figure(c.new_value),
+        rows.append([escape(c.name), c.unit, _figure(c.base_value), _figure(c.new_value),
                      *([_span(c.base_range), _span(c.new_range)] if ranged else []), difference,
                      percent, verdict + (f" ({escape(c.why)})" if c.why and c.why != shared else "")])
     return rows
@@ -318,21 +443,26 @@ def shared_note(found: list[Comparison]) -> str:
     return next(iter(notes)) if len(notes) == 1 and len(found) > 1 else ""
 
 
-def write_junit(path: Path, found: list[Comparison], threshold: Threshold, fail_on: str = "any") -> None:
-    """One test case per comparison: a regression fails, a result on one side only or not comparable is skipped."""
+def write_junit(path: Path, found: list[Comparison], threshold: Threshold, fail_on: str = "any",
+                gate: tuple[tuple[str, str], ...] = ()) -> None:
+    """One test case per comparison: a regression fails, a result on one side only or not comparable is skipped;
+    and one failing case for each (name, message) in `gate`: what fails the job beside the comparisons (nothing
+    compared, a measurement of the change that failed)."""
     failing = {id(c) for c in regressions(found, fail_on)}
-    suite = ElementTree.Element("testsuite", name="switchscope compare", tests=str(len(found)),
-                                failures=str(len(failing)),
-                                skipped=str(sum(c.verdict in ("only in base", "only in new", "not comparable")
-                                                for c in found)))
+    suite = ElementTree.Element("testsuite", name="switchscope compare", tests=str(len(found) + len(gate)),
+                                failures=str(len(failing) + len(gate)),
+                                skipped=str(sum(c.verdict in NOT_COMPARED for c in found)))
+    for name, message in gate:
+        case = ElementTree.SubElement(suite, "testcase", classname="switchscope", name=name)
+        ElementTree.SubElement(case, "failure", message=message).text = message
     for c in found:
         case = ElementTree.SubElement(suite, "testcase", classname="switchscope", name=f"{c.name} {c.metric}")
-        said = (f"{c.metric} {_figure(c.base_value)} -> {_figure(c.new_value)} {(c.base or c.new).unit}"
+        said = (f"{c.metric} {_figure(c.base_value)} -> {_figure(c.new_value)} {c.unit}"
                 f" ({'' if c.percent is None else f'{c.percent:+.2f}%'}, threshold {threshold})"
                 + (f"; {RANGE_COLUMN} {_span(c.base_range)} -> {_span(c.new_range)}" if c.range else ""))
         if id(c) in failing:
             ElementTree.SubElement(case, "failure", message=f"{_verdict(c)}: {said}").text = said
-        elif c.verdict in ("only in base", "only in new", "not comparable"):
+        elif c.verdict in NOT_COMPARED:
             ElementTree.SubElement(case, "skipped", message=c.verdict + (f": {c.why}" if c.why else ""))
         else:
             ElementTree.SubElement(case, "system-out").text = f"{_verdict(c)}: {said}"
@@ -348,9 +478,11 @@ def _counted(verdict: str, these: list[Comparison]) -> str:
 
 
 def summary(found: list[Comparison], threshold: Threshold, ignored: tuple[str, ...] = (), fail_on: str = "any") -> str:
-    verdicts = ("slower", "within", "same", "faster", "only in base", "only in new", "not comparable")
-    said = ", ".join(_counted(verdict, these) for verdict in verdicts
+    said = ", ".join(_counted(verdict, these) for verdict in COMPARED
                      if (these := [c for c in found if c.verdict == verdict]))
+    left = ", ".join(f"{len(these)} {verdict}" for verdict in NOT_COMPARED
+                     if (these := [c for c in found if c.verdict == verdict]))
+    compared = sum(c.verdict in COMPARED for c in found)
     allowed = "any increase" if threshold.amount == 0 else f"an increase over {threshold}"
     if fail_on == "outside-range":
         allowed += f", outside the {RANGE_COLUMN} where both sides have one"
@@ -358,7 +490,8 @@ def summary(found: list[Comparison], threshold: Threshold, ignored: tuple[str, .
     shared = ", ".join(f"{k}={v}" for k, v in sorted(common_options(results, ignored)))
     note = range_note(results, found[0].metric) if _ranged(found) else ""
     alike = shared_note(found)
-    return (f"{len(found)} compared: {said or 'nothing'} (a regression: {allowed})"
+    return (f"{compared} compared: {said or 'nothing'}" + (f"; not compared: {left}" if left else "")
+            + f" (a regression: {allowed})"
             + (f"\nevery pair: {alike}" if alike else "")
             + (f"\nevery result: {shared}" if shared else "")
             + (f"\n{note};\n  inside it: the two ranges overlap, and the change may be the model's choice within "
