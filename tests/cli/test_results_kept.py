@@ -228,3 +228,79 @@ def test_a_sweep_whose_reader_went_away_finishes_its_json(tmp_path):
     written = json.loads((tmp_path / "s.json").read_text())
     assert "incomplete" not in written and [r["count"] for r in written["results"]] == [200, 300]
     assert "[2/2] freertos yield, probe on mps2-an385, 300 samples: median 124 cycles (" in done.stderr
+
+
+MODEL_AS_RTL = {**GOOD, "target": "ibex", "cpu": "rv32imc", "f_cpu_hz": 50000000, "timing_model": "ibex-small",
+                "simulator": {"name": "QEMU emulator version 10.0.2"}}  # ibex-qemu's cycles, relabelled
+
+
+@pytest.mark.parametrize("relabelled, fragment", [
+    (MODEL_AS_RTL, "a result of ibex timed by the ibex-small model, and it has no timing model in cycles"),
+    ({**MODEL_AS_RTL, "timing_model": None},
+     "a result of ibex measured on 'QEMU emulator version 10.0.2', and ibex runs on verilator"),
+], ids=["timing model kept", "timing model removed"])
+def test_sweep_resume_keeps_no_model_result_relabelled_as_the_rtls(tmp_path, monkeypatch, capsys, relabelled,
+                                                                   fragment):
+    """A timing model's result under the RTL's name would be kept as the RTL's measurement, and compared as one."""
+    said = refused_cleanly(tmp_path, {"sweep.json": results_file(relabelled)},
+                           ["sweep", "--target", "ibex", "--scenario", "yield", "--samples", "3", "--resume",
+                            "--json", "sweep.json"], 2, fragment, monkeypatch, capsys)
+    assert said.startswith("error: --resume: ") and "measure the sweep again into a new --json file" in said
+
+
+LATENCY = {**GOOD, "scenario": "irq-latency", "method": "marker", "samples": [12, 12, 40, 12], "first": 12,
+           "worst": {"cycles": 40, "sample": 2, "samples": 1, "address": "0x1dcc", "function": "vPortEnterCritical",
+                     "held_from": "0x1dcc", "held_to": "0x1dee", "held": True},
+           "phases": {"covered": 4, "period": 4, "steps": "instructions", "one_per_phase": True,
+                      "ticked": {"samples": 1, "worst": 30, "median": 30}},
+           "sample_phases": [0, 1, 2, 3], "sample_addresses": ["0x10", "0x12", "0x1dcc", "0x16"]}
+
+
+def latency_damaged(**changed) -> dict:
+    """LATENCY with fields changed; a dict value is merged into the field's (a value of None: removed)."""
+    document = json.loads(json.dumps(LATENCY))
+    for key, value in changed.items():
+        if isinstance(value, dict):
+            merged = {**document[key], **value}
+            document[key] = {k: v for k, v in merged.items() if v is not None}
+        else:
+            document[key] = value
+    return document
+
+
+DAMAGED_LATENCY = [  # (a damaged irq-latency block, what names the field); each drew a page or raised before
+    (latency_damaged(worst={"cycles": None}), "result 0: worst: no figure in the result's unit (cycles)"),  # KeyError
+    (latency_damaged(worst={"cycles": 20}), "worst.cycles is 20, below its largest sample 40"),  # a page drawn
+    (latency_damaged(worst={"function": None}), "results[0].worst: 'function' is a dependency of 'address'"),
+    (latency_damaged(worst={"sample": 9}), "worst.sample is 9, and the result holds 4 samples"),
+    (latency_damaged(phases={"covered": 9}), "phases.covered is 9, more than the loop's 4 steps"),
+    (latency_damaged(phases={"ticked": {"samples": 1}}), "results[0].phases.ticked: 'worst' is a required property"),
+    (latency_damaged(sample_phases=[0, 1]), "sample_phases has 2 entries for 4 samples"),
+    (latency_damaged(sample_addresses=["0x10"]), "sample_addresses has 1 entries for 4 samples"),
+]
+
+
+@pytest.mark.parametrize("result, fragment", DAMAGED_LATENCY, ids=[f[:40] for _, f in DAMAGED_LATENCY])
+def test_report_refuses_a_damaged_irq_latency_block_naming_what_is_wrong(tmp_path, monkeypatch, capsys, result,
+                                                                         fragment):
+    said = refused_cleanly(tmp_path, {"latency.json": results_file(result)},
+                           ["report", "latency.json", "--html", "page.html"], 2, fragment, monkeypatch, capsys)
+    assert "input latency.json" in said
+
+
+def test_report_draws_a_whole_irq_latency_block(tmp_path, monkeypatch, capsys):
+    lay_out(tmp_path, {"latency.json": results_file(LATENCY)})
+    monkeypatch.chdir(tmp_path)
+    status, said = run_command(["report", "latency.json", "--html", "page.html"], capsys)
+    assert status == 0, said
+    assert "vPortEnterCritical" in (tmp_path / "page.html").read_text()
+
+
+@pytest.mark.parametrize("page", ["suite/index.html", "suite/report.html", "suite/runs/page.html"])
+def test_report_writes_no_page_inside_an_input_directory(tmp_path, monkeypatch, capsys, page):
+    """A suite's own index.html (or any file beside its results) is the suite's, not the report's to replace."""
+    said = refused_cleanly(tmp_path, {"suite/plan.json": "{}", "suite/index.html": "<p>the suite's page</p>",
+                                      "suite/runs/freertos/mps2-an385/yield.json": results_file(GOOD)},
+                           ["report", "suite", "--html", page], 2, f"--html {page}: is inside the input directory suite",
+                           monkeypatch, capsys)
+    assert "give a path outside it" in said

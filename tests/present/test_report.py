@@ -92,14 +92,16 @@ def test_each_histogram_holds_every_kept_sample(page):
 
 
 def test_report_refuses_bad_input_with_a_clear_error(tmp_path, capsys):
-    broken = tmp_path / "broken.json"
+    folder = tmp_path / "inputs"  # the page is written outside it: never inside an input directory
+    folder.mkdir()
+    broken = folder / "broken.json"
     broken.write_text('{"results": [')
-    empty = tmp_path / "empty.json"
+    empty = folder / "empty.json"
     empty.write_text('{"results": []}')
-    cases = [([str(tmp_path / "missing.json")], "no such file or directory"),
+    cases = [([str(folder / "missing.json")], "no such file or directory"),
              ([str(broken)], "not JSON"),
              ([str(empty)], "nothing to report"),
-             ([str(tmp_path)], "not JSON")]  # a directory of JSON files: each is read, the broken one named
+             ([str(folder)], "not JSON")]  # a directory of JSON files: each is read, the broken one named
     for inputs, said in cases:
         assert main(["report", *inputs, "--html", str(tmp_path / "out.html")]) == 2
         assert said in capsys.readouterr().err

@@ -50,6 +50,10 @@ def command_compare(args) -> int:
 def command_report(args) -> int:
     files = [file for given in args.inputs for file in results_files.files_in(Path(given), "input")]
     page = outputs.check_file(args.html, "--html", tuple(files))
+    for given in args.inputs:  # a suite's own index.html, or a file beside the results, is not the report's
+        if Path(given).is_dir() and outputs.inside(page, Path(given)):
+            raise SwitchscopeError(f"--html {args.html}: is inside the input directory {given}, whose files are the "
+                                   "measurement's own (a suite's index.html)", "give a path outside it")
     found = [results_files.read_file(file, "input") for file in files]
     results = sum(len(f.results) + len(f.intrusion) for f in found)
     if not results:

@@ -70,7 +70,7 @@ def check_file(path: str | Path, option: str, inputs: tuple[Path, ...] = ()) -> 
         if _same_file(target, Path(given)):
             raise SwitchscopeError(f"{option} {path}: is the input {given} of this command, which it would replace",
                                    "write the output to another file")
-        if Path(given).is_dir() and target.suffix == ".json" and _inside(target, Path(given)):
+        if Path(given).is_dir() and target.suffix == ".json" and inside(target, Path(given)):
             raise SwitchscopeError(f"{option} {path}: is inside the input directory {given}, whose .json files "
                                    "are read as results", "write the output outside it")
     if kind == "stream":
@@ -91,7 +91,8 @@ def _followed(path: Path) -> Path:
     return path.resolve() if path.is_symlink() else path
 
 
-def _inside(path: Path, directory: Path) -> bool:
+def inside(path: Path, directory: Path) -> bool:
+    """Whether writing `path` puts a file in `directory` or below it (a link is followed)."""
     return _followed(path.absolute()).resolve().is_relative_to(directory.resolve())
 
 
@@ -129,9 +130,9 @@ def check_directory(path: str | Path, option: str, inputs: tuple[Path, ...] = ()
         if target.resolve() == Path(given).resolve():
             raise SwitchscopeError(f"{option} {path}: is one of the inputs, which it would replace",
                                    "give a new directory")
-        inside, holds = _inside(target, Path(given)), _inside(Path(given), target)
-        if inside or holds:
-            raise SwitchscopeError(f"{option} {path}: {'is inside' if inside else 'holds'} the input {given}, "
+        within, holds = inside(target, Path(given)), inside(Path(given), target)
+        if within or holds:
+            raise SwitchscopeError(f"{option} {path}: {'is inside' if within else 'holds'} the input {given}, "
                                    "whose results it would mix with", "give a directory outside the inputs")
     existing = _nearest_existing(target)
     if not existing.is_dir():
