@@ -304,3 +304,21 @@ def test_report_writes_no_page_inside_an_input_directory(tmp_path, monkeypatch, 
                            ["report", "suite", "--html", page], 2, f"--html {page}: is inside the input directory suite",
                            monkeypatch, capsys)
     assert "give a path outside it" in said
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("earlier", [True, False], ids=["an earlier file", "no file"])
+def test_a_run_that_measured_nothing_keeps_the_earlier_json(tmp_path, monkeypatch, capsys, earlier):
+    """A run whose every measurement failed (here: stopped after a millisecond) writes no --json: an empty list in
+    place of the earlier results would lose them, and a gate reading it would compare nothing."""
+    if earlier:
+        lay_out(tmp_path, {"results.json": results_file(GOOD)})
+    monkeypatch.chdir(tmp_path)
+    before = (tmp_path / "results.json").read_bytes() if earlier else None
+    status, said = run_command(["run", "--scenario", "yield", "--samples", "100", "--timeout", "0.001", "--quiet",
+                                "--json", "results.json"], capsys)
+    assert status == 1 and "Traceback" not in said, said
+    kept = "the file there is kept as it was" if earlier else "no file was made"
+    assert f"--json results.json not written: nothing was measured (1 failed, as said above); {kept}" in said
+    assert ((tmp_path / "results.json").read_bytes() if earlier else (tmp_path / "results.json").exists()) == \
+        (before if earlier else False)

@@ -76,8 +76,10 @@ def command_run(args) -> int:
             print(report.table(results))
         raise
     floor.attach(results)
-    if json_path:  # the files first: a terminal that fails or goes away costs none of them
+    if json_path and results:  # the files first: a terminal that fails or goes away costs none of them
         report.write_json(json_path, results, failures, [s.as_json() for s in found.skipped])
+    elif json_path:
+        _say_not_written(json_path, len(failures))
     exports.write(csv_path, markdown_path, results, args.percentiles)
     if results:
         print(report.table(results, args.percentiles))
@@ -221,7 +223,9 @@ def command_sweep(args) -> int:
             interruption.kept = f"{len(kept_now)} of {len(points)} points in {json_path}"
         raise
     results = _results(outcomes)
-    if json_path:  # the files first: a terminal that fails or goes away costs none of them
+    if json_path and not results:
+        _say_not_written(json_path, len(outcomes))
+    elif json_path:  # the files first: a terminal that fails or goes away costs none of them
         report.write_json(json_path, results,
                           [{"job": str(p.job), "samples": p.samples, "error": o} for p, o in outcomes if isinstance(o, str)],
                           subset=share, plan=sweep_plan)
@@ -236,6 +240,14 @@ def command_sweep(args) -> int:
         if per_byte := message_cost.terminal_table(message_costs(results)):
             print("\n" + per_byte)
     return 1 if len(results) < len(outcomes) else 0
+
+
+def _say_not_written(json_path: Path, failed: int) -> None:
+    """A run that measured nothing writes no --json: an empty list in place of an earlier file would lose its
+    results, and a gate reading it would compare nothing."""
+    kept = "the file there is kept as it was" if json_path.is_file() else "no file was made"
+    print(f"note: --json {json_path} not written: nothing was measured ({failed} failed, as said above); {kept}",
+          file=sys.stderr)
 
 
 def _results(outcomes: list) -> list:
