@@ -66,6 +66,17 @@ def test_two_shares_of_a_suite_merged_are_the_whole_suite(tmp_path, capsys):
     status, said = run_command(["merge", str(tmp_path / "1"), str(altered), str(tmp_path / "2"), "--out",
                                 str(tmp_path / "bad")], capsys)
     assert status == 2 and "with other samples" in said
+    # a result taken out of a share: the merge says which measurement no share holds
+    short = tmp_path / "short"
+    shutil.copytree(tmp_path / "1", short)
+    removed = sorted(short.glob("runs/**/*.json"))[0]
+    removed.unlink()
+    status, said = run_command(["merge", str(short), str(tmp_path / "2"), "--out", str(tmp_path / "gap2")], capsys)
+    assert status == 1, said
+    name = removed.relative_to(short).as_posix()
+    assert re.search(rf"error: floor/atmega328p/\S+ \(40 samples\): no result in any share: none of them holds "
+                     rf"{re.escape(name)}", said), said
+    assert f"{len(whole) - 1} of {len(whole)} measurements" in said
 
 
 def test_two_shares_of_a_sweep_merged_are_the_whole_sweep(tmp_path, capsys):
@@ -86,3 +97,13 @@ def test_two_shares_of_a_sweep_merged_are_the_whole_sweep(tmp_path, capsys):
     status, said = run_command(["merge", str(tmp_path / "1.json"), str(other), "--out", str(tmp_path / "x.json")],
                                capsys)
     assert status == 2 and "different plans" in said
+    # a result taken out of a share: the merged file would be short of it without a word
+    document = json.loads((tmp_path / "1.json").read_text())
+    held = len(document["results"])
+    document["results"].pop()
+    (tmp_path / "short.json").write_text(json.dumps(document))
+    status, said = run_command(["merge", str(tmp_path / "short.json"), str(tmp_path / "2.json"), "--out",
+                                str(tmp_path / "y.json")], capsys)
+    assert status == 2 and "1 point is in none of them" in said, said
+    assert f"for the plan's {len(json.loads((tmp_path / 'whole.json').read_text())['results'])} points" in said
+    assert held > 1

@@ -84,6 +84,9 @@ def command_merge(args) -> int:
         written = suite_page.write(out, suite.every_point(merged.found, merged.outcomes), merged.samples,
                                    merged.wall_seconds, merged.workers, shares=len(inputs) if len(inputs) > 1 else None)
         measured = sum(1 for _, outcome in merged.outcomes if not isinstance(outcome, str))
+        for point, outcome in merged.outcomes:
+            if isinstance(outcome, str):
+                print(f"error: {point.job} ({point.samples} samples): {outcome}", file=sys.stderr)
         print(f"{measured} of {len(merged.outcomes)} measurements from {len(inputs)} directories; {len(written)} "
               f"files in {out} (open {out / 'index.html'})")
         return 0 if measured == len(merged.outcomes) else 1

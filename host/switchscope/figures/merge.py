@@ -173,7 +173,9 @@ def merge_suites(directories: list[Path]) -> MergedSuite:
         for path, result in held[1:]:
             if not _same(held[0][1], result):
                 raise _disagree(f"{point.job} ({point.samples} samples)", held[0][0], path)
-        outcomes.append((point, held[0][1] if held else "no result in any share (it failed where it was measured)"))
+        missing = (f"no result in any share: none of them holds {suite.result_path(Path(), point)} (it failed where "
+                   "it was measured, or the file was removed)")
+        outcomes.append((point, held[0][1] if held else missing))
     floor.attach([outcome for _, outcome in outcomes if isinstance(outcome, Result)])
     return MergedSuite(kernels, targets, samples, outcomes, found,
                        sum(p["wall_seconds"] for _, p in plans), max(p["workers"] for _, p in plans))
@@ -201,4 +203,21 @@ def merge_files(files: list[Path]) -> tuple[list[Result], list]:
             if key in merged and not _same(merged[key][1], result):
                 raise _disagree(f"{result.kernel}/{result.target}/{result.scenario}", merged[key][0], found.path)
             merged.setdefault(key, (found.path, result))
-    return [result for _, result in merged.values()], [failure for found in read for failure in found.failures]
+    failures = list({json.dumps(failure, sort_keys=True): failure for found in read for failure in found.failures
+                     }.values())  # a share given twice lists its failures once
+    if subsets:
+        _all_points_held(subsets, len(merged), len(failures))
+    return [result for _, result in merged.values()], failures
+
+
+def _all_points_held(subsets: list[tuple[Path, dict]], results: int, failures: int) -> None:
+    """Every point of a sweep's plan is in one share, measured or failed: a result taken out of a share would
+    leave the merged file short of it, and nothing would say so."""
+    points = subsets[0][1].get("points")
+    if isinstance(points, int) and results + failures < points:
+        short = points - results - failures
+        raise SwitchscopeError(f"the shares hold {results} result{'s' if results != 1 else ''} and {failures} "
+                               f"failure{'s' if failures != 1 else ''} for the plan's {points} points: {short} "
+                               f"point{'s are' if short > 1 else ' is'} in none of them (a result removed from a "
+                               "share, or a share of another run)", "merge the shares as the sweeps wrote them, or "
+                                                                    "measure the missing share again")
