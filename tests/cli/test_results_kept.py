@@ -322,3 +322,10 @@ def test_a_run_that_measured_nothing_keeps_the_earlier_json(tmp_path, monkeypatc
     assert f"--json results.json not written: nothing was measured (1 failed, as said above); {kept}" in said
     assert ((tmp_path / "results.json").read_bytes() if earlier else (tmp_path / "results.json").exists()) == \
         (before if earlier else False)
+
+
+def test_a_list_of_one_entry_per_sample_must_have_as_many_as_the_samples(tmp_path, monkeypatch, capsys):
+    """rotate's pairs name the tasks of each kept sample: one too few, and every later sample is another's."""
+    rotate = {**GOOD, "scenario": "rotate", "tasks": 3, "pairs": [[1, 2], [2, 3]]}
+    refused_cleanly(tmp_path, {"rotate.json": results_file(rotate)}, ["report", "rotate.json", "--html", "page.html"],
+                    2, "result 0: pairs has 2 entries for 3 samples", monkeypatch, capsys)

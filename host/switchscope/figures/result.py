@@ -237,6 +237,9 @@ class AlteredResult(SwitchscopeError):
     """A result whose parts contradict each other: no run writes one, an edit or a damaged copy does."""
 
 
+PER_SAMPLE = ("pairs", "sample_tags", "sample_phases", "sample_addresses")  # lists of one entry per kept sample
+
+
 def _check_written(document: dict, figures: dict, where: str) -> None:
     """What a result writes beside its samples (count, excluded, stats) must be what they give: a reader that
     takes the written figures (another tool, a person) and one that works from the samples must see one result."""
@@ -245,6 +248,11 @@ def _check_written(document: dict, figures: dict, where: str) -> None:
         if key in document and document[key] != held:
             raise AlteredResult(f"{where}: '{key}' is {document[key]}, and the result holds {held} "
                                 f"{'samples' if key == 'count' else 'excluded samples'}", hint)
+    for key in PER_SAMPLE:  # each entry of these goes with the sample at its place
+        given = document.get(key)
+        if isinstance(given, list) and len(given) != len(document["samples"]):
+            raise AlteredResult(f"{where}: {key} has {len(given)} entries for {len(document['samples'])} samples",
+                                hint)
     written = document.get("stats")
     if not isinstance(written, dict):
         return
@@ -287,7 +295,7 @@ def _simulator_said(target) -> str:
 
 def _check_latency(document: dict, figures: dict, where: str) -> None:
     """irq-latency: the worst case is the largest sample (no sample above it), in the result's unit, at one of
-    them; the phases covered are at most the loop's; a sample's step and address are given for every sample."""
+    them; the phases covered are at most the loop's."""
     hint = "measure again: the file was altered or damaged"
     count, unit = len(document["samples"]), document.get("unit")
     worst, phases = document.get("worst"), document.get("phases")
@@ -304,10 +312,6 @@ def _check_latency(document: dict, figures: dict, where: str) -> None:
     if phases is not None and phases["covered"] > phases["period"] and phases["period"]:
         raise AlteredResult(f"{where}: phases.covered is {phases['covered']}, more than the loop's "
                             f"{phases['period']} steps (phases.period)", hint)
-    for key in ("sample_phases", "sample_addresses"):
-        given = document.get(key)
-        if given is not None and len(given) != count:
-            raise AlteredResult(f"{where}: {key} has {len(given)} entries for {count} samples", hint)
 
 
 def _check_bounds(document: dict, figures: dict, where: str) -> None:
