@@ -447,3 +447,14 @@ def test_a_fifo_is_named_as_such(tmp_path, capsys):
     status, said = run([base, str(fifo)], capsys)
     assert status == 2 and "no such file" not in said, said
     assert f"new {fifo}: a FIFO (a pipe), not a file" in said
+
+
+def test_standard_input_is_named_for_what_it_is(tmp_path):
+    """compare base.json /dev/stdin, fed by a pipe: said to be a pipe, not "no such file"."""
+    import subprocess
+    import sys
+    base = write(tmp_path / "base.json", result())
+    done = subprocess.run([sys.executable, "-m", "switchscope", "compare", base, "/dev/stdin"], cwd=tmp_path,
+                          input=json.dumps({"results": [result()]}), capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert "new /dev/stdin: a FIFO (a pipe), not a file" in done.stderr and "save it to a file first" in done.stderr
