@@ -458,3 +458,15 @@ def test_standard_input_is_named_for_what_it_is(tmp_path):
                           input=json.dumps({"results": [result()]}), capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert "new /dev/stdin: a FIFO (a pipe), not a file" in done.stderr and "save it to a file first" in done.stderr
+
+
+def test_an_interrupted_suite_is_refused(tmp_path, capsys):
+    """Its run files are whole results; only its plan.json says what it did not measure."""
+    for side in ("base", "new"):
+        runs = tmp_path / side / "runs" / "freertos" / "mps2-an385"
+        runs.mkdir(parents=True)
+        write(runs / "resume.json", result())
+        (tmp_path / side / "plan.json").write_text(json.dumps({"kernels": ["freertos"], "complete": side == "base"}))
+    status, said = run([str(tmp_path / "base"), str(tmp_path / "new")], capsys)
+    assert status == 2, said
+    assert f"new {tmp_path / 'new'}: incomplete (its suite was interrupted" in said and "suite --out DIR --resume" in said

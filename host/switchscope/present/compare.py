@@ -18,6 +18,7 @@ a chip could show one figure for both, and the change may be the model's.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from rich.markup import escape
 from switchscope import catalog
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures import results_files
+from switchscope.figures import results_files, suite
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.present import latency_view
 from switchscope.present.report import RANGE_COLUMN, range_note
@@ -187,13 +188,30 @@ def load_side(path: Path, side: str) -> Side:
     finished (a sweep's file while it runs), is refused: its missing results would read as "only in base"
     and the gate would pass on what was never measured."""
     found = results_files.read(path, side)
-    unfinished = [each for each in found if each.incomplete]
+    unfinished = [(each.path, each.incomplete) for each in found if each.incomplete] + _unfinished_suites(path)
     if unfinished:
-        raise SwitchscopeError(f"{side} {unfinished[0].path}: incomplete ({unfinished[0].incomplete}): what it lacks "
-                               "would pass as not measured, and a gate must not pass on that",
-                               "finish it (sweep --resume with the same --json, suite --resume) or measure again")
+        raise SwitchscopeError(f"{side} {unfinished[0][0]}: incomplete ({unfinished[0][1]}): what it lacks would pass "
+                               "as not measured, and a gate must not pass on that",
+                               "finish it (sweep --resume with the same --json, suite --out DIR --resume) or measure "
+                               "again")
     return Side(path, [r for each in found for r in each.results],
                 [failure for each in found for failure in each.failures if isinstance(failure, dict)])
+
+
+def _unfinished_suites(path: Path) -> list[tuple[Path, str]]:
+    """The suite directories under `path` whose plan.json says they were interrupted: their run files are
+    whole results, and only the plan knows what is missing."""
+    if not path.is_dir():
+        return []
+    found = []
+    for plan_file in sorted(path.rglob(suite.PLAN_FILE)):
+        try:
+            plan = json.loads(plan_file.read_text())
+        except (OSError, ValueError, RecursionError):
+            continue  # not a suite's plan: its results are read as any others
+        if isinstance(plan, dict) and plan.get("complete") is False:
+            found.append((plan_file.parent, "its suite was interrupted: its plan.json says it is not complete"))
+    return found
 
 
 def check_sides(base: Side, new: Side) -> None:
