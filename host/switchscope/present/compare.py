@@ -7,7 +7,10 @@ of samples where a side holds several of one such (a suite's rotate at 100,
 compared on one statistic (the median by default); since the simulators are
 deterministic, by default any increase is a regression. A result on one side
 only is listed, never an error; a match counted in another unit, or by
-another simulator, is flagged and not compared.
+another simulator, is flagged and not compared. A comparison that compared
+nothing (every pair on one side only or not comparable, a side with no
+results or an interrupted one) fails the job. Across targets, only one
+core's results are compared (a timing model against its RTL), unless asked.
 
 Cycles from a timing model come with the range the core's manual (TRM)
 allows for the same instructions. Where both sides have one, a change is
@@ -30,7 +33,8 @@ from rich.markup import escape
 from switchscope import catalog
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures import results_files, suite
+from switchscope.figures import results_files
+from switchscope.figures.suite import PLAN_FILE
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.present import latency_view
 from switchscope.present.report import RANGE_COLUMN, range_note
@@ -168,12 +172,6 @@ def common_options(results: list[Result], ignored: tuple[str, ...] = ()) -> froz
     return frozenset(set.intersection(*sets)) if sets else frozenset()
 
 
-def load(path: Path, side: str) -> list[Result]:
-    """Every result in a JSON file (run, sweep, measure, analyze: {"results": [...]}) or in a suite's
-    directory (its runs/**/*.json); an intrusion report's rows are medians, not results, and are left out."""
-    return results_files.results(path, side)
-
-
 @dataclass
 class Side:
     """One side of a comparison as read: its results, and what its files say the command that wrote them
@@ -184,7 +182,8 @@ class Side:
 
 
 def load_side(path: Path, side: str) -> Side:
-    """A side's results and failures; a file written by a command that was interrupted, or that has not
+    """A side's results (of a JSON file of run, sweep, measure, analyze, or of a suite's directory: its
+    runs/**/*.json; an intrusion report's rows are medians, not results, and are left out) and failures; a file written by a command that was interrupted, or that has not
     finished (a sweep's file while it runs), is refused: its missing results would read as "only in base"
     and the gate would pass on what was never measured."""
     found = results_files.read(path, side)
@@ -204,7 +203,7 @@ def _unfinished_suites(path: Path) -> list[tuple[Path, str]]:
     if not path.is_dir():
         return []
     found = []
-    for plan_file in sorted(path.rglob(suite.PLAN_FILE)):
+    for plan_file in sorted(path.rglob(PLAN_FILE)):
         try:
             plan = json.loads(plan_file.read_text())
         except (OSError, ValueError, RecursionError):
@@ -366,8 +365,7 @@ def nothing_compared(found: list[Comparison], ignored: tuple[str, ...] = ()) -> 
                                 "in new", _matching_hint(base, new, ignored))
     reasons = list(dict.fromkeys(c.why for c in unlike))
     hint = ("--allow-different-cores gives verdicts between them all the same"
-            if ACROSS_TARGETS in ignored and any(c.why.startswith(("core ", "timing model ")) or "; core " in c.why
-                                                 for c in unlike)
+            if ACROSS_TARGETS in ignored and any(_core_differences(c.base, c.new) for c in unlike)
             else "compare results counted the same way: in one unit, by one timing model")
     return SwitchscopeError(f"nothing compared: {len(unlike)} pair(s) not comparable ({reasons[0]}"
                             + (f"; and {len(reasons) - 1} other reason(s)" if len(reasons) > 1 else "") + ")"
