@@ -470,3 +470,21 @@ def test_an_interrupted_suite_is_refused(tmp_path, capsys):
     status, said = run([str(tmp_path / "base"), str(tmp_path / "new")], capsys)
     assert status == 2, said
     assert f"new {tmp_path / 'new'}: incomplete (its suite was interrupted" in said and "suite --out DIR --resume" in said
+
+
+@pytest.mark.firmware
+def test_a_measurement_that_failed_in_a_new_suite_fails_the_job(tmp_path, capsys):
+    """A suite writes no file for a measurement that failed: only its plan says the measurement is missing, and
+    "only in base" would let the job pass."""
+    import shutil
+    assert cli.main(["suite", "--kernel", "floor", "--target", "atmega328p", "--samples", "40", "--quiet", "--out",
+                     str(tmp_path / "base")]) == 0
+    shutil.copytree(tmp_path / "base", tmp_path / "new")
+    assert run([str(tmp_path / "base"), str(tmp_path / "new")], capsys)[0] == 0  # the same suite: nothing missing
+    removed = sorted((tmp_path / "new").glob("runs/**/*.json"))[0]
+    removed.unlink()
+    status, said = run([str(tmp_path / "base"), str(tmp_path / "new")], capsys)
+    assert status == 1, said
+    assert "only in base" in said and "error: new: a measurement failed, so its figure cannot be compared: " \
+        f"floor/atmega328p/{removed.stem.split('-default')[0]}" in said, said
+    assert f"no result in {tmp_path / 'new'} (the measurement failed where it was measured)" in said

@@ -33,8 +33,7 @@ from rich.markup import escape
 from switchscope import catalog
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures import results_files
-from switchscope.figures.suite import PLAN_FILE
+from switchscope.figures import results_files, shards, suite
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.present import latency_view
 from switchscope.present.report import RANGE_COLUMN, range_note
@@ -187,30 +186,52 @@ def load_side(path: Path, side: str) -> Side:
     finished (a sweep's file while it runs), is refused: its missing results would read as "only in base"
     and the gate would pass on what was never measured."""
     found = results_files.read(path, side)
-    unfinished = [(each.path, each.incomplete) for each in found if each.incomplete] + _unfinished_suites(path)
+    suites = _suites_under(path)
+    unfinished = [(each.path, each.incomplete) for each in found if each.incomplete] + [
+        (directory, "its suite was interrupted: its plan.json says it is not complete")
+        for directory, plan in suites if plan.get("complete") is False]
     if unfinished:
         raise SwitchscopeError(f"{side} {unfinished[0][0]}: incomplete ({unfinished[0][1]}): what it lacks would pass "
                                "as not measured, and a gate must not pass on that",
                                "finish it (sweep --resume with the same --json, suite --out DIR --resume) or measure "
                                "again")
     return Side(path, [r for each in found for r in each.results],
-                [failure for each in found for failure in each.failures if isinstance(failure, dict)])
+                [failure for each in found for failure in each.failures if isinstance(failure, dict)]
+                + [failure for directory, plan in suites for failure in _failed_in_suite(directory, plan)])
 
 
-def _unfinished_suites(path: Path) -> list[tuple[Path, str]]:
-    """The suite directories under `path` whose plan.json says they were interrupted: their run files are
-    whole results, and only the plan knows what is missing."""
+def _suites_under(path: Path) -> list[tuple[Path, dict]]:
+    """The suite directories at or under `path`, each with its plan.json: their run files are whole results,
+    and only the plan knows what is missing (interrupted, or failed: a failed measurement leaves no file)."""
     if not path.is_dir():
         return []
     found = []
-    for plan_file in sorted(path.rglob(PLAN_FILE)):
+    for plan_file in sorted(path.rglob(suite.PLAN_FILE)):
         try:
             plan = json.loads(plan_file.read_text())
         except (OSError, ValueError, RecursionError):
             continue  # not a suite's plan: its results are read as any others
-        if isinstance(plan, dict) and plan.get("complete") is False:
-            found.append((plan_file.parent, "its suite was interrupted: its plan.json says it is not complete"))
+        if isinstance(plan, dict):
+            found.append((plan_file.parent, plan))
     return found
+
+
+def _failed_in_suite(directory: Path, plan: dict) -> list[dict]:
+    """The measurements of a suite's share that left no result file (each failed where it was measured), as
+    a results file lists its failures; none where the plan is another switchscope's (it cannot be planned
+    again here)."""
+    try:
+        kernels = [catalog.KERNELS[name] for name in plan["kernels"]]
+        targets = [catalog.TARGETS[name] for name in plan["targets"]]
+        share = shards.Subset.parse(plan["subset"]["subset"])
+        every = suite.measurements(suite.points(kernels, targets, int(plan["samples"])))
+    except (KeyError, TypeError, ValueError, SwitchscopeError):
+        return []
+    if shards.plan_digest(every) != plan["subset"].get("plan"):
+        return []
+    return [{"job": str(point.job), "samples": point.samples,
+             "error": f"no result in {directory} (the measurement failed where it was measured)"}
+            for point in shards.share_of(every, share) if not suite.result_path(directory, point).is_file()]
 
 
 def check_sides(base: Side, new: Side) -> None:
@@ -465,14 +486,14 @@ def write_junit(path: Path, found: list[Comparison], threshold: Threshold, fail_
     and one failing case for each (name, message) in `gate`: what fails the job beside the comparisons (nothing
     compared, a measurement of the change that failed)."""
     failing = {id(c) for c in regressions(found, fail_on)}
-    suite = ElementTree.Element("testsuite", name="switchscope compare", tests=str(len(found) + len(gate)),
+    cases = ElementTree.Element("testsuite", name="switchscope compare", tests=str(len(found) + len(gate)),
                                 failures=str(len(failing) + len(gate)),
                                 skipped=str(sum(c.verdict in NOT_COMPARED for c in found)))
     for name, message in gate:
-        case = ElementTree.SubElement(suite, "testcase", classname="switchscope", name=name)
+        case = ElementTree.SubElement(cases, "testcase", classname="switchscope", name=name)
         ElementTree.SubElement(case, "failure", message=message).text = message
     for c in found:
-        case = ElementTree.SubElement(suite, "testcase", classname="switchscope", name=f"{c.name} {c.metric}")
+        case = ElementTree.SubElement(cases, "testcase", classname="switchscope", name=f"{c.name} {c.metric}")
         said = (f"{c.metric} {_figure(c.base_value)} -> {_figure(c.new_value)} {c.unit}"
                 f" ({'' if c.percent is None else f'{c.percent:+.2f}%'}, threshold {threshold})"
                 + (f"; {RANGE_COLUMN} {_span(c.base_range)} -> {_span(c.new_range)}" if c.range else ""))
@@ -482,7 +503,7 @@ def write_junit(path: Path, found: list[Comparison], threshold: Threshold, fail_
             ElementTree.SubElement(case, "skipped", message=c.verdict + (f": {c.why}" if c.why else ""))
         else:
             ElementTree.SubElement(case, "system-out").text = f"{_verdict(c)}: {said}"
-    outputs.write_text(path, ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n")
+    outputs.write_text(path, ElementTree.tostring(cases, encoding="unicode", xml_declaration=True) + "\n")
 
 
 def _counted(verdict: str, these: list[Comparison]) -> str:
