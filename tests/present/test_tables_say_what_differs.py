@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ElementTree
 from html import unescape
 from pathlib import Path
 
+import pytest
+
 from conftest import run_command
 from switchscope import catalog
 from switchscope.catalog import configs
@@ -109,8 +111,8 @@ def test_irq_latency_side_by_side_gives_the_worst_case_beside_the_median(tmp_pat
 def test_the_terminal_names_why_samples_were_excluded():
     """docs/measurement.md's rotate: 55 of 10,000 left out, 52 for the stamp's wrap, 3 for a tick."""
     rotate = result("rotate", (296,) * 9, tasks=2,
-                    excluded_samples=[{"seq": i, "value": 0, "reason": "stamp wrapped"} for i in range(52)]
-                    + [{"seq": 60 + i, "value": 900, "reason": "tick in window"} for i in range(3)])
+                    excluded_samples=[{"seq": i, "value": 0, "reason": "stamp_wrapped"} for i in range(52)]
+                    + [{"seq": 60 + i, "value": 900, "reason": "tick_in_window"} for i in range(3)])
     text = report.table([rotate, result()])
     assert "  excl, rotate (2 tasks): 55 left out: 52 stamp wrapped, 3 tick in window" in text.splitlines()
     assert "excl, yield" not in text  # nothing excluded: nothing said
@@ -258,3 +260,41 @@ def test_every_table_printing_us_for_such_a_board_says_they_are_zero_wait_state(
     assert "0.774 µs§" in html and f"<dt>flash wait states</dt><dd>§ {note}" in html
     dwt = result(target="netduinoplus2", samples=(130,) * 9, timer={"name": "DWT"})  # the chip's own count
     assert "§" not in report.table([dwt]) and "zero-wait-state" not in report.table([result()])
+
+
+# what a user runs
+
+@pytest.mark.firmware
+def test_a_run_at_two_priorities_on_two_targets_tells_its_rows_apart_and_gives_each_worst_case(capsys):
+    status, said = run_command(["run", "--target", "mps2-an385,mps2-an386", "--scenario", "irq-latency",
+                                "--config", "irq_priority=high,low", "--quiet"], capsys)
+    assert status == 0, said
+    table = said[said.index("targets side by side (medians):"):]
+    header, rows = rows_of(table, "target")
+    labelled = sorted((row[header.index("target")], row[header.index("options")]) for row in rows)
+    # the Cortex-M3 and M4 ports' defaults are alike: the rows differ in irq_priority only
+    assert labelled == [(target, f"irq_priority={value}") for target in ("mps2-an385", "mps2-an386")
+                        for value in ("high", "low")]
+    # each row's worst case is the one its own block reports under its table
+    worst = [int(figure) for figure in re.findall(r"  irq-latency: worst (\d+) cycles", said)]
+    assert sorted(int(row[header.index("max (worst)")]) for row in rows) == sorted(worst)
+    assert all(int(row[header.index("max (worst)")]) >= int(row[header.index("median")]) for row in rows)
+
+
+@pytest.mark.firmware
+def test_a_run_of_two_kernels_sets_them_side_by_side_and_says_why_samples_were_left_out(capsys):
+    status, said = run_command(["run", "--kernel", "freertos,floor", "--scenario", "rotate", "--tasks", "2",
+                                "--samples", "10000", "--quiet"], capsys)
+    assert status == 0, said
+    header, rows = rows_of(said[said.index("kernels side by side (medians):"):], "kernel")
+    medians = {row[header.index("kernel")]: row[header.index("median")] for row in rows}
+    assert set(medians) == {"freertos", "floor"}
+    for block in said.split("\n\n")[:2]:  # each kernel's own table: its median, and its exclusions named
+        kernel = block.split()[0]
+        columns, (row, *_) = rows_of(block, "scenario")
+        assert row[columns.index("median")] == medians[kernel]
+        excluded = int(row[columns.index("excl")])
+        if excluded:
+            reasons = re.search(r"excl, rotate \(2 tasks\): ([\d,]+) left out: (.*)", block)
+            assert int(reasons.group(1)) == excluded
+            assert sum(int(n) for n in re.findall(r"(\d+) [a-z ]+", reasons.group(2))) == excluded

@@ -35,8 +35,8 @@ def floor_lines(results: list[Result]) -> list[str]:
 
 def excluded_reasons(result: Result) -> str:
     """Why samples were left out, each reason with its count, most first: "52 stamp wrapped, 3 tick in window"."""
-    reasons = Counter(str(item.get("reason")) if isinstance(item, dict) else "no reason given"
-                      for item in result.excluded_samples)
+    reasons = Counter(str(item.get("reason")).replace("_", " ") if isinstance(item, dict) else "no reason given"
+                      for item in result.excluded_samples)  # the stream's stamp_wrapped read as words
     return ", ".join(f"{count:,} {reason}" for reason, count in reasons.most_common())
 
 
