@@ -23,7 +23,7 @@ STYLE = """
 :root { color-scheme: light; --ink: #1d2731; --faint: #5c6b7a; --rule: #d5dde5; --band: #f3f6f9; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto;
-       max-width: 1360px; padding: 1rem 1.2rem 4rem; }
+       max-width: 1400px; padding: 1rem 1.2rem 4rem; }
 p, ul.note, dl.provenance { max-width: 62rem; }
 h1 { font-size: 1.6rem; margin: .4rem 0; } h2 { font-size: 1.25rem; margin-top: 2.4rem;
      border-bottom: 2px solid var(--rule); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin-top: 1.6rem; }
@@ -220,8 +220,9 @@ def plain_median(result: Result) -> str:
 
 def breakable(text: str) -> str:
     """A long name (a file's, a configuration) as HTML that may break over lines only after its separators
-    (- _ . , / =), never inside a word: td.wrap breaks nowhere else."""
-    return "<wbr>".join(escape(part) for part in re.split(r"(?<=[-_.,/=])", text))
+    (- _ . , / =) and where a number ends and a word begins (stm32|vldiscovery), never inside a word: td.wrap
+    breaks nowhere else."""
+    return "<wbr>".join(escape(part) for part in re.split(r"(?<=[-_.,/=])|(?<=[0-9])(?=[A-Za-z])", text))
 
 
 def html_table(header: list[str], rows: list[list[str]], css_class: str = "", table_id: str = "",
