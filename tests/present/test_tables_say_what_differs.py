@@ -17,7 +17,7 @@ from switchscope.catalog import configs
 from switchscope.cli import measuring
 from switchscope.figures.result import Result
 from switchscope.figures.results_files import ResultsFile
-from switchscope.present import html_report, report, side_by_side, svg
+from switchscope.present import exports, html_report, report, side_by_side, svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 CLOCKS = {"mps2-an385": 25e6, "ibex": 50e6, "ibex-qemu": 50e6, "microbit": 16e6, "atmega328p": 16e6,
@@ -83,6 +83,20 @@ def test_targets_side_by_side_label_rows_that_differ_in_an_option():
         ("ibex", "irq_priority=high,switch=ecall"), ("ibex", "irq_priority=low,switch=ecall"),
         ("mps2-an385", "irq_priority=high,switch=pendsv"), ("mps2-an385", "irq_priority=low,switch=pendsv")]
     assert len({tuple(row) for row in rows}) == 4  # no two rows alike
+
+
+def test_methods_side_by_side_keep_each_configuration_apart():
+    """--method all --config irq_priority=high,low: a row per priority, neither one lost under the other."""
+    results = [result("isr", (m,) * 9, method=method, changed={"opt": opt})
+               for opt, m in (("-O2", 150), ("-Os", 170)) for method in ("probe", "marker")]
+    header, rows = rows_of(side_by_side.method_comparison(results), "target")
+    assert [(row[header.index("options")], row[header.index("probe median")]) for row in rows] == \
+        [("opt=-O2", "150"), ("opt=-Os", "170")]
+
+
+def test_a_markdown_export_says_its_clock_is_a_zero_wait_state_one():
+    text = exports.markdown_text([result(target="netduinoplus2", samples=(130,) * 9)])
+    assert "§ netduinoplus2: zero-wait-state figures; the real chip runs its flash with 5 wait states" in text
 
 
 def test_rows_alike_in_their_options_need_no_options_column():

@@ -10,23 +10,30 @@ from switchscope.present.report import CAVEAT_MARK, RANGE_COLUMN, caveat_of, how
 
 
 def method_comparison(results: list[Result]) -> str:
-    """Where one (kernel, target, scenario) was measured by several methods:
-    their medians side by side, and each one's difference from the first."""
-    by_case: dict = {}
+    """Where one (kernel, target, scenario, unit, configuration) was measured by several methods: their
+    medians side by side, and each one's difference from the first; where the rows differ in options (a run
+    of --method all at two values of one), an options column says which is which."""
+    groups: dict = {}
     for r in results:
-        by_case.setdefault((r.kernel, r.target, r.scenario), {})[r.method] = r
+        groups.setdefault((r.kernel, r.target, row_label(r), r.unit), []).append(r)
+    by_case: dict = {}
+    for (kernel, target, scenario, unit), found in groups.items():
+        options = _differing(found)
+        for r in found:
+            by_case.setdefault((kernel, target, scenario, unit, options.get(id(r), "")), {})[r.method] = r
     cases = {case: methods for case, methods in by_case.items() if len(methods) > 1}
     if not cases:
         return ""
     methods = list(dict.fromkeys(m for case in cases.values() for m in case))
     reference = methods[0]
-    header = ["kernel", "target", "scenario", "unit", *(f"{m} median" for m in methods),
-              *(f"{m} - {reference}" for m in methods[1:])]
+    differ = any(case[-1] for case in cases)
+    header = ["kernel", "target", "scenario", *(["options"] if differ else []), "unit",
+              *(f"{m} median" for m in methods), *(f"{m} - {reference}" for m in methods[1:])]
     rows = [header]
-    for (kernel, target, scenario), found in cases.items():
+    for (kernel, target, scenario, unit, options), found in cases.items():
         medians = {m: found[m].stats.median for m in methods if m in found}
-        unit = next(iter(found.values())).unit
-        rows.append([kernel, target, scenario, unit, *(cell(medians[m]) if m in medians else "-" for m in methods),
+        rows.append([kernel, target, scenario, *([options or "-"] if differ else []), unit,
+                     *(cell(medians[m]) if m in medians else "-" for m in methods),
                      *(cell(medians[m] - medians[reference]) if m in medians and reference in medians else "-"
                        for m in methods[1:])])
     return "methods side by side (medians):\n" + "\n".join(aligned(rows))
