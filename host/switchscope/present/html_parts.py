@@ -319,6 +319,23 @@ def differing_options(option_sets: list[tuple]) -> list[str]:
     return [name for name in names if len({dict(options).get(name) for options in option_sets}) > 1]
 
 
+def columns_differ_note(columns: dict[str, list[Entry]]) -> str:
+    """Under a grid whose columns are kernels or targets: the options in which their configurations differ
+    (each column's own defaults: FreeRTOS's optimised selection is off on ARMv6-M, its switch ecall on
+    RISC-V), with each column's value; "" when they are alike. Only the options every column has: another
+    kernel's own options are no difference of configuration."""
+    chosen = {column: entries[0].result.options for column, entries in columns.items() if entries}
+    if len(chosen) < 2:
+        return ""
+    shared = set.intersection(*(set(options) for options in chosen.values()))
+    names = [name for name in sorted(shared) if len({options[name] for options in chosen.values()}) > 1]
+    if not names:
+        return ""
+    said = "; ".join(f"{column}: " + ", ".join(f"{name}={options[name]}" for name in names)
+                     for column, options in chosen.items())
+    return f'<p class="note">The columns differ in {escape(", ".join(names))}: {escape(said)}.</p>'
+
+
 def options_label(options: tuple, differing: list[str]) -> str:
     """A configuration's column name: a BeRTOS column's (with its switch mechanism, the column group, where
     that differs too), else the differing options' values."""

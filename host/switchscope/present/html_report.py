@@ -29,7 +29,7 @@ from switchscope.present import board_facts, html_result, report, svg, switches_
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
-    differing_options, options_label, breakable, bertos_order, unit_heading, provenance_note, wait_states_notes, not_measurable, unavailable_notes, BERTOS_OPTIONS, STYLE, SCRIPT,
+    differing_options, options_label, breakable, columns_differ_note, bertos_order, unit_heading, provenance_note, wait_states_notes, not_measurable, unavailable_notes, BERTOS_OPTIONS, STYLE, SCRIPT,
     name_headings, natural_key,
 )
 
@@ -116,7 +116,8 @@ class Page:
                 + median_grid(rows, list(columns), cells, unit, f"{across}s side by side, {held}", unavailable)
                 + f'<p class="note">Median of each distribution, in {escape(unit)}; each in its kernel\'s default '
                   f"configuration unless its column says otherwise; a blank cell was not measured. "
-                  f"{escape(provenance_note(chosen))}.</p>" + unavailable_notes(unavailable, list(columns))
+                  f"{escape(provenance_note(chosen))}.</p>" + columns_differ_note(columns)
+                + unavailable_notes(unavailable, list(columns))
                 + "".join(f'<p class="note">{report.CAVEAT_MARK} {escape(target)}: {escape(caveat)}</p>'
                           for target, caveat in caveats.items())
                 + (f'<p class="note">{escape(board_facts.software_clz_note(list(dict.fromkeys(software_clz))))}</p>'
