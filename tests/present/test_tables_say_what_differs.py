@@ -108,10 +108,10 @@ def test_rows_alike_in_their_options_need_no_options_column():
 def test_html_side_by_side_grids_say_the_options_their_columns_differ_in(tmp_path):
     """Each target in its own defaults: FreeRTOS's optimised selection is off on ARMv6-M (kernel.toml)."""
     targets = section(page(tmp_path, [result(), result(target="microbit", samples=(193,) * 9)]), "targets")
-    assert "The columns differ in optimised_selection: mps2-an385 (Cortex-M3 model): optimised_selection=on; " \
+    assert "The columns' configurations differ: mps2-an385 (Cortex-M3 model): optimised_selection=on; " \
            "microbit (Cortex-M0 model): optimised_selection=off." in targets
     alike = section(page(tmp_path, [result(), result(target="netduinoplus2", samples=(130,) * 9)]), "targets")
-    assert "The columns differ" not in alike
+    assert "configurations differ" not in alike
 
 
 # 8: an interrupt's worst case beside its median

@@ -12,7 +12,7 @@ WAIT_STATES_MARK = "§"  # beside µs of a board whose real chip would add flash
 # The cores with a count-leading-zeros instruction: ARMv7-M's CLZ (ARMv7-M ARM, A7.7.24). ARMv6-M (the
 # Cortex-M0 and M0+), RV32IMC (no Zbb) and the AVR have none: FreeRTOS's optimised task selection
 # (configUSE_PORT_OPTIMISED_TASK_SELECTION 1) there calls libgcc's __clzsi2 for __builtin_clz.
-CLZ_CPUS = ("cortex-m3", "cortex-m4", "cortex-m4f", "cortex-m7")
+CLZ_CPUS = ("cortex-m3", "cortex-m4", "cortex-m4f")
 
 
 # Settings a firmware reports that exist on some cores only: FreeRTOS's BASEPRI ceiling is ARMv7-M's (its
@@ -53,7 +53,7 @@ def wait_states_note(result: Result) -> str:
     target = catalog.TARGETS[result.target]
     return (f"{result.target}: zero-wait-state figures; the real chip runs its flash with {target.flash_wait_states} "
             f"wait states at {result.f_cpu_hz / 1e6:g} MHz ({target.flash_wait_states_source}), which the "
-            "simulation does not model (the chip's ART accelerator hides some): the chip's time can be longer")
+            "simulation does not model: the chip's time can be longer")
 
 
 def micro(result: Result) -> str:

@@ -14,7 +14,7 @@ from switchscope.catalog import configs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.figures.suite import BERTOS_COLUMNS
-from switchscope.present import board_facts, report, svg
+from switchscope.present import board_facts, report, side_by_side, svg
 
 SCENARIO_ORDER = ("resume", "signal", "yield", "isr", "rotate")
 BERTOS_OPTIONS = {"preemption", "priorities"}  # configurations that differ in these are BeRTOS's four columns
@@ -322,18 +322,13 @@ def differing_options(option_sets: list[tuple]) -> list[str]:
 def columns_differ_note(columns: dict[str, list[Entry]]) -> str:
     """Under a grid whose columns are kernels or targets: the options in which their configurations differ
     (each column's own defaults: FreeRTOS's optimised selection is off on ARMv6-M, its switch ecall on
-    RISC-V), with each column's value; "" when they are alike. Only the options every column has: another
-    kernel's own options are no difference of configuration."""
-    chosen = {column: entries[0].result.options for column, entries in columns.items() if entries}
-    if len(chosen) < 2:
+    RISC-V), each column's values; "" when they are alike."""
+    first = {column: entries[0].result for column, entries in columns.items() if entries}
+    apart = side_by_side.options_apart(list(first.values())) if len(first) > 1 else {}
+    if not apart:
         return ""
-    shared = set.intersection(*(set(options) for options in chosen.values()))
-    names = [name for name in sorted(shared) if len({options[name] for options in chosen.values()}) > 1]
-    if not names:
-        return ""
-    said = "; ".join(f"{column}: " + ", ".join(f"{name}={options[name]}" for name in names)
-                     for column, options in chosen.items())
-    return f'<p class="note">The columns differ in {escape(", ".join(names))}: {escape(said)}.</p>'
+    said = "; ".join(f"{column}: {apart[id(r)]}" for column, r in first.items())
+    return f'<p class="note">The columns\' configurations differ: {escape(said)}.</p>'
 
 
 def options_label(options: tuple, differing: list[str]) -> str:

@@ -18,7 +18,7 @@ def method_comparison(results: list[Result]) -> str:
         groups.setdefault((r.kernel, r.target, row_label(r), r.unit), []).append(r)
     by_case: dict = {}
     for (kernel, target, scenario, unit), found in groups.items():
-        options = _differing(found)
+        options = options_apart(found)
         for r in found:
             by_case.setdefault((kernel, target, scenario, unit, options.get(id(r), "")), {})[r.method] = r
     cases = {case: methods for case, methods in by_case.items() if len(methods) > 1}
@@ -39,7 +39,7 @@ def method_comparison(results: list[Result]) -> str:
     return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
-def _differing(found: list[Result]) -> dict[int, str]:
+def options_apart(found: list[Result]) -> dict[int, str]:
     """Each result's options in which it differs from the others of `found`, as name=value; {} when alike.
     Only the options every one of them has: another kernel's own options are no difference of configuration."""
     names = sorted(set.intersection(*(set(r.options) for r in found)))
@@ -62,7 +62,7 @@ def _side_by_side(results: list[Result], across: str) -> str:
     if not cases:
         return ""
     shown = [r for found in cases.values() for r in found]
-    options = {key: said for found in cases.values() for key, said in _differing(found).items()}
+    options = {key: said for found in cases.values() for key, said in options_apart(found).items()}
     worst = any(r.worst for r in shown)
     header = [held, "scenario", "method", across, *(["core", "counted by"] if across == "target" else ["version"]),
               *(["options"] if options else []), "median", *(["max (worst)"] if worst else []), "unit",
@@ -97,9 +97,9 @@ def _side_by_side(results: list[Result], across: str) -> str:
 
 
 def target_comparison(results: list[Result]) -> str:
-    """Where one (kernel, scenario, method, unit) was measured on several targets: a row per target, the
-    first target's the reference (_side_by_side). A row whose board carries a caveat (a core timed on
-    another's machine) is marked, the caveat under the table."""
+    """Where one (kernel, scenario, method, unit) was measured on several targets: a row per target
+    (_side_by_side). A row whose board carries a caveat (a core timed on another's machine) is marked, the
+    caveat under the table."""
     return _side_by_side(results, "target")
 
 
