@@ -127,9 +127,9 @@ class Page:
             anchor, title = ("kernels", "Kernels side by side") if across == "kernel" else \
                 ("targets", "Targets side by side")
             note = "" if across == "kernel" else (
-                '<p class="note">Each target\'s cycles are its own: simavr counts the AVR\'s; on the Cortex-M '
-                "boards they come from the core's timing model under QEMU (a column names which). Instructions "
-                "are comparable across Cortex-M targets only.</p>")
+                '<p class="note">Each target\'s cycles are its own: simavr counts the AVR\'s, Verilator the Ibex '
+                "RTL's; on the Cortex-M boards and ibex-qemu they come from the core's timing model under QEMU (a "
+                "column names which). Instructions are comparable across Cortex-M targets only.</p>")
             self.sections.append((anchor, title, note + "".join(parts)))
 
     def configurations(self) -> None:
