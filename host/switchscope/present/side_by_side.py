@@ -80,9 +80,10 @@ def _side_by_side(results: list[Result], across: str) -> str:
                 clz.append(r.cpu)
             if wait_states(r):
                 waits[r.target] = r
-            name = getattr(r, across) + (SOFTWARE_CLZ_MARK if software_clz(r) else "")
-            described = ([r.cpu or "?", how_counted(r) + (CAVEAT_MARK if caveat else "")] if across == "target"
-                         else [r.kernel_version or "-"])
+            mark = SOFTWARE_CLZ_MARK if software_clz(r) else ""  # beside the core that lacks the instruction
+            name = getattr(r, across) + ("" if across == "target" else mark)
+            described = ([(r.cpu or "?") + mark, how_counted(r) + (CAVEAT_MARK if caveat else "")]
+                         if across == "target" else [r.kernel_version or "-"])
             rows.append([fixed, scenario, method, name, *described,
                          *([options.get(id(r)) or "-"] if options else []), cell(r.stats.median),
                          *([cell(r.stats.max)] if worst else []), unit, trm_range(r), micro(r), clock, x_floor(r)])
