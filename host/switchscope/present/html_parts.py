@@ -324,7 +324,7 @@ def columns_differ_note(columns: dict[str, list[Entry]]) -> str:
     (each column's own defaults: FreeRTOS's optimised selection is off on ARMv6-M, its switch ecall on
     RISC-V), each column's values; "" when they are alike."""
     first = {column: entries[0].result for column, entries in columns.items() if entries}
-    apart = side_by_side.options_apart(list(first.values())) if len(first) > 1 else {}
+    apart = side_by_side.options_apart(list(first.values()), ", ") if len(first) > 1 else {}  # breaks on a phone
     if not apart:
         return ""
     said = "; ".join(f"{column}: {apart[id(r)]}" for column, r in first.items())

@@ -39,12 +39,13 @@ def method_comparison(results: list[Result]) -> str:
     return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
-def options_apart(found: list[Result]) -> dict[int, str]:
-    """Each result's options in which it differs from the others of `found`, as name=value; {} when alike.
-    Only the options every one of them has: another kernel's own options are no difference of configuration."""
+def options_apart(found: list[Result], joiner: str = ",") -> dict[int, str]:
+    """Each result's options in which it differs from the others of `found`, as name=value (joined by `joiner`:
+    no space in a terminal's cell); {} when alike. Only the options every one of them has: another kernel's
+    own options are no difference of configuration."""
     names = sorted(set.intersection(*(set(r.options) for r in found)))
     varying = [name for name in names if len({r.options.get(name) for r in found}) > 1]
-    return {id(r): ",".join(f"{name}={r.options.get(name, '-')}" for name in varying) for r in found} \
+    return {id(r): joiner.join(f"{name}={r.options.get(name, '-')}" for name in varying) for r in found} \
         if varying else {}
 
 
