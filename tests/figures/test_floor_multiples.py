@@ -2,7 +2,7 @@
 
 from switchscope.figures import floor
 from switchscope.figures.result import Result
-from switchscope.present import report
+from switchscope.present import report, side_by_side
 
 
 def result(kernel, samples, target="mps2-an385", cpu="cortex-m3", model="cortex-m3", scenario="yield",
@@ -152,11 +152,11 @@ def test_targets_side_by_side_name_what_counted_each_and_its_multiple():
     avr = result("freertos", [275], target="atmega328p", cpu="atmega328p", model=None, f_cpu_hz=16e6,
                  simulator={"name": "switchscope-simavr 1.6"})
     floor.attach([m3, rtl, avr, result("floor", [84, 84, 90])])
-    rows = {line.split()[3]: line.split() for line in report.target_comparison([m3, rtl, avr]).splitlines()[2:]}
+    rows = {line.split()[3]: line.split() for line in side_by_side.target_comparison([m3, rtl, avr]).splitlines()[2:]}
     assert rows["mps2-an385"][4:8] == ["cortex-m3", "Cortex-M3", "model", "124"]
     assert rows["mps2-an385"][-1] == "1.48"  # 124 / 84
     assert rows["mps2-an385"][-4] == "4.96"  # 124 cycles at 25 MHz: 4.96 µs
     assert rows["ibex"][5:8] == ["Ibex", "RTL", "246"] and rows["ibex"][-4] == "4.92"  # 246 at 50 MHz
     assert rows["ibex"][-1] == "-"  # no floor measured on the Ibex here: no multiple
     assert rows["atmega328p"][5] == "simavr"
-    assert report.target_comparison([m3]) == ""  # one target: nothing to set side by side
+    assert side_by_side.target_comparison([m3]) == ""  # one target: nothing to set side by side

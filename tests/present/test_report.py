@@ -77,7 +77,7 @@ def test_the_page_is_self_contained_and_shows_every_result(page):
     links = set(re.findall(r'<dt>JSON</dt><dd><a href="([^"]+)"', text))
     assert len(links) == 3 and all((path.parent / link).resolve().is_file() for link in links)
     # the targets' table names what counted each one's cycles
-    assert "atmega328p (simavr)" in text and "mps2-an385 (cortex-m3 model)" in text
+    assert "atmega328p (simavr)" in text and "mps2-an385 (Cortex-M3 model)" in text
     # provenance is on the page: compiler, simulator, the unit and the clock
     assert "arm-none-eabi-gcc" in text and "QEMU emulator version 10" in text and "cycles at 25 MHz" in text
 

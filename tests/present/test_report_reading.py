@@ -145,5 +145,5 @@ def test_a_core_timed_on_another_cores_machine_says_so_where_targets_are_side_by
     targets = text[start:text.index("<h2", text.index("<h2", start) + 1)]  # its section, to the next heading
     caveat = catalog.TARGETS["microbit-m0plus"].caveat
     assert f"† microbit-m0plus: {caveat}" in targets
-    assert "microbit-m0plus (cortex-m0plus model)†" in targets  # its column is marked (and its bars and legend)
-    assert "microbit (cortex-m0 model)†" not in targets  # the Cortex-M0 runs on its own machine
+    assert "microbit-m0plus (Cortex-M0+ model)†" in targets  # its column is marked (and its bars and legend)
+    assert "microbit (Cortex-M0 model)†" not in targets  # the Cortex-M0 runs on its own machine

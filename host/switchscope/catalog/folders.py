@@ -152,6 +152,8 @@ def _board(path: Path) -> Target:
         ram_bytes=top.get("ram_bytes", int, required=True),
         memory=top.get("memory", str, "chip"),
         fpu=top.get("fpu", str),
+        flash_wait_states=top.table("flash").get("wait_states", int, 0),
+        flash_wait_states_source=top.table("flash").get("source", str, ""),
         max_tasks=top.get("max_tasks", int, 16),
         directory=path.parent,
         simulator=simulator.get("name", str, required=True),

@@ -227,6 +227,8 @@ class Target:
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
     fpu: str | None = None  # the floating-point unit the build uses (board.toml fpu: "FPv4-SP"); None: none
+    flash_wait_states: int = 0  # the real chip's flash wait states at f_cpu_hz, which the simulation does not model
+    flash_wait_states_source: str = ""  # where that number is read (the reference manual's table)
 
     @property
     def simulated_machine(self) -> str:

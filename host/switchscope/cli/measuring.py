@@ -25,7 +25,7 @@ from switchscope.figures.switches import measure_switches
 from switchscope.cli.choices import (check_board_options, check_exports, check_samples, nothing_measurable,
                                      require_jobs, say_skipped, scenarios_with_tasks)
 from switchscope.present import (breakdown_text, display, exports, mechanism, message_cost, report,
-                                 ruler_view, suite_page, switches_view)
+                                 ruler_view, side_by_side, suite_page, switches_view)
 
 def command_run(args) -> int:
     check_board_options(args)
@@ -83,7 +83,8 @@ def command_run(args) -> int:
     exports.write(csv_path, markdown_path, results, args.percentiles)
     if results:
         print(report.table(results, args.percentiles))
-        for comparison in (report.method_comparison(results), report.target_comparison(results)):
+        for comparison in (side_by_side.method_comparison(results), side_by_side.kernel_comparison(results),
+                           side_by_side.target_comparison(results)):
             if comparison:
                 print("\n" + comparison)
         for result in results:

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from switchscope import catalog
 from switchscope.catalog import configs
+from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.figures.suite import BERTOS_COLUMNS
-from switchscope.present import report, svg
+from switchscope.present import board_facts, report, side_by_side, svg
 
 SCENARIO_ORDER = ("resume", "signal", "yield", "isr", "rotate")
 BERTOS_OPTIONS = {"preemption", "priorities"}  # configurations that differ in these are BeRTOS's four columns
@@ -22,7 +23,7 @@ STYLE = """
 :root { color-scheme: light; --ink: #1d2731; --faint: #5c6b7a; --rule: #d5dde5; --band: #f3f6f9; }
 * { box-sizing: border-box; }
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--ink); margin: 0 auto;
-       max-width: 1360px; padding: 1rem 1.2rem 4rem; }
+       max-width: 1400px; padding: 1rem 1.2rem 4rem; }
 p, ul.note, dl.provenance { max-width: 62rem; }
 h1 { font-size: 1.6rem; margin: .4rem 0; } h2 { font-size: 1.25rem; margin-top: 2.4rem;
      border-bottom: 2px solid var(--rule); padding-bottom: .2rem; } h3 { font-size: 1.05rem; margin-top: 1.6rem; }
@@ -33,7 +34,7 @@ table { border-collapse: collapse; font-size: .88rem; font-variant-numeric: tabu
 th, td { padding: .22rem .55rem; border-bottom: 1px solid var(--rule); text-align: right; white-space: nowrap; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 thead th { background: var(--band); position: sticky; top: 0; white-space: normal; vertical-align: bottom; }
-td.wrap { white-space: normal; overflow-wrap: anywhere; min-width: 4.5rem; max-width: 11rem; text-align: left; }
+td.wrap { white-space: normal; overflow-wrap: normal; min-width: 4.5rem; max-width: 11rem; text-align: left; }
 table.results { font-size: .8rem; } table.results th, table.results td { padding: .2rem .3rem; }
 table.sortable thead th { cursor: pointer; user-select: none; }
 table.sortable thead th[aria-sort="ascending"]::after { content: " \\25B2"; font-size: .7em; }
@@ -141,7 +142,7 @@ class Entry:
 
 
 # What tells apart results whose description is the same, in the order a heading adds them where needed.
-_TELLERS = (lambda e: e.result.unit, lambda e: counted_by_text(e.result), lambda e: f"{e.size:,} samples")
+_TELLERS = (lambda e: e.result.unit, lambda e: report.how_counted(e.result), lambda e: f"{e.size:,} samples")
 
 
 def name_headings(entries: list[Entry], tellers=_TELLERS) -> None:
@@ -192,7 +193,9 @@ def number_text(value: float) -> str:
 def beside_median(result: Result) -> list[str]:
     """What goes beside a median: in µs when the unit is a cycle of a known clock, the TRM range when a timing
     model gave one."""
-    beside = [f"{result.stats_ns.median / 1000:.3f} µs"] if result.ns_per_unit is not None else []
+    marked = board_facts.WAIT_STATES_MARK if board_facts.wait_states(result) else ""
+    beside = [f"{result.stats_ns.median / 1000:.3f} µs{marked}"] if result.ns_per_unit is not None else []
+    beside += [f"worst {number_text(result.stats.max)} {result.unit}"] if result.worst else []
     return beside + ([f"TRM {report.trm_range(result, figure=number_text)}"] if result.bounds else [])
 
 
@@ -213,6 +216,13 @@ def stat_cells(stats) -> list[str]:
 def plain_median(result: Result) -> str:
     """with_us as plain text, for a figure's hover title."""
     return f"{number_text(result.stats.median)} {result.unit}" + "".join(f" ({text})" for text in beside_median(result))
+
+
+def breakable(text: str) -> str:
+    """A long name (a file's, a configuration) as HTML that may break over lines only after its separators
+    (- _ . , / =) and where a number ends and a word begins (stm32|vldiscovery), never inside a word: td.wrap
+    breaks nowhere else."""
+    return "<wbr>".join(escape(part) for part in re.split(r"(?<=[-_.,/=])|(?<=[0-9])(?=[A-Za-z])", text))
 
 
 def html_table(header: list[str], rows: list[list[str]], css_class: str = "", table_id: str = "",
@@ -256,23 +266,69 @@ def median_cells(columns: dict[str, list[Entry]]) -> dict[tuple, Entry]:
     return cells
 
 
-def median_grid(rows: list[tuple], columns: list[str], cells: dict[tuple, Entry], unit: str, what: str) -> str:
+def median_grid(rows: list[tuple], columns: list[str], cells: dict[tuple, Entry], unit: str, what: str,
+                unavailable: dict[tuple, str] | None = None) -> str:
     """A table of medians, rows (scenario, tasks) by columns, each cell a link to its result; then the
-    same as grouped bars."""
+    same as grouped bars. A cell without a result is "n/a" where it cannot be measured (`unavailable`:
+    {(row, column): why}, the reason in its title), else blank: not measured."""
+    unavailable = unavailable or {}
+
+    def missing(row: tuple, column: str) -> str:
+        why = unavailable.get((row, column))
+        return f'<td title="{escape(why)}">n/a</td>' if why else ""
     table_rows = [[row_name(*row), *(f'<a href="#{cells[(row, c)].anchor}">{with_us(cells[(row, c)].result)}</a>'
-                                     if (row, c) in cells else "n/a" for c in columns)] for row in rows]
+                                     if (row, c) in cells else missing(row, c) for c in columns)] for row in rows]
     shown = [(row, c) for row in rows for c in columns if (row, c) in cells]
     values = {(row_name(*row), c): cells[(row, c)].result.stats.median for row, c in shown}
+    worst = {(row_name(*row), c): cells[(row, c)].result.stats.max for row, c in shown if cells[(row, c)].result.worst}
     titles = {(row_name(*row), c): f"{c}, {row_name(*row)}: median {plain_median(cells[(row, c)].result)}"
               for row, c in shown}
     return (html_table(["scenario (median)", *map(escape, columns)], table_rows, "grid")
             + svg.grouped_bars([row_name(*row) for row in rows], columns, values, unit,
-                               f"{what}: medians in {unit}", titles))
+                               f"{what}: medians in {unit}" + (", the worst case above each" if worst else ""),
+                               titles, worst=worst)
+            + ('<p class="note">An interrupt\'s latency: its worst case (max) beside each median, and as the '
+               "whisker above its bar.</p>" if worst else ""))
+
+
+def not_measurable(kernel: str, target: str, scenario: str, method: str, unit: str) -> str | None:
+    """Why the catalog says this kernel cannot be measured so on this target (its n/a rules), or None: where
+    nothing says so, a missing figure was only not measured."""
+    found = (catalog.KERNELS.get(kernel), catalog.TARGETS.get(target), catalog.SCENARIOS.get(scenario),
+             catalog.METHODS.get(method))
+    if None in found:
+        return None
+    try:
+        return found[0].not_measured(*found[1:], unit)
+    except SwitchscopeError as refused:  # a unit the target cannot count
+        return refused.message
+
+
+def unavailable_notes(unavailable: dict[tuple, str], columns: list[str]) -> str:
+    """Under a grid: what each n/a cell means, once per reason."""
+    said: dict[str, list[str]] = {}
+    for (row, column), why in unavailable.items():
+        if column in columns:
+            said.setdefault(why, []).append(f"{column}, {row_name(*row)}")
+    return "".join(f'<p class="note">n/a ({escape("; ".join(where))}): cannot be measured there: {escape(why)}</p>'
+                   for why, where in said.items())
 
 
 def differing_options(option_sets: list[tuple]) -> list[str]:
     names = sorted({k for options in option_sets for k, _ in options})
     return [name for name in names if len({dict(options).get(name) for options in option_sets}) > 1]
+
+
+def columns_differ_note(columns: dict[str, list[Entry]]) -> str:
+    """Under a grid whose columns are kernels or targets: the options in which their configurations differ
+    (each column's own defaults: FreeRTOS's optimised selection is off on ARMv6-M, its switch ecall on
+    RISC-V), each column's values; "" when they are alike."""
+    first = {column: entries[0].result for column, entries in columns.items() if entries}
+    apart = side_by_side.options_apart(list(first.values()), ", ") if len(first) > 1 else {}  # breaks on a phone
+    if not apart:
+        return ""
+    said = "; ".join(f"{column}: {apart[id(r)]}" for column, r in first.items())
+    return f'<p class="note">The columns\' configurations differ: {escape(said)}.</p>'
 
 
 def options_label(options: tuple, differing: list[str]) -> str:
@@ -299,14 +355,9 @@ def unit_heading(entry: Entry) -> str:
     return f"{r.method} method, {r.unit}{clock}{report.counted_by(r)}"
 
 
-def counted_by_text(result: Result) -> str:
-    """What counted a result's unit, briefly: the model, or the simulator or board."""
-    if result.timing_model:
-        return f"{result.timing_model} model"
-    if (result.timer or {}).get("name") == "DWT":
-        return "DWT, silicon"
-    name = (result.simulator or {}).get("name", "")
-    return "simavr" if "simavr" in name else name.split(" (")[0].split(" ")[0] or "?"
+def wait_states_notes(results: list[Result]) -> str:
+    """Under a table with µs: a note for each board whose µs are zero-wait-state figures (marked)."""
+    return "".join(f'<p class="note">{escape(line.strip())}</p>' for line in board_facts.wait_states_lines(results))
 
 
 def provenance_note(entries: list[Entry]) -> str:

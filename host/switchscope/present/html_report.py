@@ -25,11 +25,11 @@ from switchscope.figures import floor
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
-from switchscope.present import html_result, report, svg, switches_view
+from switchscope.present import board_facts, html_result, report, svg, switches_view
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
-    differing_options, options_label, bertos_order, unit_heading, counted_by_text, provenance_note, BERTOS_OPTIONS, STYLE, SCRIPT,
+    differing_options, options_label, breakable, columns_differ_note, bertos_order, unit_heading, provenance_note, wait_states_notes, not_measurable, unavailable_notes, BERTOS_OPTIONS, STYLE, SCRIPT,
     name_headings, natural_key,
 )
 
@@ -64,12 +64,14 @@ class Page:
             model = r.timing_model if across == "kernel" else None
             groups.setdefault((getattr(r, fixed), r.method, r.unit, model), []).append(entry)
         parts = []
-        for (held, _, unit, _), entries in groups.items():
+        for (held, method, unit, _), entries in groups.items():
             names = list(dict.fromkeys(getattr(e.result, across) for e in entries))
             if len(names) < 2:
                 continue
             columns: dict[str, list[Entry]] = {}
+            named: dict[str, str] = {}  # column -> the kernel or target it holds
             caveats: dict[str, str] = {}  # target -> its board's caveat (a core timed on another's machine)
+            software_clz: list[str] = []  # the cores whose column's kernel counts leading zeros in software
             all_default = True
             for name in names:
                 mine = [e for e in entries if getattr(e.result, across) == name]
@@ -80,13 +82,17 @@ class Page:
                     chosen_options = Counter(e.options_key for e in mine).most_common(1)[0][0]
                     differing = [f"{k}={v}" for k, v in chosen_options if (mine[0].defaults or {}).get(k) != v]
                     all_default = all_default and not differing
-                counted = "" if across == "kernel" else f" ({counted_by_text(mine[0].result)})"
+                counted = "" if across == "kernel" else f" ({report.how_counted(mine[0].result)})"
                 caveat = report.caveat_of(mine[0].result) if across == "target" else None
                 if caveat:
                     caveats[name] = caveat
                     counted += report.CAVEAT_MARK
+                if across == "target" and any(board_facts.software_clz(e.result) for e in mine):
+                    software_clz.append(mine[0].result.cpu)
+                    counted += board_facts.SOFTWARE_CLZ_MARK
                 column = name + counted + (f" [{', '.join(differing)}]" if differing else "")
                 columns[column] = [e for e in mine if e.options_key == chosen_options]
+                named[column] = name
             cells = median_cells(columns)
             # rows measured in two columns or more: the others are in their own tables
             rows = sorted({row for row, _ in cells if sum((row, c) in cells for c in columns) > 1},
@@ -94,24 +100,36 @@ class Page:
             if not rows:
                 continue
             chosen = [cells[(row, c)] for row in rows for c in columns if (row, c) in cells]
+            unavailable = {}
+            for row in rows:
+                for c in columns:
+                    kernel, target = (held, named[c]) if across == "target" else (named[c], held)
+                    why = None if (row, c) in cells else not_measurable(kernel, target, row[0], method, unit)
+                    if why:
+                        unavailable[(row, c)] = why
             configuration = "default configuration" + "s" * (across == "kernel") if all_default else \
                 "configuration in each column"
             heading = (f"{held}: {unit_heading(chosen[0])}, {configuration}" if across == "kernel" else
                        f"{held} on each target: {chosen[0].result.method} method, {unit}, {configuration}")
             parts.append(
                 f"<h3>{escape(heading)}</h3>"
-                + median_grid(rows, list(columns), cells, unit, f"{across}s side by side, {held}")
+                + median_grid(rows, list(columns), cells, unit, f"{across}s side by side, {held}", unavailable)
                 + f'<p class="note">Median of each distribution, in {escape(unit)}; each in its kernel\'s default '
-                  f"configuration unless its column says otherwise. {escape(provenance_note(chosen))}.</p>"
+                  f"configuration unless its column says otherwise; a blank cell was not measured. "
+                  f"{escape(provenance_note(chosen))}.</p>" + columns_differ_note(columns)
+                + unavailable_notes(unavailable, list(columns))
                 + "".join(f'<p class="note">{report.CAVEAT_MARK} {escape(target)}: {escape(caveat)}</p>'
-                          for target, caveat in caveats.items()))
+                          for target, caveat in caveats.items())
+                + (f'<p class="note">{escape(board_facts.software_clz_note(list(dict.fromkeys(software_clz))))}</p>'
+                   if software_clz else "")
+                + wait_states_notes([e.result for e in chosen]))
         if parts:
             anchor, title = ("kernels", "Kernels side by side") if across == "kernel" else \
                 ("targets", "Targets side by side")
             note = "" if across == "kernel" else (
-                '<p class="note">Each target\'s cycles are its own: simavr counts the AVR\'s; on the Cortex-M '
-                "boards they come from the core's timing model under QEMU (a column names which). Instructions "
-                "are comparable across Cortex-M targets only.</p>")
+                '<p class="note">Each target\'s cycles are its own: simavr counts the AVR\'s, Verilator the Ibex '
+                "RTL's; on the Cortex-M boards and ibex-qemu they come from the core's timing model under QEMU (a "
+                "column names which). Instructions are comparable across Cortex-M targets only.</p>")
             self.sections.append((anchor, title, note + "".join(parts)))
 
     def configurations(self) -> None:
@@ -148,7 +166,8 @@ class Page:
                 f"<h3>{escape(kernel)} on {escape(target)}: {escape(unit_heading(entries[0]))}"
                 f"{' (BeRTOS layout)' if bertos else ''}</h3>"
                 + median_grid(rows, columns, cells, unit, f"{kernel} on {target} by configuration")
-                + "".join(f'<p class="note">{escape(note)}</p>' for note in notes))
+                + "".join(f'<p class="note">{escape(note)}</p>' for note in notes)
+                + wait_states_notes([e.result for e in cells.values()]))
         if parts:
             self.sections.append(("configurations", "Configurations side by side", "".join(parts)))
 
@@ -234,7 +253,7 @@ class Page:
                 + html_table(["line" if len(curves) > 1 else "", axis, f"median ({escape(unit)})", "min", "max",
                               "mean", "excluded"], rows)
                 + f'<p class="note">Line: median; band: min to max. {escape(unit_heading(chosen[0]))}; '
-                  f"{escape(provenance_note(chosen))}.</p>")
+                  f"{escape(provenance_note(chosen))}.</p>" + wait_states_notes([e.result for e in chosen]))
 
     def intrusion(self) -> None:
         rows = [row for found in self.files for row in found.intrusion]
@@ -277,18 +296,20 @@ class Page:
             r, stats = e.result, e.result.stats
             rows.append([f'<td data-sort="{e.index}"><a href="#{e.anchor}">{e.index}</a></td>',
                          *(escape(str(v or "-")) for v in (r.kernel, r.target, r.scenario)),
-                         str(r.tasks or "-"), escape(r.method), escape(", ".join(e.changed_options) or "default"),
+                         str(r.tasks or "-"), escape(r.method), breakable(", ".join(e.changed_options) or "default"),
                          f"{r.count:,}", str(r.excluded),
                          *report.with_range(STAT_KEYS, stat_cells(stats), report.trm_range(r, figure=number_text),
                                             ranged),
-                         escape(r.unit), f"{r.stats_ns.median / 1000:.3f}" if r.ns_per_unit is not None else "-",
-                         f'<a href="{escape(e.link)}">{escape(e.file.name)}</a>'])
+                         escape(r.unit), f"{r.stats_ns.median / 1000:.3f}" + board_facts.WAIT_STATES_MARK
+                         * bool(board_facts.wait_states(r)) if r.ns_per_unit is not None else "-",
+                         f'<a href="{escape(e.link)}">{breakable(e.file.name)}</a>'])
         self.sections.append((
             "every-result-section", "Every result",
             '<p class="note">Click a column to sort by it; type to keep the rows that contain the text. '
             '"configuration" lists the options that differ from the kernel\'s defaults; "kept" and "excl" '
             '(excluded) add up to the samples taken.'
             + (f" {escape(note)}." if note else "") + '</p>'
+            + wait_states_notes([e.result for e in self.entries]) +
             '<input id="filter" type="search" placeholder="filter: freertos, rotate, -Os ..." aria-label="filter">'
             + html_table(header, rows, "sortable results", "every-result",
                          text_columns=tuple(i for i, name in enumerate(header)
@@ -322,7 +343,9 @@ class Page:
         warnings += [f"{f.path}: failed: {failure.get('job', '')} {failure.get('error', '')}".strip()
                      if isinstance(failure, dict) else f"{f.path}: failed: {failure}"
                      for f in self.files for failure in f.failures]
-        sources = sorted({f.path.parent if f.path.parent.name != "runs" else f.path for f in self.files})
+        # the directories the files are in, as the file system names them ("." says nothing on a page)
+        sources = sorted({f.path.resolve().parent if f.path.parent.name != "runs" else f.path.resolve()
+                          for f in self.files})
         units = ", ".join(sorted({e.result.unit for e in self.entries})) or "none"
         contents = "".join(f'<li><a href="#{anchor}">{escape(title)}</a></li>' for anchor, title, _ in self.sections)
         body = "".join(f'<section id="{anchor}"><h2>{escape(title)}</h2>{html}</section>'

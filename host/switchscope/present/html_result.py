@@ -5,12 +5,12 @@ compiler, the simulator and the file it came from."""
 
 from __future__ import annotations
 
-from collections import Counter
 from html import escape
 
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import STAT_KEYS, Stats
-from switchscope.present import latency_view, report, svg
+from switchscope.present import board_facts, latency_view, report, svg, table_notes
+from switchscope.present.cells import kernel_named
 from switchscope.present.html_parts import Entry, number_text, stat_cells, with_us, html_table
 
 
@@ -25,7 +25,8 @@ def details(entry: Entry, opened: bool) -> str:
                  for side, bound in zip(("least", "most"), r.bound_stats)]
     if r.ns_per_unit is not None:
         us = r.stats_ns.scaled(1 / 1000)
-        rows.append(["µs", *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
+        rows.append(["µs" + board_facts.WAIT_STATES_MARK * bool(board_facts.wait_states(r)),
+                     *(f"{getattr(us, k):.3f}" for k in STAT_KEYS)])
     load_rows, load_fact, beside = under_load(r)
     rows += load_rows
     method = METHODS.get(r.method, PRINT_IN_WINDOW)
@@ -34,9 +35,11 @@ def details(entry: Entry, opened: bool) -> str:
     facts = [("method", f"{r.method}: {method.summary}; {note}"),
              ("unit", r.unit + report.counted_by(r)
               + (f"; clock {r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "")),
-             ("kernel", " ".join(str(v) for v in (r.kernel, r.kernel_version) if v)
-              + (f" (from {r.kernel_source})" if r.kernel_source else "")),
+             ("kernel", kernel_named(r.kernel, r.kernel_version)
+              + (f" (from {r.kernel_source})" if r.kernel_source else "") if r.kernel else None),
              ("target", f"{r.target} ({r.cpu})" if r.target else None),
+             ("flash wait states", f"{board_facts.WAIT_STATES_MARK} {board_facts.wait_states_note(r)}"
+              if board_facts.wait_states(r) and r.ns_per_unit is not None else None),
              ("x floor", f"{r.x_floor:.2f}: the median over the floor kernel's, {number_text(r.floor['median'])} "
                          f"{r.unit} ({r.floor.get('method')} on {r.floor.get('target')}"
                          + (f"; {r.floor['options']}" if r.floor.get("options") else "") + ")" if r.x_floor
@@ -44,7 +47,7 @@ def details(entry: Entry, opened: bool) -> str:
              ("source", r.source),
              ("load", load_fact),
              ("options", ", ".join(f"{k}={v}" for k, v in sorted(r.scenario_options().items()))),
-             ("firmware reports", ", ".join(f"{k}={v}" for k, v in r.config.items())),
+             ("firmware reports", ", ".join(f"{k}={v}" for k, v in board_facts.settings_that_apply(r).items())),
              ("compiler", (r.toolchain or {}).get("compiler")),
              ("flags", " ".join((r.toolchain or {}).get("cflags", []))),
              ("simulator", "; ".join(str(v) for v in ((r.simulator or {}).get("name"),
@@ -58,9 +61,7 @@ def details(entry: Entry, opened: bool) -> str:
              ("samples", f"{r.count:,} kept of {entry.size:,}; first {number_text(r.first)}"
               + (f"; {r.clamped} clamped to 0" if r.clamped else "")
               + (f"; {r.ticks_in_window} with a tick in the window" if r.ticks_in_window else "")),
-             ("excluded", "; ".join(f"{n} {reason}" for reason, n in
-                                    Counter(str(s.get("reason")) for s in r.excluded_samples
-                                            if isinstance(s, dict)).items()) or None),
+             ("excluded", table_notes.excluded_reasons(r) or None),
              ("stream problems", "; ".join(map(str, r.stream_problems)) or None),
              ("measured in", f"{r.wall_seconds:.2f} s" if r.wall_seconds is not None else None),
              ("switchscope", r.switchscope_version),

@@ -6,7 +6,7 @@ results that differ in nothing but the `switch` option."""
 from __future__ import annotations
 
 from switchscope.figures.result import Result
-from switchscope.present import svg
+from switchscope.present import board_facts, svg
 from switchscope.present.report import aligned, cell
 
 MECHANISMS = ("software", "pendsv")
@@ -77,8 +77,9 @@ def terminal_tables(results: list[Result]) -> str:
                                                   ("switches", {s for _, s in points})) if len(varying) > 1]
         for against in kinds or ["tasks"]:
             versus = f" against the number of {against}" if kinds else ""
+            results = [r for pair in points.values() for r in pair.values()]
             out += [f"software vs PendSV switching{versus}: {where}",
-                    *aligned([header(against, unit), *rows(points, against)]), ""]
+                    *aligned([header(against, unit), *rows(points, against)]), *board_facts.wait_states_lines(results), ""]
     return "\n".join(out).rstrip()
 
 

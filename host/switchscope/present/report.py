@@ -12,7 +12,8 @@ from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import Result
 from switchscope.present import latency_view, ruler_view, table_notes
-from switchscope.present.cells import aligned, cell, row_label
+from switchscope.present.board_facts import micro, us_heading, wait_states_lines
+from switchscope.present.cells import aligned, cell, kernel_named, row_label
 from switchscope.present.table_notes import X_FLOOR_COLUMN, measured_when
 
 PERCENTILES = (99.0,)  # the percentiles a table shows unless --percentiles says others (nearest rank)
@@ -95,17 +96,18 @@ def _row(result: Result, with_method: bool = False, percentiles=PERCENTILES) -> 
 
 
 def statistics_lines(label: str, results: list[Result], with_method: bool = False,
-                     percentiles=PERCENTILES) -> list[str]:
+                     percentiles=PERCENTILES, reasons: bool = True) -> list[str]:
     """The table of statistics, one line per result; with the TRM range column and its meaning under the
-    table only when a result has a range, so results without one are shown as they always were."""
+    table only when a result has a range, so results without one are shown as they always were; and
+    (`reasons`, unless the caller says them its own way) why the excluded samples were left out."""
     ranged = any(r.bounds for r in results)
     floored = any(r.x_floor for r in results)
     header = [label, *columns(percentiles)]
     rows = [with_range(header, header, RANGE_COLUMN, ranged) + ([X_FLOOR_COLUMN] if floored else []),
             *(with_range(header, _row(r, with_method, percentiles), trm_range(r), ranged)
               + ([x_floor(r)] if floored else []) for r in results)]
-    return aligned(rows) + _range_lines(results) + table_notes.floor_lines(results) \
-        + table_notes.load_lines(results) + latency_view.text_lines([(row_label(r), r) for r in results])
+    return aligned(rows) + _range_lines(results) + (table_notes.excluded_lines(results) if reasons else []) \
+        + table_notes.floor_lines(results) + table_notes.load_lines(results) + latency_view.text_lines([(row_label(r), r) for r in results])
 
 
 def x_floor(result: Result) -> str:
@@ -133,7 +135,7 @@ def heading(result: Result, methods: "list[Result] | None" = None) -> str:
     model = counted_by(result)
     methods = methods or [result]
     named = ", ".join(r.method for r in methods)
-    parts = [f"{result.kernel} {result.kernel_version}", f"on {result.target} ({result.cpu})",
+    parts = [kernel_named(result.kernel, result.kernel_version), f"on {result.target} ({result.cpu})",
              f"method{'s' if len(methods) > 1 else ''} {named}", f"unit: {result.unit}{model}"]
     detail = [latency_view.note(r) if r.worst
               else METHODS.get(r.method, PRINT_IN_WINDOW).note(r.overhead, r.unit, (r.scope or {}).get("pin"))
@@ -191,8 +193,9 @@ def table(results: list[Result], percentiles=PERCENTILES) -> str:
         if spread:
             lines += statistics_lines("scenario", spread, several, percentiles)
         if spread and group[0].ns_per_unit is not None:
-            lines.append(f"  in µs at {group[0].f_cpu_hz / 1e6:g} MHz:")
+            lines.append(us_heading(group[0]))
             lines += aligned([us_header("scenario", percentiles), *(row_us(r, several, percentiles) for r in spread)])
+            lines += wait_states_lines(spread)
         lines += table_notes.firmware_lines(group)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -204,7 +207,7 @@ def capture_table(result: Result) -> str:
     clock = f", clock {details['clock_hz'] / 1e6:g} MHz" if details.get("clock_hz") else ""
     lines = [f"{result.source}: {details['capture']}, channel {details['channel']}{clock}, unit: {result.unit}",
              f"  tCS = tCD - tAB per pattern; bare pulse tAB = {cell(result.overhead)} {result.unit} (mode)",
-             *statistics_lines("channel", [result])]
+             *statistics_lines("channel", [result], reasons=False)]
     if result.excluded_samples:  # a capture's left-out pulses and patterns, by reason, with the first's time
         reasons = Counter(str(item.get("reason")) for item in result.excluded_samples)
         first = {}
@@ -227,32 +230,9 @@ def marker_table(result: Result) -> str:
              f"to {stop['point']} (0x{stop['address']:x}); {simulated_on(result)}",
              *statistics_lines("interval", [result])]
     if result.ns_per_unit is not None:
-        lines.append(f"  in µs at {result.f_cpu_hz / 1e6:g} MHz:")
-        lines += aligned([us_header("interval"), row_us(result)])
+        lines.append(us_heading(result))
+        lines += aligned([us_header("interval"), row_us(result)]) + wait_states_lines([result])
     return "\n".join(lines)
-
-
-def method_comparison(results: list[Result]) -> str:
-    """Where one (kernel, target, scenario) was measured by several methods:
-    their medians side by side, and each one's difference from the first."""
-    by_case: dict = {}
-    for r in results:
-        by_case.setdefault((r.kernel, r.target, r.scenario), {})[r.method] = r
-    cases = {case: methods for case, methods in by_case.items() if len(methods) > 1}
-    if not cases:
-        return ""
-    methods = list(dict.fromkeys(m for case in cases.values() for m in case))
-    reference = methods[0]
-    header = ["kernel", "target", "scenario", "unit", *(f"{m} median" for m in methods),
-              *(f"{m} - {reference}" for m in methods[1:])]
-    rows = [header]
-    for (kernel, target, scenario), found in cases.items():
-        medians = {m: found[m].stats.median for m in methods if m in found}
-        unit = next(iter(found.values())).unit
-        rows.append([kernel, target, scenario, unit, *(cell(medians[m]) if m in medians else "-" for m in methods),
-                     *(cell(medians[m] - medians[reference]) if m in medians and reference in medians else "-"
-                       for m in methods[1:])])
-    return "methods side by side (medians):\n" + "\n".join(aligned(rows))
 
 
 def how_counted(result: Result) -> str:
@@ -264,35 +244,6 @@ def how_counted(result: Result) -> str:
 
 
 CAVEAT_MARK = "†"  # beside what counted a row whose board carries a caveat, spelled out under the table
-
-
-def target_comparison(results: list[Result]) -> str:
-    """Where one (kernel, scenario, method, unit) was measured on several targets: each target's median,
-    what counted it, the manual's range where a model gave one, the time at the board's clock and the
-    multiple of the floor kernel on the same core; the first target's median is the reference. A row
-    whose board carries a caveat (a core timed on another's machine) is marked, the caveat under the table."""
-    by_case: dict = {}
-    for r in results:
-        by_case.setdefault((r.kernel, row_label(r), r.method, r.unit), []).append(r)
-    cases = {case: found for case, found in by_case.items() if len({r.target for r in found}) > 1}
-    if not cases:
-        return ""
-    header = ["kernel", "scenario", "method", "target", "core", "counted by", "median", "unit", RANGE_COLUMN,
-              "median µs", "clock", "x floor"]
-    rows = [header]
-    caveats: dict[str, str] = {}  # target -> its caveat, for the rows marked with CAVEAT_MARK
-    for (kernel, scenario, method, unit), found in cases.items():
-        for r in found:
-            micro = cell(r.stats.median * r.ns_per_unit / 1000) if r.ns_per_unit is not None else "-"
-            clock = f"{r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "-"
-            caveat = caveat_of(r)
-            if caveat:
-                caveats[r.target] = caveat
-            rows.append([kernel, scenario, method, r.target, r.cpu or "?",
-                         how_counted(r) + (CAVEAT_MARK if caveat else ""), cell(r.stats.median),
-                         unit, trm_range(r), micro, clock, x_floor(r)])
-    notes = [f"  {CAVEAT_MARK} {target}: {caveat}" for target, caveat in caveats.items()]
-    return "targets side by side (medians):\n" + "\n".join(aligned(rows) + notes)
 
 
 def options_differing(result: Result, among: list[Result]) -> str:
@@ -317,13 +268,16 @@ def sweep_table(results: list[Result], percentiles=PERCENTILES) -> str:
     for r in results:
         options = options_differing(r, results)
         stats = r.stats
-        us = f"{r.stats_ns.median / 1000:.2f}" if r.ns_per_unit is not None else "-"
+        us = micro(r)
         rows.append(with_range(header, [r.kernel, r.target, r.scenario, str(r.tasks or "-"), r.method, options,
                                         str(r.count + r.excluded), str(r.count), str(r.excluded),
                                         cell(stats.min), cell(stats.median), f"{stats.mean:.2f}",
                                         *(cell(r.percentile(p)) for p in percentiles), cell(stats.max), r.unit,
                                         us], trm_range(r), ranged))
-    return "\n".join(aligned(rows) + _range_lines(results) + [table_notes.provenance_line(results)])
+    excluded = [f"  excl, {r.kernel} {row_label(r)} on {r.target} [{options_differing(r, results)}]: "
+                f"{r.excluded:,} left out: {table_notes.excluded_reasons(r)}" for r in results if r.excluded_samples]
+    return "\n".join(aligned(rows) + _range_lines(results) + excluded + wait_states_lines(results)
+                     + [table_notes.provenance_line(results)])
 
 
 def write_json(path: Path, results: list, failures: list[dict], not_applicable: list[dict] = (),

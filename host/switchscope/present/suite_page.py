@@ -14,14 +14,15 @@ from switchscope.figures.result import Result
 from switchscope.figures.results_files import ResultsFile
 from switchscope.figures.suite import (BERTOS_COLUMNS, BERTOS_SCENARIOS, RHEALSTONE_SCENARIOS, SWITCH_COUNTS,
                                        result_path, run_name)
-from switchscope.present import html_report, mechanism, svg, table_notes
+from switchscope.present import board_facts, html_report, mechanism, svg, table_notes
+from switchscope.present.cells import kernel_named
 from switchscope.present.report import aligned, cell
 
 
 def _value(result: dict) -> str:
     median = cell(result.stats.median)
     if result.ns_per_unit is not None:
-        return f"{median} ({result.stats_ns.median / 1000:.2f} µs)"
+        return f"{median} ({result.stats_ns.median / 1000:.2f} µs{board_facts.WAIT_STATES_MARK * bool(board_facts.wait_states(result))})"
     return median
 
 
@@ -62,7 +63,7 @@ def _bertos(kernel: catalog.Kernel, target: str, outcomes: list[tuple[Point, Res
         preemption = options["preemption"].define
         notes = [
             f"median of each distribution, in {first.unit}" + (" (and µs)" if first.ns_per_unit else "")
-            + f"; {kernel.title} {first.kernel_version}, probe method" + (f", tick {tick} Hz" if tick else ""),
+            + f"; {kernel_named(kernel.title, first.kernel_version)}, probe method" + (f", tick {tick} Hz" if tick else ""),
             f"Cooperative: preemption=off ({preemption}=0); Preemptive: preemption=on ({preemption}=1)",
             "NOPRI: every task at one priority (priorities=off); PRI: low task 1, high task 2. Where the call does "
             "not switch by itself (cooperative, or NOPRI) the window also holds the yield that completes the switch",
@@ -146,6 +147,7 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
     measured = [outcome for _, outcome in runs.values() if isinstance(outcome, Result)]
     if measured:  # what a merge of shares says as the whole suite does: no times
         lines += [f"Measured with: {table_notes.provenance_line(measured, when=False).strip()}.", ""]
+        lines += [f"{line.strip()}.\n" for line in board_facts.wait_states_lines(measured)]
     if share and share != "1/1":
         lines += [f"Share {share} of the suite (--subset): the measurements of the other shares are not here "
                   "(- in a table); `switchscope merge` joins the shares.", ""]

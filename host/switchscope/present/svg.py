@@ -287,10 +287,12 @@ def lines(labels: list[str], series: list[tuple[str, list[dict | None]]], x_labe
 
 
 def grouped_bars(categories: list[str], series_names: list[str], values: dict, unit: str, description: str,
-                 titles: dict | None = None, width: int = WIDTH, height: int = 260) -> str:
+                 titles: dict | None = None, width: int = WIDTH, height: int = 260, worst: dict | None = None) -> str:
     """One group of bars per category, one bar per series: values[(category, series)]
-    (a missing pair has no bar); titles[(category, series)] is what hovering says."""
-    present = [v for v in values.values() if v is not None]
+    (a missing pair has no bar); titles[(category, series)] is what hovering says; worst[(category,
+    series)], where given (an interrupt's latency), a whisker from the bar up to that worst case."""
+    worst = worst or {}
+    present = [v for v in [*values.values(), *worst.values()] if v is not None]
     top_value = (max(present) if present else 1) * 1.15 or 1
     canvas = _Canvas(width, height)
     canvas.fit_y_labels(top_value)
@@ -303,6 +305,16 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
         canvas.left = max(canvas.left, math.ceil(max(
             w * math.cos(SLANT) + FONT_SIZE * math.sin(SLANT) + 4 - (c + 0.5) * group_width
             for c, w in enumerate(widths))))
+    group_width = canvas.inner_width / groups
+    bar_width = group_width * 0.8 / max(len(series_names), 1)
+    # every bar says its figure: over it where it fits, else upright (read from below) where a line of type
+    # is no wider than the bar (narrower ones have it in their title only: a smaller type is unreadable on
+    # a phone); the plot's top then leaves room for the tallest bar's
+    said = {key: figure_number(value) for key, value in values.items() if value is not None}
+    upright = any(bar_width < text_width(text) + 2 for text in said.values())
+    if upright and said:
+        room = max(map(text_width, said.values())) + 6
+        top_value = max(top_value, max(present) / max(1 - room / canvas.inner_height, 0.3))
     canvas.y_axis(top_value, unit)
     group_width = canvas.inner_width / groups
     bar_width = group_width * 0.8 / max(len(series_names), 1)
@@ -317,10 +329,22 @@ def grouped_bars(categories: list[str], series_names: list[str], values: dict, u
             canvas.add(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{bar_width * 0.92:.1f}" '
                        f'height="{canvas.top + canvas.inner_height - y:.1f}" fill="{PALETTE[s % len(PALETTE)]}">'
                        f'<title>{escape(title)}</title></rect>')
-            said = figure_number(value)
-            if bar_width >= text_width(said) + 2:  # a figure over its bar where it fits
-                canvas.add(f'<text x="{x + bar_width * 0.46:.1f}" y="{y - 3:.1f}" text-anchor="middle" '
-                           f'>{said}</text>')
+            top = y
+            if worst.get((category, name)) is not None:
+                top = canvas.y_of(worst[(category, name)], top_value)
+                middle = x + bar_width * 0.46
+                canvas.add(f'<path class="worst" d="M{middle:.1f} {y:.1f}V{top:.1f}M{x + bar_width * 0.16:.1f} '
+                           f'{top:.1f}H{x + bar_width * 0.76:.1f}" stroke="#444" stroke-width="1.5" fill="none">'
+                           f'<title>{escape(f"{category}, {name}: worst {figure_number(worst[(category, name)])} {unit}")}'
+                           f'</title></path>')
+            label = figure_number(value)
+            if not upright:
+                canvas.add(f'<text x="{x + bar_width * 0.46:.1f}" y="{top - 3:.1f}" text-anchor="middle" '
+                           f'>{label}</text>')
+            elif bar_width >= FONT_SIZE:
+                middle = x + bar_width * 0.46 + FONT_SIZE * 0.35
+                canvas.add(f'<text x="{middle:.1f}" y="{top - 3:.1f}" '
+                           f'transform="rotate(-90 {middle:.1f} {top - 3:.1f})">{label}</text>')
         x, y = group_left + group_width * 0.4, canvas.bottom_of_plot + 4 + FONT_SIZE
         if slanted:
             canvas.add(f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="end" '

@@ -11,7 +11,7 @@ from html import escape
 import numpy as np
 
 from switchscope.figures.result import Result, Stats
-from switchscope.present import report, svg
+from switchscope.present import board_facts, report, svg
 from switchscope.present.html_parts import html_table, number_text
 
 
@@ -56,8 +56,8 @@ def text(result: Result) -> str:
         lines.append(f"  {facts['unswitched']} passes through the switching code returned to the task they left "
                      "(no switch, not counted)")
     if result.ns_per_unit is not None:
-        lines += [f"  in µs at {result.f_cpu_hz / 1e6:g} MHz:",
-                  *report.aligned([report.us_header(""), report.row_us(whole)])]
+        lines += [board_facts.us_heading(result),
+                  *report.aligned([report.us_header(""), report.row_us(whole)]), *board_facts.wait_states_lines([whole])]
     return "\n".join(lines)
 
 

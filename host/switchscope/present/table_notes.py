@@ -4,9 +4,11 @@ and at which commit)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from switchscope import catalog
 from switchscope.figures.result import Result, Stats
-from switchscope.present.cells import cell, row_label
+from switchscope.present.cells import cell, kernel_named, row_label
 
 X_FLOOR_COLUMN = "x floor"  # the median as a multiple of the floor kernel's
 KIB, MIB = 1024, 1024 * 1024
@@ -29,6 +31,19 @@ def floor_lines(results: list[Result]) -> list[str]:
               f"built the same way ({r.floor['options']}), which is then not the least a switch can cost there"
               for r in floored if r.x_floor is not None and r.x_floor < 1]
     return lines
+
+
+def excluded_reasons(result: Result) -> str:
+    """Why samples were left out, each reason with its count, most first: "52 stamp wrapped, 3 tick in window"."""
+    reasons = Counter(str(item.get("reason")).replace("_", " ") if isinstance(item, dict) else "no reason given"
+                      for item in result.excluded_samples)  # the stream's stamp_wrapped read as words
+    return ", ".join(f"{count:,} {reason}" for reason, count in reasons.most_common())
+
+
+def excluded_lines(results: list[Result]) -> list[str]:
+    """Under a table with an excl column: why each row's excluded samples were left out."""
+    return [f"  excl, {row_label(r)}: {r.excluded:,} left out: {excluded_reasons(r)}"
+            for r in results if r.excluded_samples]
 
 
 def load_lines(results: list[Result]) -> list[str]:
@@ -111,7 +126,7 @@ def _each(values) -> list[str]:
 def provenance_line(results: list[Result], when: bool = True) -> str:
     """What a table of many results was measured with, each different value once: the kernels' versions,
     the compilers, the simulators, and (`when`) when, the first and the last, and at which commits."""
-    kernels = _each(f"{r.kernel} {r.kernel_version}" if r.kernel_version else r.kernel for r in results)
+    kernels = _each(kernel_named(r.kernel, r.kernel_version) for r in results)
     compilers = _each((r.toolchain or {}).get("compiler") for r in results)
     simulators = _each((r.simulator or {}).get("name") for r in results)
     times = sorted(r.measured_at for r in results if r.measured_at)

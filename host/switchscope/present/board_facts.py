@@ -1,0 +1,77 @@
+"""What a table must say of a figure beyond its statistics, from the core and the board it was measured on:
+the settings that apply to the core, a count-leading-zeros done in software where the core has none, and
+the flash wait states a real chip adds at its clock that the simulation does not."""
+
+from __future__ import annotations
+
+from switchscope import catalog
+from switchscope.figures.result import Result
+
+SOFTWARE_CLZ_MARK = "‡"  # beside a row whose kernel selects tasks by a software count-leading-zeros
+WAIT_STATES_MARK = "§"  # beside µs of a board whose real chip would add flash wait states at that clock
+# The cores with a count-leading-zeros instruction: ARMv7-M's CLZ (ARMv7-M ARM, A7.7.24). ARMv6-M (the
+# Cortex-M0 and M0+), RV32IMC (no Zbb) and the AVR have none: FreeRTOS's optimised task selection
+# (configUSE_PORT_OPTIMISED_TASK_SELECTION 1) there calls libgcc's __clzsi2 for __builtin_clz.
+CLZ_CPUS = ("cortex-m3", "cortex-m4", "cortex-m4f")
+
+
+# Settings a firmware reports that exist on some cores only: FreeRTOS's BASEPRI ceiling is ARMv7-M's (its
+# ARMv6-M port masks with PRIMASK, the RISC-V port with mstatus.MIE, the AVR port with cli, whatever it says)
+CORE_SETTINGS = {"configMAX_SYSCALL_INTERRUPT_PRIORITY": CLZ_CPUS}
+
+
+def settings_that_apply(result: Result) -> dict:
+    """What the firmware reports of itself, less the settings its core has no use for (all where the core is
+    unknown): a Cortex-M ceiling is no fact of an Ibex or an AVR build."""
+    return {name: value for name, value in result.config.items()
+            if name not in CORE_SETTINGS or not result.cpu or result.cpu in CORE_SETTINGS[name]}
+
+
+def software_clz(result: Result) -> bool:
+    """Whether the result's kernel selects its next task by a count-leading-zeros done in software: the
+    firmware reports the port's optimised selection on, on a core without the instruction."""
+    return (str(result.config.get("configUSE_PORT_OPTIMISED_TASK_SELECTION")) == "1"
+            and bool(result.cpu) and result.cpu not in CLZ_CPUS)
+
+
+def software_clz_note(cpus: list[str]) -> str:
+    return (f"{SOFTWARE_CLZ_MARK} the kernel's optimised task selection is on, on {' / '.join(cpus)}, which has no "
+            "count-leading-zeros instruction: its figures include a software one (libgcc's __clzsi2)")
+
+
+def wait_states(result: Result) -> int:
+    """Flash wait states the result's real chip would add at its clock and the simulator did not: its board's
+    (board.toml flash_wait_states), for cycles a simulator counted; 0 for a chip's own count (DWT) or none."""
+    target = catalog.TARGETS.get(result.target or "")
+    if target is None or (result.timer or {}).get("name") == "DWT" or result.unit != "cycles":
+        return 0
+    return target.flash_wait_states
+
+
+def wait_states_note(result: Result) -> str:
+    """What a µs figure of such a board is: a zero-wait-state one, and what the chip would add."""
+    target = catalog.TARGETS[result.target]
+    return (f"{result.target}: zero-wait-state figures; the real chip runs its flash with {target.flash_wait_states} "
+            f"wait states at {result.f_cpu_hz / 1e6:g} MHz ({target.flash_wait_states_source}), which the "
+            "simulation does not model: the chip's time can be longer")
+
+
+def micro(result: Result) -> str:
+    """The median in µs at the board's clock, to two places in every row; marked where the chip's flash
+    would add wait states the simulation left out."""
+    if result.ns_per_unit is None:
+        return "-"
+    return f"{result.stats.median * result.ns_per_unit / 1000:.2f}" + (WAIT_STATES_MARK if wait_states(result) else "")
+
+
+def us_heading(result: Result) -> str:
+    """The line over a table in µs: the clock, and where the real chip's flash would add wait states at it,
+    that the figures are zero-wait-state ones."""
+    waits = f" ({WAIT_STATES_MARK} zero-wait-state figures, under the table)" if wait_states(result) else ""
+    return f"  in µs at {result.f_cpu_hz / 1e6:g} MHz{waits}:"
+
+
+def wait_states_lines(results: list[Result]) -> list[str]:
+    """Under a table with µs: the note of each board whose µs are zero-wait-state figures (marked)."""
+    boards = {r.target: r for r in results if wait_states(r) and r.ns_per_unit is not None}
+    return [f"  {WAIT_STATES_MARK} {wait_states_note(r)}" for r in boards.values()]
