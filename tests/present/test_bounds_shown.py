@@ -9,7 +9,7 @@ import pytest
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import Result, Stats
 from switchscope.figures.results_files import ResultsFile
-from switchscope.present import compare, html_report, report
+from switchscope.present import compare, compare_text, html_report, report
 
 NO_CHANGE = compare.Threshold(0, False)
 
@@ -129,10 +129,10 @@ def test_the_summary_counts_the_changes_outside_the_range_and_the_policy_picks_t
     base = [result(), result("yield", (200,) * 10)]
     new = [result(samples=(140,) * 10), result("yield", (204,) * 10)]  # outside, inside
     found = compare.compare(base, new, "median", NO_CHANGE)
-    assert "2 slower (1 outside the TRM range)" in compare.summary(found, NO_CHANGE)
+    assert "2 slower (1 outside the TRM range)" in compare_text.summary(found, NO_CHANGE)
     assert len(compare.regressions(found)) == 2
     assert [c.name for c in compare.regressions(found, "outside-range")] == ["freertos/mps2-an385/resume/probe"]
-    rows = compare.table_rows(found, "outside-range")
+    rows = compare_text.table_rows(found, "outside-range")
     assert rows[0][4:6] == ["base TRM range", "new TRM range"]
     verdicts = {row[0]: row[-1] for row in rows[1:]}
     assert verdicts["freertos/mps2-an385/resume/probe"] == "[red]slower, outside the TRM range[/red]"
@@ -142,9 +142,9 @@ def test_the_summary_counts_the_changes_outside_the_range_and_the_policy_picks_t
 
 def test_compare_without_ranges_looks_as_before():
     found = compare.compare([result(spread=None)], [result(samples=(140,) * 10, spread=None)], "median", NO_CHANGE)
-    assert compare.table_rows(found)[0] == ["result", "unit", "base", "new", "difference", "percent", "verdict"]
-    assert compare.table_rows(found)[1][-1] == "[red]slower[/red]"
-    assert "TRM" not in compare.summary(found, NO_CHANGE)
+    assert compare_text.table_rows(found)[0] == ["result", "unit", "base", "new", "difference", "percent", "verdict"]
+    assert compare_text.table_rows(found)[1][-1] == "[red]slower[/red]"
+    assert "TRM" not in compare_text.summary(found, NO_CHANGE)
 
 
 def page(tmp_path, results: list[Result]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures import merge, results_files, suite
-from switchscope.present import compare, display, html_report, report, suite_page
+from switchscope.present import compare, compare_sides, compare_text, display, html_report, report, suite_page
 
 def command_compare(args) -> int:
     threshold = compare.Threshold.parse(args.threshold)
@@ -21,15 +21,15 @@ def command_compare(args) -> int:
     json_path = outputs.check_file(args.json, "--json", inputs) if args.json else None
     outputs.distinct((junit, "--junit"), (json_path, "--json"))
     ignored = tuple(args.ignore_option) + ((compare.ACROSS_TARGETS,) if args.across_targets else ())
-    base, new = compare.load_side(inputs[0], "base"), compare.load_side(inputs[1], "new")
-    compare.check_sides(base, new)
+    base, new = compare_sides.load_side(inputs[0], "base"), compare_sides.load_side(inputs[1], "new")
+    compare_sides.check_sides(base, new)
     found = compare.compare(base.results, new.results, args.metric, threshold, ignored, args.allow_different_cores)
     nothing = compare.nothing_compared(found, ignored)
-    failed = compare.failed_in_new(new)
+    failed = compare_sides.failed_in_new(new)
     gate = (((("compared nothing", f"{nothing.message}"),) if nothing else ())
             + tuple((f"new: {said.partition(': ')[0]} failed", said) for said in failed))
     if junit:  # the files first: a terminal that fails or goes away costs none of them
-        compare.write_junit(junit, found, threshold, args.fail_on, gate)
+        compare_text.write_junit(junit, found, threshold, args.fail_on, gate)
     if json_path:
         outputs.write_text(json_path, json.dumps({"metric": args.metric, "threshold": str(threshold),
                                                   "fail_on": args.fail_on,
@@ -37,9 +37,9 @@ def command_compare(args) -> int:
                                                   **({"compared_nothing": nothing.message} if nothing else {}),
                                                   **({"failed_in_new": failed} if failed else {})},
                                                  indent=1) + "\n")
-    print("\n".join(display.table(compare.table_rows(found, args.fail_on), markup=True)) if found
+    print("\n".join(display.table(compare_text.table_rows(found, args.fail_on), markup=True)) if found
           else "  nothing to compare")
-    print(compare.summary(found, threshold, tuple(args.ignore_option), args.fail_on))
+    print(compare_text.summary(found, threshold, tuple(args.ignore_option), args.fail_on))
     if nothing:
         raise nothing
     for said in failed:

@@ -21,22 +21,14 @@ a chip could show one figure for both, and the change may be the model's.
 
 from __future__ import annotations
 
-import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from pathlib import Path
-from xml.etree import ElementTree
-
-from rich.markup import escape
 
 from switchscope import catalog
-from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures import results_files, shards, suite
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.present import latency_view
-from switchscope.present.report import RANGE_COLUMN, range_note
 
 FAIL_ON = ("any", "outside-range")  # which regressions fail `switchscope compare`
 CHANGES = ("slower", "within", "faster")  # the verdicts of a figure that moved
@@ -171,98 +163,6 @@ def common_options(results: list[Result], ignored: tuple[str, ...] = ()) -> froz
     return frozenset(set.intersection(*sets)) if sets else frozenset()
 
 
-@dataclass
-class Side:
-    """One side of a comparison as read: its results, and what its files say the command that wrote them
-    could not measure."""
-    path: Path
-    results: list[Result]
-    failures: list[dict]
-
-
-def load_side(path: Path, side: str) -> Side:
-    """A side's results (of a JSON file of run, sweep, measure, analyze, or of a suite's directory: its
-    runs/**/*.json; an intrusion report's rows are medians, not results, and are left out) and failures; a file written by a command that was interrupted, or that has not
-    finished (a sweep's file while it runs), is refused: its missing results would read as "only in base"
-    and the gate would pass on what was never measured."""
-    found = results_files.read(path, side)
-    suites = _suites_under(path)
-    unfinished = [(each.path, each.incomplete) for each in found if each.incomplete] + [
-        (directory, "its suite was interrupted: its plan.json says it is not complete")
-        for directory, plan in suites if plan.get("complete") is False]
-    if unfinished:
-        raise SwitchscopeError(f"{side} {unfinished[0][0]}: incomplete ({unfinished[0][1]}): what it lacks would pass "
-                               "as not measured, and a gate must not pass on that",
-                               "finish it (sweep --resume with the same --json, suite --out DIR --resume) or measure "
-                               "again")
-    return Side(path, [r for each in found for r in each.results],
-                [failure for each in found for failure in each.failures if isinstance(failure, dict)]
-                + [failure for directory, plan in suites for failure in _failed_in_suite(directory, plan)])
-
-
-def _suites_under(path: Path) -> list[tuple[Path, dict]]:
-    """The suite directories at or under `path`, each with its plan.json: their run files are whole results,
-    and only the plan knows what is missing (interrupted, or failed: a failed measurement leaves no file)."""
-    if not path.is_dir():
-        return []
-    found = []
-    for plan_file in sorted(path.rglob(suite.PLAN_FILE)):
-        try:
-            plan = json.loads(plan_file.read_text())
-        except (OSError, ValueError, RecursionError):
-            continue  # not a suite's plan: its results are read as any others
-        if isinstance(plan, dict):
-            found.append((plan_file.parent, plan))
-    return found
-
-
-def _failed_in_suite(directory: Path, plan: dict) -> list[dict]:
-    """The measurements of a suite's share that left no result file (each failed where it was measured), as
-    a results file lists its failures; none where the plan is another switchscope's (it cannot be planned
-    again here)."""
-    try:
-        kernels = [catalog.KERNELS[name] for name in plan["kernels"]]
-        targets = [catalog.TARGETS[name] for name in plan["targets"]]
-        share = shards.Subset.parse(plan["subset"]["subset"])
-        every = suite.measurements(suite.points(kernels, targets, int(plan["samples"])))
-    except (KeyError, TypeError, ValueError, SwitchscopeError):
-        return []
-    if shards.plan_digest(every) != plan["subset"].get("plan"):
-        return []
-    return [{"job": str(point.job), "samples": point.samples,
-             "error": f"no result in {directory} (the measurement failed where it was measured)"}
-            for point in shards.share_of(every, share) if not suite.result_path(directory, point).is_file()]
-
-
-def check_sides(base: Side, new: Side) -> None:
-    """Refuse two sides of which one holds nothing: there is nothing to compare, and the gate must not pass."""
-    said = {side: _failures_said(found.failures) for side, found in (("base", base), ("new", new))}
-    if not base.results and not new.results:
-        raise SwitchscopeError(f"base {base.path} and new {new.path} hold no results: nothing to compare"
-                               f"{said['base']}{said['new']}", results_files.HINT)
-    for side, found, other in (("new", new, "the change"), ("base", base, "the base")):
-        if not found.results:
-            raise SwitchscopeError(f"{side} {found.path} holds no results: the measurement of {other} measured "
-                                   f"nothing{said[side]}", "measure it again; a job that compared nothing must not "
-                                                           "pass")
-
-
-def _failures_said(failures: list[dict]) -> str:
-    if not failures:
-        return ""
-    first = failures[0]
-    return (f" ({len(failures)} measurement{'s' if len(failures) > 1 else ''} failed, e.g. {first.get('job')}: "
-            f"{first.get('error')})")
-
-
-def failed_in_new(new: Side) -> list[str]:
-    """The measurements the change's run could not make: each a regression the gate cannot see, so each
-    fails it (a firmware that no longer runs is slower than any figure)."""
-    return [f"{failure.get('job')}"
-            + (f" ({failure['samples']} samples)" if failure.get("samples") else "")
-            + f": {failure.get('error')}" for failure in new.failures]
-
-
 def _core(result: Result) -> tuple[str | None, str | None]:
     """The core a result was counted on: its target's cpu and configuration (Ibex small, maxperf), else the
     cpu the result names."""
@@ -357,7 +257,7 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
         worse_worst = ""
         if old.worst and now.worst and metric != "max" and now.stats.max > old.stats.max:
             # an interrupt's latency is judged by its worst case as well as by the statistic compared
-            worse_worst = f"worst {_figure(old.stats.max)} -> {_figure(now.stats.max)} {now.unit}"
+            worse_worst = f"worst {figure(old.stats.max)} -> {figure(now.stats.max)} {now.unit}"
             if not threshold.allows(old.stats.max, now.stats.max):
                 verdict = "slower"
         simulators = (old.simulator or {}).get("name"), (now.simulator or {}).get("name")
@@ -436,101 +336,10 @@ def regressions(found: list[Comparison], fail_on: str = "any") -> list[Compariso
     return [c for c in found if c.verdict == "slower" and not (fail_on == "outside-range" and c.range == "inside")]
 
 
-def _figure(value: float | None) -> str:
+def figure(value: float | None) -> str:
+    """A statistic as a table shows it: whole where it is whole, else to two places; "-" where there is none."""
     if value is None:
         return "-"
     return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
 
 
-def _span(bounds: tuple[float, float] | None) -> str:
-    return f"{_figure(bounds[0])}-{_figure(bounds[1])}" if bounds else "-"
-
-
-def _verdict(c: Comparison) -> str:
-    """The verdict, and for a figure that moved, whether it moved beyond the model's uncertainty."""
-    return c.verdict + (f", {c.range} the {RANGE_COLUMN}" if c.range and c.verdict in CHANGES else "")
-
-
-def _ranged(found: list[Comparison]) -> bool:
-    return any(c.base_range or c.new_range for c in found)
-
-
-def table_rows(found: list[Comparison], fail_on: str = "any") -> list[list[str]]:
-    """With the TRM range of each side only when a result has one; a slower result that does not fail the
-    command (inside the range with fail_on "outside-range") is yellow, not red."""
-    failing = {id(c) for c in regressions(found, fail_on)}
-    ranged = _ranged(found)
-    shared = shared_note(found)  # said once, under the table (summary), not on every row
-    rows = [["result", "unit", "base", "new", *(["base " + RANGE_COLUMN, "new " + RANGE_COLUMN] if ranged else []),
-             "difference", "percent", "verdict"]]
-    for c in found:
-        shade = {"slower": "red" if id(c) in failing else "yellow", "faster": "green"}.get(c.verdict)
-        verdict = f"[{shade}]{_verdict(c)}[/{shade}]" if shade else _verdict(c)
-        difference = "-" if c.difference is None else f"{c.difference:+.2f}".rstrip("0").rstrip(".")
-        percent = "-" if c.percent is None else f"{c.percent:+.2f}%"
-        rows.append([escape(c.name), c.unit, _figure(c.base_value), _figure(c.new_value),
-                     *([_span(c.base_range), _span(c.new_range)] if ranged else []), difference,
-                     percent, verdict + (f" ({escape(c.why)})" if c.why and c.why != shared else "")])
-    return rows
-
-
-def shared_note(found: list[Comparison]) -> str:
-    """The note every compared pair carries alike (the same two simulators: a model against an RTL), or ""."""
-    notes = {c.why for c in found if c.base is not None and c.new is not None}
-    return next(iter(notes)) if len(notes) == 1 and len(found) > 1 else ""
-
-
-def write_junit(path: Path, found: list[Comparison], threshold: Threshold, fail_on: str = "any",
-                gate: tuple[tuple[str, str], ...] = ()) -> None:
-    """One test case per comparison: a regression fails, a result on one side only or not comparable is skipped;
-    and one failing case for each (name, message) in `gate`: what fails the job beside the comparisons (nothing
-    compared, a measurement of the change that failed)."""
-    failing = {id(c) for c in regressions(found, fail_on)}
-    cases = ElementTree.Element("testsuite", name="switchscope compare", tests=str(len(found) + len(gate)),
-                                failures=str(len(failing) + len(gate)),
-                                skipped=str(sum(c.verdict in NOT_COMPARED for c in found)))
-    for name, message in gate:
-        case = ElementTree.SubElement(cases, "testcase", classname="switchscope", name=name)
-        ElementTree.SubElement(case, "failure", message=message).text = message
-    for c in found:
-        case = ElementTree.SubElement(cases, "testcase", classname="switchscope", name=f"{c.name} {c.metric}")
-        said = (f"{c.metric} {_figure(c.base_value)} -> {_figure(c.new_value)} {c.unit}"
-                f" ({'' if c.percent is None else f'{c.percent:+.2f}%'}, threshold {threshold})"
-                + (f"; {RANGE_COLUMN} {_span(c.base_range)} -> {_span(c.new_range)}" if c.range else ""))
-        if id(c) in failing:
-            ElementTree.SubElement(case, "failure", message=f"{_verdict(c)}: {said}").text = said
-        elif c.verdict in NOT_COMPARED:
-            ElementTree.SubElement(case, "skipped", message=c.verdict + (f": {c.why}" if c.why else ""))
-        else:
-            ElementTree.SubElement(case, "system-out").text = f"{_verdict(c)}: {said}"
-    outputs.write_text(path, ElementTree.tostring(cases, encoding="unicode", xml_declaration=True) + "\n")
-
-
-def _counted(verdict: str, these: list[Comparison]) -> str:
-    """"2 slower", and of the changes with a range on both sides, how many lie outside it."""
-    said = f"{len(these)} {verdict}"
-    if verdict in CHANGES and any(c.range for c in these):
-        said += f" ({sum(c.range == 'outside' for c in these)} outside the {RANGE_COLUMN})"
-    return said
-
-
-def summary(found: list[Comparison], threshold: Threshold, ignored: tuple[str, ...] = (), fail_on: str = "any") -> str:
-    said = ", ".join(_counted(verdict, these) for verdict in COMPARED
-                     if (these := [c for c in found if c.verdict == verdict]))
-    left = ", ".join(f"{len(these)} {verdict}" for verdict in NOT_COMPARED
-                     if (these := [c for c in found if c.verdict == verdict]))
-    compared = sum(c.verdict in COMPARED for c in found)
-    allowed = "any increase" if threshold.amount == 0 else f"an increase over {threshold}"
-    if fail_on == "outside-range":
-        allowed += f", outside the {RANGE_COLUMN} where both sides have one"
-    results = [r for c in found for r in (c.base, c.new) if r is not None]
-    shared = ", ".join(f"{k}={v}" for k, v in sorted(common_options(results, ignored)))
-    note = range_note(results, found[0].metric) if _ranged(found) else ""
-    alike = shared_note(found)
-    return (f"{compared} compared: {said or 'nothing'}" + (f"; not compared: {left}" if left else "")
-            + f" (a regression: {allowed})"
-            + (f"\nevery pair: {alike}" if alike else "")
-            + (f"\nevery result: {shared}" if shared else "")
-            + (f"\n{note};\n  inside it: the two ranges overlap, and the change may be the model's choice within "
-               f"them; outside it: they do not, and no choice within the manual's ranges makes the two figures "
-               f"equal" if note else ""))
