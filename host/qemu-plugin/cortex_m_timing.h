@@ -54,6 +54,8 @@ enum insn_operands {
 #define TIMING_FP_LAZY_STORE_MOST 18 /* the same 17 words as a store multiple: Table 7-1 VSTM "1+N" */
 #define TIMING_FP_VDIV_LEAST 1     /* Table 7-1 note: "VDIV and VSQRT instructions take one cycle if no more
                                     * floating-point instructions are executed" */
+#define TIMING_FP_VMOV_CORE 2      /* Table 7-1: VMOV "one float to/from one core register" 2 */
+#define TIMING_FP_VMOV_CORE_LEAST 1 /* the same move measured on silicon: 1 */
 #define FPCCR_ADDRESS 0xE000EF34u  /* 7.3 Table 7-4: FP Context Control Register */
 #define FPCCR_LSPACT 1u            /* bit 0: the lazy state preservation is active (space reserved, not written) */
 #define EXC_RETURN_BASIC_FRAME 0x10u /* EXC_RETURN bit 4: 1 a basic frame, 0 one with the FP context */

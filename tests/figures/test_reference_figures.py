@@ -83,11 +83,11 @@ REFERENCE = {
         {"resume": {166}, "signal": {234}, "yield": {74}, "isr": {234}, "rotate": {175}, "sem-shuffle": {234},
          "deadlock-raise": {543}, "deadlock-release": {313}, "msg": {332}},
     ("freertos", "microbit", GCC_12_ARM, "cycles"):
-        {"resume": {371}, "signal": {518}, "yield": {193}, "isr": {514}, "rotate": {383}, "sem-shuffle": {518},
-         "deadlock-raise": {1166}, "deadlock-release": {669}, "msg": {701}},
+        {"resume": {370}, "signal": {517}, "yield": {192}, "isr": {513}, "rotate": {382}, "sem-shuffle": {517},
+         "deadlock-raise": {1165}, "deadlock-release": {668}, "msg": {700}},
     ("freertos", "microbit-m0plus", GCC_12_ARM, "cycles"):
-        {"resume": {341}, "signal": {473}, "yield": {177}, "isr": {473}, "rotate": {351}, "sem-shuffle": {473},
-         "deadlock-raise": {1055}, "deadlock-release": {613}, "msg": {641}},
+        {"resume": {340}, "signal": {472}, "yield": {176}, "isr": {472}, "rotate": {350}, "sem-shuffle": {472},
+         "deadlock-raise": {1054}, "deadlock-release": {612}, "msg": {640}},
     # the Cortex-M4F with its FPU on (FreeRTOS's ARM_CM4F port), fp_tasks=0
     ("freertos", "mps2-an386-fpu", GCC_12_ARM, "instructions"):
         {"resume": {151}, "signal": {207}, "yield": {62}, "isr": {205}, "rotate": {173}, "sem-shuffle": {207},

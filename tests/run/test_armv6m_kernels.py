@@ -9,7 +9,7 @@ The Cortex-M0 TRM (DDI 0432C, Table 3-1) and the Cortex-M0+ TRM (DDI 0484C, Tabl
 same cycles for every instruction of these windows but those that refill the pipeline, which the M0+ does
 one cycle sooner: a taken branch (B, B<cc>: 3 against 2), BL (4, 3), BX and BLX (3, 2), POP with pc (4 + N,
 3 + N), MRS, MSR and the barriers (4, 3); and the exception entry (16, 15). Neither gives the exception
-return or the tail-chain: docs/measurement.md takes them one cycle apart too (12, 11; 8, 7), as the entry."""
+return or the tail-chain: docs/measurement.md takes them one cycle apart too (11, 10; 8, 7), as the entry."""
 
 import dataclasses
 import json
