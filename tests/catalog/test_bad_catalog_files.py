@@ -18,7 +18,8 @@ def tree(tmp_path, monkeypatch):
     source = paths.firmware_dir()
     copy = tmp_path / "firmware"
     for path in [source / "include/switchscope/kernel.h", *source.glob("boards/*/board.toml"),
-                 *source.glob("kernels/*/kernel.toml"), *source.glob("rust/kernels/*/kernel.toml")]:
+                 *source.glob("kernels/*/kernel.toml"), *source.glob("rust/kernels/*/kernel.toml"),
+                 *source.glob("kernels/*/*.c")]:  # a kernel.toml's application_files must exist
         (copy / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, copy / path.relative_to(source))
     monkeypatch.setenv("SWITCHSCOPE_FIRMWARE", str(copy))
@@ -40,6 +41,10 @@ UNO = "boards/atmega328p/board.toml"
 @pytest.mark.parametrize("file, old, new, fragment", [
     (FREERTOS, 'range = [4, 32]', 'range = [0, 1000000000000]',
      "'options.max_priorities.range' spans 1,000,000,000,001 values, more than an option may have (10,000)"),
+    (FREERTOS, 'application_files = ["machine_timer.c"]', 'application_files = ["../floor/kernel_floor.c"]',
+     "'application_files' names '../floor/kernel_floor.c', which is no C file of the kernel's folder"),
+    (FREERTOS, 'application_files = ["machine_timer.c"]', 'application_files = ["timer.c"]',
+     "'application_files' names 'timer.c', which is no C file of the kernel's folder"),
     (FREERTOS, 'range = [4, 32]', 'range = [32, 4]', "'options.max_priorities.range' must be [lowest, highest]"),
     (FREERTOS, 'range = [4, 32]', 'range = [4, true]', "'options.max_priorities.range' must be [lowest, highest]"),
     (FREERTOS, 'values = ["on", "off"]\ndefault = "on"\ndefine = "configUSE_PREEMPTION"',

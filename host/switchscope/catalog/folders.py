@@ -279,12 +279,19 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
         if target in runs_on:
             raise not_ported._error(target, "is in targets: a kernel either runs on a target or says why not")
     marks, unavailable = _switch_marks(top.table("switches")) if "switches" in top.data else (None, None)
+    application_files = []
+    for file_name in top.strings("application_files"):
+        file = path.parent / file_name
+        if file.parent != path.parent or file.suffix != ".c" or not file.is_file():
+            raise top._error("application_files", f"names '{file_name}', which is no C file of the kernel's folder "
+                                                  f"{path.parent}")
+        application_files.append(file)
     return Kernel(name=name, title=top.get("title", str, name), summary=top.get("summary", str, required=True),
                   language=language, directory=path.parent, targets=runs_on,
                   not_applicable=tuple((s, not_applicable.get(s, str)) for s in not_applicable.data),
                   not_ported=tuple((t, not_ported.get(t, str)) for t in not_ported.data),
                   options=options, ports=tuple(ports), conflicts=tuple(conflicts), source=source,
-                  switches=marks, switches_unavailable=unavailable)
+                  switches=marks, switches_unavailable=unavailable, application_files=tuple(application_files))
 
 
 def _switch_marks(table: "_Table") -> tuple[SwitchMarks | None, str | None]:

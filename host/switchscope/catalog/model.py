@@ -113,6 +113,9 @@ class Kernel:
     source: CrateSource | None = None  # None: its sources are the C files of its folder
     switches: SwitchMarks | None = None  # how its switches show in a firmware: measure --switches
     switches_unavailable: str | None = None  # why measure --switches cannot find them, where it cannot
+    # the C files of its folder an application built on it links (the scenarios link every one): what the
+    # kernel's configuration leaves to the application (FreeRTOS's RISC-V tick set-up)
+    application_files: tuple[Path, ...] = ()
 
     def port(self, target: "Target") -> Port | None:
         return next((port for port in self.ports if port.cpu == target.cpu), None)
