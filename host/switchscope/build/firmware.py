@@ -165,7 +165,7 @@ def _own_folder(target: Target) -> list[Path]:
     return [target.directory] if target.board_code != target.directory else []
 
 
-def _link_flags(target: Target) -> tuple[str, ...]:
+def link_flags(target: Target) -> tuple[str, ...]:
     """board.toml's ldflags: {board} is the board code's folder, {target} the board's own."""
     return tuple(flag.replace("{board}", str(target.board_code)).replace("{target}", str(target.directory))
                  for flag in target.ldflags)
@@ -202,7 +202,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
     includes = [firmware / "include", *_own_folder(target), board_dir, port_dir, *source.include_dirs]
     cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = (*_link_flags(target), "-Wl,--gc-sections")
+    ldflags = (*link_flags(target), "-Wl,--gc-sections")
 
     compiler = version_line(gcc)
     key = json.dumps([compiler, cflags, ldflags, source.version,
@@ -248,7 +248,7 @@ def build_example(kernel: Kernel, target: Target) -> Path:
     defines = {**config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
     cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = (*_link_flags(target), "-Wl,--gc-sections")
+    ldflags = (*link_flags(target), "-Wl,--gc-sections")
     key = json.dumps([version_line(gcc), cflags, ldflags, source.version,
                       _tree_digest([firmware / "include", firmware / "common", *_own_folder(target), board_dir,
                                     kernel.directory, example])])
