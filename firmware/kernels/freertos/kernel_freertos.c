@@ -131,11 +131,22 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configUSE_PREEMPTION"), SS_TEXT(TEXT(configUSE_PREEMPTION)));
     emit(SS_TEXT("config.configUSE_TIME_SLICING"), SS_TEXT(TEXT(configUSE_TIME_SLICING)));
     emit(SS_TEXT("config.configUSE_PORT_OPTIMISED_TASK_SELECTION"), SS_TEXT(TEXT(configUSE_PORT_OPTIMISED_TASK_SELECTION)));
+#if configUSE_PORT_OPTIMISED_TASK_SELECTION
+    /* The port counts leading zeros with __builtin_clz: one instruction where the core has one (ARMv7-M's CLZ,
+     * RISC-V's Zbb clz), else a call of libgcc's software count, whose cycles are in every switch's. */
+#if defined(__riscv) && !defined(__riscv_zbb)
+    emit(SS_TEXT("config.count_leading_zeros"), SS_TEXT("software CLZ (libgcc __clzsi2: no clz instruction)"));
+#else
+    emit(SS_TEXT("config.count_leading_zeros"), SS_TEXT("CLZ instruction"));
+#endif
+#endif
     emit(SS_TEXT("config.configMAX_PRIORITIES"), SS_TEXT(TEXT(configMAX_PRIORITIES)));
     emit(SS_TEXT("config.configTICK_RATE_HZ"), SS_TEXT(TEXT(configTICK_RATE_HZ)));
     emit(SS_TEXT("config.configUSE_TRACE_FACILITY"), SS_TEXT(TEXT(configUSE_TRACE_FACILITY)));
     emit(SS_TEXT("config.configCHECK_FOR_STACK_OVERFLOW"), SS_TEXT(TEXT(configCHECK_FOR_STACK_OVERFLOW)));
+#if !defined(__riscv) /* a Cortex-M port's ceiling (BASEPRI); the RISC-V port masks every interrupt (mstatus.MIE) */
     emit(SS_TEXT("config.configMAX_SYSCALL_INTERRUPT_PRIORITY"), SS_TEXT(TEXT(configMAX_SYSCALL_INTERRUPT_PRIORITY)));
+#endif
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
     emit(SS_TEXT("config.configUSE_MUTEXES"), SS_TEXT(TEXT(configUSE_MUTEXES)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));

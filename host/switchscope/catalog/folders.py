@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope.catalog.model import (MEMORIES, SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
+from switchscope.catalog.model import (CPU_HAS_CLZ, MEMORIES, SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
                                        Kernel, LatencyTimer, Option, Port, RealBoard, SwitchMarks, Target)
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError
@@ -103,9 +103,11 @@ def _option(name: str, table: _Table) -> Option:
     option = Option(name, table.get("summary", str, required=True), values, table.get("default", str, required=True),
                     table.get("define", str), table.get("inverted", bool, False), tuple(span) if span else None,
                     tuple((value, tuple(sorted(brought.items()))) for value, brought in sorted(implies.items())),
-                    scenarios, tuple(sorted(requires.items())))
+                    scenarios, tuple(sorted(requires.items())), table.get("default_without_clz", str))
     if option.default not in option.values:
         raise table._error("default", f"is not one of the values ({option.describe_values()})")
+    if option.default_without_clz is not None and option.default_without_clz not in option.values:
+        raise table._error("default_without_clz", f"is not one of the values ({option.describe_values()})")
     return option
 
 
@@ -192,6 +194,9 @@ def _board(path: Path) -> Target:
     for scenario, _why in target.not_applicable:
         if scenario not in SCENARIOS and not any(s.group == scenario for s in SCENARIOS.values()):
             raise top.table("not_applicable")._error(scenario, "is no scenario")
+    if target.cpu not in CPU_HAS_CLZ:  # the facts of its instruction set that options rest on
+        raise top._error("cpu", f"is '{target.cpu}', none of the CPUs whose instruction set switchscope knows "
+                                f"({', '.join(CPU_HAS_CLZ)}: catalog/model.py, CPU_HAS_CLZ)")
     if target.memory not in MEMORIES:
         raise top._error("memory", f"must be one of {', '.join(MEMORIES)}")
     if target.simulator not in SIMULATORS:
