@@ -18,7 +18,8 @@ def tree(tmp_path, monkeypatch):
     source = paths.firmware_dir()
     copy = tmp_path / "firmware"
     for path in [source / "include/switchscope/kernel.h", *source.glob("boards/*/board.toml"),
-                 *source.glob("kernels/*/kernel.toml"), *source.glob("rust/kernels/*/kernel.toml")]:
+                 *source.glob("kernels/*/kernel.toml"), *source.glob("rust/kernels/*/kernel.toml"),
+                 *source.glob("kernels/*/*.c")]:  # a kernel.toml's application_files must exist
         (copy / path.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(path, copy / path.relative_to(source))
     monkeypatch.setenv("SWITCHSCOPE_FIRMWARE", str(copy))
@@ -40,19 +41,27 @@ UNO = "boards/atmega328p/board.toml"
 @pytest.mark.parametrize("file, old, new, fragment", [
     (FREERTOS, 'range = [4, 32]', 'range = [0, 1000000000000]',
      "'options.max_priorities.range' spans 1,000,000,000,001 values, more than an option may have (10,000)"),
+    (FREERTOS, 'application_files = ["machine_timer.c"]', 'application_files = ["../floor/kernel_floor.c"]',
+     "'application_files' names '../floor/kernel_floor.c', which is no C file of the kernel's folder"),
+    (FREERTOS, 'application_files = ["machine_timer.c"]', 'application_files = ["timer.c"]',
+     "'application_files' names 'timer.c', which is no C file of the kernel's folder"),
     (FREERTOS, 'range = [4, 32]', 'range = [32, 4]', "'options.max_priorities.range' must be [lowest, highest]"),
     (FREERTOS, 'range = [4, 32]', 'range = [4, true]', "'options.max_priorities.range' must be [lowest, highest]"),
     (FREERTOS, 'values = ["on", "off"]\ndefault = "on"\ndefine = "configUSE_PREEMPTION"',
      'values = ["on", "off"]\ndefault = "maybe"\ndefine = "configUSE_PREEMPTION"',
      "'options.preemption.default' is not one of the values"),
-    (FREERTOS, 'defaults = { optimised_selection = "off", max_priorities = "4", switch = "software" }',
+    (FREERTOS, 'defaults = { max_priorities = "4", switch = "software" }',
      'defaults = { optimised_selection = "maybe", max_priorities = "4", switch = "software" }',
      "'ports.atmega328p.defaults.optimised_selection' is 'maybe', not one of the option's values"),
-    (FREERTOS, 'defaults = { optimised_selection = "off", max_priorities = "4", switch = "software" }',
+    (FREERTOS, 'defaults = { max_priorities = "4", switch = "software" }',
      'defaults = { optimised_selection = "off", max_priorities = "99" }',
      "'ports.atmega328p.defaults.max_priorities' is '99'"),
-    (FREERTOS, 'defaults = { optimised_selection = "off", max_priorities = "4", switch = "software" }',
+    (FREERTOS, 'defaults = { max_priorities = "4", switch = "software" }',
      'defaults = { preemptoin = "off" }', "'ports.atmega328p.defaults.preemptoin' is no option of this kernel"),
+    (FREERTOS, 'default_without_clz = "off"', 'default_without_clz = "of"',
+     "'options.optimised_selection.default_without_clz' is not one of the values (on | off)"),
+    (UNO, 'cpu = "atmega328p"', 'cpu = "atmega2560"',
+     "'cpu' is 'atmega2560', none of the CPUs whose instruction set switchscope knows"),
     (FREERTOS, '[options.rotation.implies.priority]', '[options.rotation.implies.sideways]',
      "'options.rotation.implies.sideways' is not one of the values"),
     (FREERTOS, 'max_priorities = "18"', 'max_priorities = "99"',

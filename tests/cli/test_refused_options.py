@@ -282,6 +282,27 @@ def test_an_elf_built_for_a_smaller_core_runs_and_says_so(tmp_path, monkeypatch,
     assert "runs it unchanged" in text and "model times it as that core runs it" in text
 
 
+@pytest.mark.parametrize("name, target, other", [(b"Cortex-M0", "microbit-m0plus", "microbit"),
+                                                 (b"cortex-m0plus", "microbit", "microbit-m0plus")])
+def test_an_elf_that_names_another_core_of_the_same_architecture_is_refused(tmp_path, monkeypatch, capsys, name,
+                                                                             target, other):
+    """armcc and clang record the core in Tag_CPU_name: an image for the Cortex-M0 is not timed as an M0+."""
+    refused_cleanly(tmp_path, {"app.elf": arm_elf(12, name)},
+                    ["measure", "app.elf", "--target", target, "--from", "main", "--to", "exit"], 2,
+                    f"give --target {other}", monkeypatch, capsys)
+
+
+def test_an_elf_that_records_only_its_architecture_says_which_core_times_it(tmp_path, monkeypatch, capsys):
+    """GCC records ARMv6S-M for -mcpu=cortex-m0 and cortex-m0plus alike: the note says which core is assumed."""
+    monkeypatch.chdir(tmp_path)
+    Path("app.elf").write_bytes(arm_elf(12, b"6S-M"))
+    status, text = run_command(["measure", "app.elf", "--target", "microbit-m0plus", "--from", "main", "--to",
+                                "exit"], capsys)
+    assert status == 2 and "has no symbol 'main'" in text, text  # past the core's check
+    assert "records its architecture (ARMv6S-M), not its core" in text
+    assert "timed as microbit-m0plus's cortex-m0plus; --target microbit times it as the other" in text
+
+
 @pytest.mark.firmware
 def test_a_run_of_several_scenarios_measures_an_option_where_it_applies_and_says_so(tmp_path, capsys):
     status, said = run_command(["run", "--scenario", "yield,sem-shuffle", "--config", "lock=mutex", "--samples",

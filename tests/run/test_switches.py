@@ -4,6 +4,7 @@ must be the ones the scenario makes, with the right causes; each window is the s
 handler's entry, the handler and the return; the example application shows its pairs."""
 
 import json
+import re
 import subprocess
 from collections import Counter
 
@@ -16,6 +17,7 @@ from switchscope.catalog import configs
 from switchscope.common.errors import FirmwareFailed
 from switchscope.decode import elf
 from switchscope.figures.measure_elf import measure_elf
+from switchscope.common import paths
 from switchscope.figures.switches import measure_switches
 
 pytestmark = pytest.mark.firmware
@@ -158,6 +160,35 @@ def test_the_example_application_shows_its_pairs_and_causes(target, tmp_path, ca
     assert "Task switches of an application" in html and "by task pair" in html and "by cause" in html
     assert html.count('class="plot timeline"') == 1 and 'class="plot histogram"' in html
     assert bool(result.get("bounds")) == (target == "mps2-an385")  # a model's cycles carry the TRM's range
+
+
+def readme_example_targets():
+    """The targets the README names for the example application: the T of its measure --build-example command."""
+    text = (paths.checkout() / "README.md").read_text()
+    said = re.search(r"--build-example --target T .*?\(T: ([^:)]*)", text, re.S)
+    assert said, "the README names the example application's targets after its command"
+    return re.split(r",\s*|\s+or\s+", " ".join(said.group(1).split()))
+
+
+def test_the_readme_names_the_example_on_every_board_whose_code_drives_a_spare_timer():
+    named = readme_example_targets()
+    # the example's interrupt comes from the spare timer ([latency_timer]) of a board with C code and a compiler
+    fitting = [t.name for t in catalog.TARGETS.values() if t.gcc and t.has_c_board and t.latency_timer]
+    assert sorted(named) == sorted(fitting)
+    for text in [paths.checkout() / "README.md", *(paths.checkout() / "docs").glob("*.md")]:
+        for target in re.findall(r"--build-example --target (\S+)", text.read_text()):
+            assert target == "T" or target in named, f"{text.name} runs the example on {target}"
+
+
+@pytest.mark.parametrize("target", readme_example_targets())
+def test_the_example_switches_on_every_target_the_readme_names(target, capsys):
+    # on Ibex the port's tick set-up (machine_timer.c) must be linked, or xPortStartScheduler calls the weak,
+    # undefined vPortSetupTimerInterrupt at address 0 and the firmware ends before its first task
+    status, said = run_command(["measure", "--build-example", "--target", target, "--switches", "--kernel",
+                                "freertos", "--count", "400"], capsys)
+    assert status == 0, said
+    assert "by task pair:" in said and "produce -> consume" in said and "consume -> produce" in said, said
+    assert "warning" not in said, said  # all 400 switches found
 
 
 def test_a_firmware_that_never_switches_ends_at_the_timeout_saying_so():

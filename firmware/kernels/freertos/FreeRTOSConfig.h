@@ -137,7 +137,7 @@ void ss_freertos_assert_failed(const char *file, int line);
 #if defined(__riscv)
 /* The RISC-V port: the tick from the board's machine timer (mtime counts the
  * core's clock), interrupts on a stack of their own. No addresses for the
- * port: kernel_freertos.c sets the timer up (vPortSetupTimerInterrupt) with
+ * port: machine_timer.c sets the timer up (vPortSetupTimerInterrupt) with
  * the board's, which its linker script gives (board_config.h). */
 #define configMTIME_BASE_ADDRESS 0
 #define configMTIMECMP_BASE_ADDRESS 0

@@ -115,32 +115,6 @@ void freertos_risc_v_application_interrupt_handler(uint32_t mcause);
 void freertos_risc_v_application_interrupt_handler(uint32_t mcause) { board_interrupt(mcause); }
 extern const char ss_freertos_vectors[];
 
-/* The port's own vPortSetupTimerInterrupt and its enabling of the timer's
- * interrupt (port.c, for a machine timer at numbered addresses), with the
- * addresses the board's linker script gives (board_config.h): FreeRTOSConfig.h
- * names none to the port, which would fold numbers into its code, whose size
- * would then depend on the machine's. The port's tick handler reprograms
- * mtimecmp through pullMachineTimerCompareRegister, set here. */
-extern uint64_t ullNextTime;
-extern const size_t uxTimerIncrementsForOneTick;
-extern volatile uint64_t *pullMachineTimerCompareRegister;
-void vPortSetupTimerInterrupt(void)
-{
-    volatile uint32_t *const time_high = (volatile uint32_t *)(BOARD_MTIME_ADDRESS + 4u);
-    volatile uint32_t *const time_low = (volatile uint32_t *)BOARD_MTIME_ADDRESS;
-    uint32_t high, low, hart;
-    __asm__ volatile("csrr %0, mhartid" : "=r"(hart));
-    pullMachineTimerCompareRegister = (volatile uint64_t *)(BOARD_MTIMECMP_ADDRESS + hart * sizeof(uint64_t));
-    do {
-        high = *time_high;
-        low = *time_low;
-    } while (high != *time_high);
-    ullNextTime = (((uint64_t)high << 32) | low) + (uint64_t)uxTimerIncrementsForOneTick;
-    *pullMachineTimerCompareRegister = ullNextTime;
-    ullNextTime += (uint64_t)uxTimerIncrementsForOneTick; /* the time to use after the next tick */
-    __asm__ volatile("csrs mie, %0" ::"r"(0x880)); /* the machine timer's and external interrupts, as the port */
-}
-
 void ss_kernel_start(void)
 {
     __asm__ volatile("csrw mtvec, %0" ::"r"((uintptr_t)ss_freertos_vectors | 1u));
@@ -157,11 +131,22 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configUSE_PREEMPTION"), SS_TEXT(TEXT(configUSE_PREEMPTION)));
     emit(SS_TEXT("config.configUSE_TIME_SLICING"), SS_TEXT(TEXT(configUSE_TIME_SLICING)));
     emit(SS_TEXT("config.configUSE_PORT_OPTIMISED_TASK_SELECTION"), SS_TEXT(TEXT(configUSE_PORT_OPTIMISED_TASK_SELECTION)));
+#if configUSE_PORT_OPTIMISED_TASK_SELECTION
+    /* The port counts leading zeros with __builtin_clz: one instruction where the core has one (ARMv7-M's CLZ,
+     * RISC-V's Zbb clz), else a call of libgcc's software count, whose cycles are in every switch's. */
+#if defined(__riscv) && !defined(__riscv_zbb)
+    emit(SS_TEXT("config.count_leading_zeros"), SS_TEXT("software CLZ (libgcc __clzsi2: no clz instruction)"));
+#else
+    emit(SS_TEXT("config.count_leading_zeros"), SS_TEXT("CLZ instruction"));
+#endif
+#endif
     emit(SS_TEXT("config.configMAX_PRIORITIES"), SS_TEXT(TEXT(configMAX_PRIORITIES)));
     emit(SS_TEXT("config.configTICK_RATE_HZ"), SS_TEXT(TEXT(configTICK_RATE_HZ)));
     emit(SS_TEXT("config.configUSE_TRACE_FACILITY"), SS_TEXT(TEXT(configUSE_TRACE_FACILITY)));
     emit(SS_TEXT("config.configCHECK_FOR_STACK_OVERFLOW"), SS_TEXT(TEXT(configCHECK_FOR_STACK_OVERFLOW)));
+#if !defined(__riscv) /* a Cortex-M port's ceiling (BASEPRI); the RISC-V port masks every interrupt (mstatus.MIE) */
     emit(SS_TEXT("config.configMAX_SYSCALL_INTERRUPT_PRIORITY"), SS_TEXT(TEXT(configMAX_SYSCALL_INTERRUPT_PRIORITY)));
+#endif
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
     emit(SS_TEXT("config.configUSE_MUTEXES"), SS_TEXT(TEXT(configUSE_MUTEXES)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));

@@ -165,7 +165,7 @@ def _own_folder(target: Target) -> list[Path]:
     return [target.directory] if target.board_code != target.directory else []
 
 
-def _link_flags(target: Target) -> tuple[str, ...]:
+def link_flags(target: Target) -> tuple[str, ...]:
     """board.toml's ldflags: {board} is the board code's folder, {target} the board's own."""
     return tuple(flag.replace("{board}", str(target.board_code)).replace("{target}", str(target.directory))
                  for flag in target.ldflags)
@@ -202,7 +202,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
     includes = [firmware / "include", *_own_folder(target), board_dir, port_dir, *source.include_dirs]
     cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = (*_link_flags(target), "-Wl,--gc-sections")
+    ldflags = (*link_flags(target), "-Wl,--gc-sections")
 
     compiler = version_line(gcc)
     key = json.dumps([compiler, cflags, ldflags, source.version,
@@ -228,8 +228,9 @@ EXAMPLE = "freertos-app"  # examples/<EXAMPLE>/main.c: an application for measur
 
 def build_example(kernel: Kernel, target: Target) -> Path:
     """The example application (examples/freertos-app/) for the target: its main.c, the board's support
-    (startup, UART, the spare timer) and the kernel as switchscope builds it, in its default configuration;
-    no harness and no probe. Returns the ELF."""
+    (startup, UART, the spare timer) and the kernel as switchscope builds it, in its default configuration,
+    with the files of the kernel's folder an application needs (kernel.toml application_files: FreeRTOS's
+    RISC-V tick set-up); no harness and no probe. Returns the ELF."""
     if target.gcc is None or not target.has_c_board or target.latency_timer is None:
         raise SwitchscopeError(f"the example application's interrupt comes from the board's spare timer "
                                f"([latency_timer] in board.toml), which {target.name}'s C board code does not drive"
@@ -242,12 +243,12 @@ def build_example(kernel: Kernel, target: Target) -> Path:
     source = kernel_source.sources(kernel, target)
     sources = [*sorted(board_dir.glob("*.c")), *(firmware / "common" / name for name in ("cortex_m.c",)
                                                   if target.cpu.startswith("cortex-m")),
-               example / "main.c", *source.sources]
+               *kernel.application_files, example / "main.c", *source.sources]
     includes = [firmware / "include", *_own_folder(target), board_dir, kernel.directory, *source.include_dirs]
     defines = {**config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
     cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
               *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = (*_link_flags(target), "-Wl,--gc-sections")
+    ldflags = (*link_flags(target), "-Wl,--gc-sections")
     key = json.dumps([version_line(gcc), cflags, ldflags, source.version,
                       _tree_digest([firmware / "include", firmware / "common", *_own_folder(target), board_dir,
                                     kernel.directory, example])])

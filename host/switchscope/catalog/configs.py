@@ -151,8 +151,10 @@ def option_list(kernel: Kernel) -> str:
 
 
 def defaults(kernel: Kernel, target: Target) -> dict[str, str]:
-    """Every option's value when none is chosen: the kernel's defaults, with its port's for this target."""
-    values = {name: option.default for name, option in options_of(kernel).items()}
+    """Every option's value when none is chosen: the kernel's defaults, the CPU's where it has no count-leading-zeros
+    instruction (optimised_selection off: one rule on every core), then its port's for this target."""
+    values = {name: option.default_without_clz if option.default_without_clz and not target.has_clz
+              else option.default for name, option in options_of(kernel).items()}
     port = kernel.port(target)
     values.update({k: v for k, v in (port.defaults if port else ()) if k in values})
     return values

@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope.catalog.model import (MEMORIES, SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
+from switchscope.catalog.model import (CPU_HAS_CLZ, MEMORIES, SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
                                        Kernel, LatencyTimer, Option, Port, RealBoard, SwitchMarks, Target)
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError
@@ -103,9 +103,11 @@ def _option(name: str, table: _Table) -> Option:
     option = Option(name, table.get("summary", str, required=True), values, table.get("default", str, required=True),
                     table.get("define", str), table.get("inverted", bool, False), tuple(span) if span else None,
                     tuple((value, tuple(sorted(brought.items()))) for value, brought in sorted(implies.items())),
-                    scenarios, tuple(sorted(requires.items())))
+                    scenarios, tuple(sorted(requires.items())), table.get("default_without_clz", str))
     if option.default not in option.values:
         raise table._error("default", f"is not one of the values ({option.describe_values()})")
+    if option.default_without_clz is not None and option.default_without_clz not in option.values:
+        raise table._error("default_without_clz", f"is not one of the values ({option.describe_values()})")
     return option
 
 
@@ -194,6 +196,9 @@ def _board(path: Path) -> Target:
     for scenario, _why in target.not_applicable:
         if scenario not in SCENARIOS and not any(s.group == scenario for s in SCENARIOS.values()):
             raise top.table("not_applicable")._error(scenario, "is no scenario")
+    if target.cpu not in CPU_HAS_CLZ:  # the facts of its instruction set that options rest on
+        raise top._error("cpu", f"is '{target.cpu}', none of the CPUs whose instruction set switchscope knows "
+                                f"({', '.join(CPU_HAS_CLZ)}: catalog/model.py, CPU_HAS_CLZ)")
     if target.memory not in MEMORIES:
         raise top._error("memory", f"must be one of {', '.join(MEMORIES)}")
     if target.simulator not in SIMULATORS:
@@ -281,12 +286,19 @@ def _kernel(path: Path, language: str, targets: dict[str, Target]) -> Kernel:
         if target in runs_on:
             raise not_ported._error(target, "is in targets: a kernel either runs on a target or says why not")
     marks, unavailable = _switch_marks(top.table("switches")) if "switches" in top.data else (None, None)
+    application_files = []
+    for file_name in top.strings("application_files"):
+        file = path.parent / file_name
+        if file.parent != path.parent or file.suffix != ".c" or not file.is_file():
+            raise top._error("application_files", f"names '{file_name}', which is no C file of the kernel's folder "
+                                                  f"{path.parent}")
+        application_files.append(file)
     return Kernel(name=name, title=top.get("title", str, name), summary=top.get("summary", str, required=True),
                   language=language, directory=path.parent, targets=runs_on,
                   not_applicable=tuple((s, not_applicable.get(s, str)) for s in not_applicable.data),
                   not_ported=tuple((t, not_ported.get(t, str)) for t in not_ported.data),
                   options=options, ports=tuple(ports), conflicts=tuple(conflicts), source=source,
-                  switches=marks, switches_unavailable=unavailable)
+                  switches=marks, switches_unavailable=unavailable, application_files=tuple(application_files))
 
 
 def _switch_marks(table: "_Table") -> tuple[SwitchMarks | None, str | None]:

@@ -33,6 +33,7 @@ class Option:
     implies: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     scenarios: tuple[str, ...] = ()  # the scenarios (or groups) whose firmware it changes; () every scenario
     requires: tuple[tuple[str, str], ...] = ()  # other options' values without which it changes nothing
+    default_without_clz: str | None = None  # the default on a CPU with no count-leading-zeros instruction
 
     def applies_to(self, scenario: "Scenario") -> bool:
         return not self.scenarios or scenario.name in self.scenarios or scenario.group in self.scenarios
@@ -113,6 +114,9 @@ class Kernel:
     source: CrateSource | None = None  # None: its sources are the C files of its folder
     switches: SwitchMarks | None = None  # how its switches show in a firmware: measure --switches
     switches_unavailable: str | None = None  # why measure --switches cannot find them, where it cannot
+    # the C files of its folder an application built on it links (the scenarios link every one): what the
+    # kernel's configuration leaves to the application (FreeRTOS's RISC-V tick set-up)
+    application_files: tuple[Path, ...] = ()
 
     def port(self, target: "Target") -> Port | None:
         return next((port for port in self.ports if port.cpu == target.cpu), None)
@@ -183,6 +187,13 @@ class LatencyTimer:
         return f"the latency timer's interrupt ({self.device}, handler {self.handler})"
 
 
+# Whether each CPU a board.toml names has a count-leading-zeros instruction, which a kernel's task selection may
+# be built on (FreeRTOS's optimised_selection): ARMv7-M's CLZ (DDI 0403E, A7.7.24), so the Cortex-M3, M4 and M4F;
+# ARMv6-M has none (DDI 0419E lists no CLZ), RV32IMC none (clz is the bit-manipulation extension's, Zbb, which
+# Ibex's small and maxperf configurations leave out: RV32B None), and the AVR instruction set none. Where a core
+# has none, the compiler calls a software count (libgcc's __clzsi2) for __builtin_clz.
+CPU_HAS_CLZ = {"cortex-m0": False, "cortex-m0plus": False, "cortex-m3": True, "cortex-m4": True, "cortex-m4f": True,
+               "rv32imc": False, "atmega328p": False}
 STAMP_CSRS = {"mcycle": 0xB00}  # a RISC-V probe's timer CSR, by board.toml's [stamp] timer
 RISCV_CPUS = ("rv32imc",)  # board.toml cpu values whose firmware is RISC-V
 
@@ -243,6 +254,11 @@ class Target:
         twice and pass others by; two steps per instruction meet every one."""
         per_unit = self.counts_per_unit(self.latency_timer.clock_hz)
         return per_unit / 2 if self.simulator == "qemu" else per_unit
+
+    @property
+    def has_clz(self) -> bool:
+        """Whether its CPU has a count-leading-zeros instruction (CPU_HAS_CLZ)."""
+        return CPU_HAS_CLZ[self.cpu]
 
     @property
     def is_riscv(self) -> bool:

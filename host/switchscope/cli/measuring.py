@@ -325,13 +325,15 @@ def command_measure(args) -> int:
         if args.json else None
     if args.elf and not args.switches and (built_for := check_built_for(Path(args.elf), target)):
         print(f"note: {built_for}", file=sys.stderr)  # before any work; --switches checks the kernel's marks first
+    # what --switches says of the user's ELF's core (not of the example, built here for the target)
+    note = (lambda said: print(f"note: {said}", file=sys.stderr)) if args.elf else None
     paths.build_dir()
     if args.build_example:
         args.elf = str(build_example(catalog.KERNELS["freertos"], target))
         print(f"the example application for {target.name}: {args.elf}")
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count, target)
     if args.switches:
-        result = measure_switches(Path(args.elf), target, kernel, args.count, limit)
+        result = measure_switches(Path(args.elf), target, kernel, args.count, limit, note)
     else:
         result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
     if json_path:  # the file first: a terminal that fails or goes away costs none of it

@@ -59,17 +59,6 @@ class _Truncated(Exception):
 
 MACHINES = {"EM_ARM": "Arm (Cortex-M)", "EM_AVR": "AVR", "EM_RISCV": "RISC-V"}
 
-# Tag_CPU_arch of the Arm build attributes (the ABI's addenda), as the architecture's name; 10 is v7, whose
-# profile (Tag_CPU_arch_profile: A, R or M) tells v7-M from the others
-ARM_ARCHITECTURES = {1: "ARMv4", 2: "ARMv4T", 3: "ARMv5T", 4: "ARMv5TE", 5: "ARMv5TEJ", 6: "ARMv6", 7: "ARMv6KZ",
-                     8: "ARMv6T2", 9: "ARMv6K", 11: "ARMv6-M", 12: "ARMv6S-M", 13: "ARMv7E-M", 14: "ARMv8-A",
-                     15: "ARMv8-R", 16: "ARMv8-M.baseline", 17: "ARMv8-M.mainline", 18: "ARMv8.1-A", 19: "ARMv8.2-A",
-                     20: "ARMv8.3-A", 21: "ARMv8.1-M.mainline", 22: "ARMv9-A"}
-# the Cortex-M cores of each M-profile architecture, for messages
-ARM_M_CORES = {"ARMv6-M": "Cortex-M0, M0+ or M1", "ARMv6S-M": "Cortex-M0, M0+ or M1", "ARMv7-M": "Cortex-M3",
-               "ARMv7E-M": "Cortex-M4 or M7", "ARMv8-M.baseline": "Cortex-M23",
-               "ARMv8-M.mainline": "Cortex-M33 or M35P", "ARMv8.1-M.mainline": "Cortex-M55 or M85"}
-
 
 def _header(path: Path, field: str):
     elf = _open(path)
@@ -89,9 +78,10 @@ def entry(path: Path) -> int:
     return _header(path, "e_entry")
 
 
-def arm_architecture(path: Path) -> str | None:
-    """The architecture an Arm ELF was built for ("ARMv7-M", "ARMv7E-M"), as the compiler recorded it in
-    its build attributes (.ARM.attributes, Tag_CPU_arch); None where the ELF records none, or damaged ones."""
+def arm_attributes(path: Path) -> dict | None:
+    """The build attributes an Arm ELF records for the whole file (.ARM.attributes, the "aeabi" vendor's
+    Tag_File group), by pyelftools' names (TAG_CPU_NAME, TAG_CPU_ARCH, TAG_FP_ARCH, TAG_ABI_VFP_ARGS, ...);
+    None where it records none, or damaged ones."""
     elf = _open(path)
     try:
         section = elf.get_section_by_name(".ARM.attributes")
@@ -109,11 +99,22 @@ def arm_architecture(path: Path) -> str | None:
         return None
     finally:
         elf.stream.close()
-    arch = tags.get("TAG_CPU_ARCH")
-    if arch == 10:
-        profile = {65: "A", 82: "R", 77: "M"}.get(tags.get("TAG_CPU_ARCH_PROFILE"))
-        return f"ARMv7-{profile}" if profile else "ARMv7"
-    return ARM_ARCHITECTURES.get(arch)
+    return tags or None
+
+
+def loaded_span(path: Path) -> tuple[int, int] | None:
+    """The first address and the end of what an ELF loads into memory (its PT_LOAD segments' addresses and
+    sizes in memory), or None where it loads nothing."""
+    elf = _open(path)
+    try:
+        spans = [(segment["p_vaddr"], segment["p_vaddr"] + segment["p_memsz"]) for segment in elf.iter_segments()
+                 if segment["p_type"] == "PT_LOAD" and segment["p_memsz"]]
+    except (ELFError, ConstructError, ValueError) as error:
+        raise SwitchscopeError(f"{path}: its program headers cannot be read ({error})",
+                               "give the firmware as the linker wrote it") from None
+    finally:
+        elf.stream.close()
+    return (min(start for start, _ in spans), max(end for _, end in spans)) if spans else None
 
 
 @functools.lru_cache(maxsize=64)

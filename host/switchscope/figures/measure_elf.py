@@ -5,14 +5,16 @@ intervals are counted, or when the firmware stops."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from switchscope.build import native
+from switchscope.build.firmware import link_flags
 from switchscope import catalog
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
-from switchscope.decode import elf, stats
+from switchscope.decode import arm_build, elf, stats
 from switchscope.figures.result import Result, Stats
 from switchscope.run.runner import run, simulator_of
 
@@ -41,10 +43,77 @@ RUNS_ALSO = {"ARMv6S-M": ("ARMv6-M",), "ARMv7-M": ("ARMv6-M", "ARMv6S-M"),
              "ARMv7E-M": ("ARMv7-M", "ARMv6-M", "ARMv6S-M")}
 
 
+# a core as a compiler may name it in Tag_CPU_name (armcc and clang write the core; GCC writes the architecture,
+# "6S-M", "7-M", "7E-M"), as a board.toml cpu; a Cortex-M4 image fits the Cortex-M4 with or without its FPU
+NAMED_CORES = {"cortex-m0": ("cortex-m0",), "cortex-m0plus": ("cortex-m0plus",), "cortex-m0+": ("cortex-m0plus",),
+               "cortex-m3": ("cortex-m3",), "cortex-m4": ("cortex-m4", "cortex-m4f"),
+               "cortex-m4f": ("cortex-m4", "cortex-m4f")}
+
+
+def _named_core(firmware_elf: Path) -> str | None:
+    """The core the ELF's Tag_CPU_name names, normalised ("Cortex-M0" -> "cortex-m0"), where it names one."""
+    name = str((elf.arm_attributes(firmware_elf) or {}).get("TAG_CPU_NAME", "")).strip().lower().replace(" ", "-")
+    return name if name in NAMED_CORES else None
+
+
+def _fits(firmware_elf: Path, target: Target) -> bool:
+    """Whether an Arm ELF was built for exactly this target's core: its architecture, the core its attributes name
+    (if any), and floating-point instructions where the board's build has an FPU, none where it has not."""
+    core = CORE_ARCHITECTURES.get(target.cpu)
+    named = _named_core(firmware_elf)
+    return (core == arm_build.arm_architecture(firmware_elf) and (named is None or target.cpu in NAMED_CORES[named])
+            and (arm_build.arm_floating_point(firmware_elf) is not None) == (target.fpu is not None))
+
+
+def _fitting_boards(firmware_elf: Path) -> list[Target]:
+    return [t for t in catalog.current().targets.values() if t.simulator == "qemu" and not t.is_riscv
+            and _fits(firmware_elf, t)]
+
+
+LINKER_REGION = re.compile(r"(\w+)\s*(?:\([^)]*\))?\s*:\s*ORIGIN\s*=\s*(0x[0-9A-Fa-f]+|\d+)\s*,\s*"
+                           r"LENGTH\s*=\s*(0x[0-9A-Fa-f]+|\d+)\s*([KM]?)")
+
+
+def linked_memory(target: Target) -> tuple[Path, list[tuple[int, int]]] | None:
+    """The linker script a target's images are linked with (board.toml's -T) and its MEMORY regions, as
+    (start, end) addresses; None where the target names none."""
+    flags = link_flags(target)
+    script = Path(flags[flags.index("-T") + 1]) if "-T" in flags[:-1] else None
+    if script is None or not script.is_file():
+        return None
+    scale = {"": 1, "K": 1 << 10, "M": 1 << 20}
+    regions = [(int(origin, 0), int(origin, 0) + int(length, 0) * scale[unit])
+               for _, origin, length, unit in LINKER_REGION.findall(script.read_text())]
+    return script, regions
+
+
+def _check_linked_for(firmware_elf: Path, target: Target) -> None:
+    """A RISC-V image is linked for one machine's memory map (simple_system's RAM at 0x100000, virt's at
+    0x80000000): one linked for another is refused, naming where the target's images are linked."""
+    memory, span = linked_memory(target), elf.loaded_span(firmware_elf)
+    if memory is None or span is None or not memory[1]:
+        return
+    script, regions = memory
+    if any(start <= span[0] and span[1] <= end for start, end in regions):
+        return
+    others = [t.name for t in catalog.current().targets.values() if t.is_riscv and t.name != target.name
+              and (found := linked_memory(t)) and any(start <= span[0] and span[1] <= end for start, end in found[1])]
+    origins = " or ".join(f"{start:#x}" for start, _ in regions)
+    raise SwitchscopeError(
+        f"{firmware_elf} is linked at {span[0]:#x} (its image {span[0]:#x} to {span[1]:#x}), outside "
+        f"{target.name}'s memory: {target.name} runs images linked at {origins} ({script})",
+        (f"give --target {' or '.join(others)}, the machine it is linked for, or " if others else "")
+        + f"link it with {script}")
+
+
 def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     """The firmware is an ELF for the target's architecture, and on Cortex-M for the target's core or one it
-    runs unchanged (ARMv7-M code on a Cortex-M4), or a clear error: code for a larger architecture would not
-    run. Returns what to say where the ELF does not record its core or was built for a smaller one, else None."""
+    runs unchanged (ARMv7-M code on a Cortex-M4), with floating-point instructions only where the target's model
+    times them, and on RISC-V linked for the target's memory; or a clear error: code for a larger architecture
+    would not run, and code for another core of the same architecture, or with an FP context the model does not
+    time, would give another core's figures. Returns what to say where the ELF does not record its core (or
+    records only its architecture, which several of the simulated cores execute) or was built for a smaller one,
+    else None."""
     if not firmware_elf.is_file():
         raise SwitchscopeError(f"no firmware file {firmware_elf}")
     wanted = simulator_of(target).elf_machine(target)
@@ -53,26 +122,51 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "
                                f"{target.name} is {elf.MACHINES[wanted]}",
                                "give the --target the ELF was built for (see: switchscope list targets)")
+    if target.is_riscv:
+        _check_linked_for(firmware_elf, target)
+        return None
     core = CORE_ARCHITECTURES.get(target.cpu)
     if wanted != "EM_ARM" or core is None:
         return None
-    architecture = elf.arm_architecture(firmware_elf)
+    architecture = arm_build.arm_architecture(firmware_elf)
     if architecture is None:
         return (f"{firmware_elf} does not record the core it was built for (no Arm build attributes): it runs as "
                 f"{target.name}'s {target.cpu}")
-    if architecture in RUNS_ALSO.get(core, ()):
-        return (f"{firmware_elf} is built for {architecture} ({elf.ARM_M_CORES[architecture]}): the {target.cpu} "
-                f"runs it unchanged, and its {target.cpu} model times it as that core runs it")
-    if architecture != core:
+    if architecture != core and architecture not in RUNS_ALSO.get(core, ()):
         cores = [cpu for cpu, named in CORE_ARCHITECTURES.items() if named == architecture]
         boards = [t.name for t in catalog.current().targets.values() if t.cpu in cores and t.simulator == "qemu"]
         raise SwitchscopeError(
             f"{firmware_elf} is built for {architecture}"
-            + (f" ({elf.ARM_M_CORES[architecture]})" if architecture in elf.ARM_M_CORES else "")
+            + (f" ({arm_build.ARM_M_CORES[architecture]})" if architecture in arm_build.ARM_M_CORES else "")
             + f", and {target.name} is a {target.cpu} ({core}): its figures would be the {target.cpu} model's "
               "of code built for another core",
             (f"give --target {' or '.join(boards)}, or " if boards else "")
             + f"build it for the {target.cpu} (-mcpu={target.cpu})")
+    floating_point, named = arm_build.arm_floating_point(firmware_elf), _named_core(firmware_elf)
+    fitting = [t.name for t in _fitting_boards(firmware_elf)]
+    if floating_point is not None and target.fpu is None:
+        raise SwitchscopeError(
+            f"{firmware_elf} is built with floating-point instructions ({floating_point}), and {target.name}'s "
+            f"{target.cpu} is built without an FPU: its model times no floating-point instruction and no FP "
+            "context (the extended exception frame, s16-s31 saved at a switch), so its figures would leave them out",
+            (f"give --target {' or '.join(fitting)}, the core with its FPU, or " if fitting else "")
+            + "build it with -mfloat-abi=soft")
+    if architecture in RUNS_ALSO.get(core, ()):
+        return (f"{firmware_elf} is built for {architecture} ({arm_build.ARM_M_CORES[architecture]}): the {target.cpu} "
+                f"runs it unchanged, and its {target.cpu} model times it as that core runs it")
+    if named is not None and target.cpu not in NAMED_CORES[named]:
+        raise SwitchscopeError(
+            f"{firmware_elf} is built for the {named} (its build attributes' Tag_CPU_name), and {target.name} is "
+            f"a {target.cpu}: the same instructions, timed by another core's model",
+            (f"give --target {' or '.join(fitting)}, or " if fitting else "") + f"build it with -mcpu={target.cpu}")
+    siblings = sorted({t.cpu for t in catalog.current().targets.values() if t.simulator == "qemu"
+                       and CORE_ARCHITECTURES.get(t.cpu) == core and (t.fpu is None) == (target.fpu is None)})
+    if named is None and len(siblings) > 1:
+        others = [t.name for t in catalog.current().targets.values() if t.name in fitting and t.cpu != target.cpu]
+        return (f"{firmware_elf} records its architecture ({architecture}), not its core (Tag_CPU_name "
+                f"{(elf.arm_attributes(firmware_elf) or {}).get('TAG_CPU_NAME', 'none')!r}), and "
+                f"{' and '.join(siblings)} both execute it: timed as {target.name}'s {target.cpu}"
+                + (f"; --target {' or '.join(others)} times it as the other" if others else ""))
     return None
 
 

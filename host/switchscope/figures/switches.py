@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -97,13 +98,18 @@ class _Names:
         return f"interrupt {handler}"
 
 
-def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: int, time_limit: float) -> Result:
+def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: int, time_limit: float,
+                     note: Callable[[str], None] | None = None) -> Result:
+    """Every task switch of the firmware; `note` gets what check_built_for says of the ELF's core (a smaller
+    one's code, or a core the ELF does not record), once the kernel's marks are known to be measurable."""
     if target.simulator == "qemu" and target.is_riscv:
         raise SwitchscopeError(f"--switches on {target.name}: the QEMU plugin follows the Cortex-M exception flow "
                                "only, not a RISC-V trap's", "measure the switches on the RTL: --target ibex, with the "
                                "image built for it")
     marks = marks_of(kernel, target)
-    check_built_for(firmware_elf, target)
+    said = check_built_for(firmware_elf, target)
+    if said and note:
+        note(said)
     found = elf.symbols(firmware_elf)
     if marks.current not in found:
         raise SwitchscopeError(f"{firmware_elf} has no symbol {marks.current}: {kernel.title} keeps its current task "
