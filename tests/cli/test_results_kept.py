@@ -224,3 +224,15 @@ def test_a_sweep_whose_reader_went_away_finishes_its_json(tmp_path):
     written = json.loads((tmp_path / "s.json").read_text())
     assert "incomplete" not in written and [r["count"] for r in written["results"]] == [200, 300]
     assert "[2/2] freertos yield, probe on mps2-an385, 300 samples: median 124 cycles (" in done.stderr
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("encoding", ["ascii", "iso8859-7"])  # Greek has its letter mu, not the micro sign
+def test_a_terminal_that_cannot_encode_the_micro_sign_reads_us(tmp_path, encoding):
+    done = subprocess.run([*COMMAND, "run", "--scenario", "yield", "--samples", "200", "--json", "p.json"],
+                          cwd=tmp_path, capture_output=True, env={**os.environ, "PYTHONIOENCODING": encoding},
+                          timeout=600)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr.decode(errors="replace")
+    said = done.stdout.decode(encoding)
+    assert "in us at 25 MHz:" in said and "µ" not in said
+    assert json.loads((tmp_path / "p.json").read_text())["results"][0]["count"] == 200

@@ -31,6 +31,26 @@ class _Nowhere(io.TextIOBase):
         return len(text)
 
 
+# What a terminal that cannot encode a sign (PYTHONIOENCODING=ascii, a latin-1 locale) reads in its place
+PLAIN_SIGNS = str.maketrans({"µ": "u", "…": "...", "×": "x", "≥": ">=", "≤": "<=", "−": "-", "→": "->", "†": "+",
+                             "—": "-", "–": "-", "·": ".", "²": "^2", "±": "+/-", "°": " deg"})
+
+
+def _encodable(text: str, encoding: str | None) -> str:
+    """`text` as the stream's encoding can write it: "µs" becomes "us", and any other sign it lacks a "?"."""
+    if not encoding or text.isascii():
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeError, LookupError):
+        plain = text.translate(PLAIN_SIGNS)
+        try:
+            return plain.encode(encoding, errors="replace").decode(encoding)
+        except LookupError:
+            return plain.encode("ascii", errors="replace").decode("ascii")
+
+
 class _StandardStream:
     """Standard output or error. A reader that went away (a broken pipe) or a stream closed under the
     command stops the printing, and nothing else: the command still writes its files and says how it
@@ -69,7 +89,8 @@ class _StandardStream:
             raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
 
     def write(self, text):
-        return self._guarded(self._stream.write, text, nothing=len(text))
+        return self._guarded(self._stream.write, _encodable(text, getattr(self._stream, "encoding", None)),
+                             nothing=len(text))
 
     def flush(self):
         return self._guarded(self._stream.flush)
