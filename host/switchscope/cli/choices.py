@@ -9,7 +9,7 @@ from switchscope.catalog.plan import Plan
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.measure import MAX_SAMPLES
-from switchscope.run import serial_port
+from switchscope.run import flash, serial_port
 
 TASKS_ONLY_ROTATE = "--tasks applies to the rotate scenario only"
 
@@ -98,3 +98,5 @@ def check_board_options(args) -> None:
     board = target.real_board
     by_hand = f"to flash it by hand: {board.by_hand}, then add --no-flash" if board and not args.no_flash else ""
     serial_port.check_port(args.port, by_hand)  # before any build: a missing board or a bad URL is said at once
+    if board is None and not args.no_flash:
+        raise flash.not_flashable(target)  # before any build, not as the measurement's failure
