@@ -14,7 +14,7 @@ from pathlib import Path
 
 from switchscope.catalog import CrateSource, Kernel, Target
 from switchscope.common.errors import SwitchscopeError
-from switchscope.common.tools import rust_tool
+from switchscope.common.tools import run_owned, rust_tool
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,8 @@ class KernelSource:
 
 def _cargo(arguments: list[str], manifest: Path) -> subprocess.CompletedProcess:
     # run beside the manifest: rustup takes the toolchain from its rust-toolchain.toml
-    return subprocess.run([rust_tool("cargo"), *arguments, "--manifest-path", str(manifest)],
-                          capture_output=True, text=True, timeout=300, cwd=manifest.parent)
+    return run_owned([rust_tool("cargo"), *arguments, "--manifest-path", str(manifest)],
+                     capture_output=True, text=True, timeout=300, cwd=manifest.parent)
 
 
 def _cargo_metadata(manifest: Path, offline: bool) -> subprocess.CompletedProcess:

@@ -1,6 +1,6 @@
 """The cli stage: the command line, one module per group of subcommands (measuring, boards,
 results, listing), the grammar in parser.py, and main() here: exit 0 measured, 1 a measurement
-failed, 2 bad input, 130/143 interrupted.
+failed, 2 bad input, 130/143/129 interrupted (SIGINT, SIGTERM, SIGHUP).
 
 A reader that goes away (switchscope run | head -1) or a standard stream closed from the start
 (>&-) ends only the printing: the command goes on, writes its files, and exits with the status of
@@ -18,7 +18,8 @@ import signal
 import sys
 
 from switchscope.cli.parser import parser
-from switchscope.common.errors import Interrupted, OutputFailed, SwitchscopeError, ignore_signal
+from switchscope.common.errors import (INTERRUPTING_SIGNALS, Interrupted, OutputFailed, SwitchscopeError,
+                                       ignore_signal)
 
 
 class _Nowhere(io.TextIOBase):
@@ -119,9 +120,9 @@ def _standard_stream(name: str, descriptor: int):
 
 
 def _interrupt(signal_number, _frame):
-    """The first SIGINT or SIGTERM unwinds the command; later ones are ignored, so that they cannot break
+    """The first SIGINT, SIGTERM or SIGHUP unwinds the command; later ones are ignored, so that they cannot break
     into its clean-up (ending the workers and simulators, writing what was measured) half-way."""
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in INTERRUPTING_SIGNALS:
         signal.signal(number, ignore_signal)
     raise Interrupted(signal_number)
 
@@ -131,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser().print_help()
         return 2
-    for number in (signal.SIGINT, signal.SIGTERM):  # unwind, so that every simulator is ended on the way out
+    for number in INTERRUPTING_SIGNALS:  # unwind, so that every simulator is ended on the way out
         signal.signal(number, _interrupt)
     given = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _standard_stream("stdout", 1), _standard_stream("stderr", 2)
