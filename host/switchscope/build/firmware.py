@@ -124,6 +124,9 @@ def _compiled(command: list[str], found: Path | None, log: list[str]) -> Path | 
         output = scratch / (found.name if found else "object.o")
         result = run_owned([*command, "-o", str(output)], capture_output=True, text=True)
         log.append(" ".join(command) + "\n" + result.stdout + result.stderr)
+        if result.returncode == 0 and not output.is_file():  # a file gcc takes for the link's, not a source
+            result.returncode, result.stderr = 1, (f"{result.stderr}{command[-1]}: the compiler made no object of "
+                                                   "it: it is no C or assembler source (.c, .S, .s)\n")
         if result.returncode != 0 or found is None:
             return result
         found.with_suffix(".log").write_text(result.stdout + result.stderr)

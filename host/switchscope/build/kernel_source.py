@@ -63,6 +63,9 @@ def crate_root(source: CrateSource) -> tuple[Path, str]:
     raise SwitchscopeError(f"{manifest} does not depend on {source.crate}")
 
 
+SOURCE_SUFFIXES = (".c", ".S", ".s")  # C, and assembler with and without the preprocessor
+
+
 def sources(kernel: Kernel, target: Target) -> KernelSource:
     """The kernel's own C files and include directories for the target's CPU."""
     if kernel.source is None:
@@ -77,5 +80,11 @@ def sources(kernel: Kernel, target: Target) -> KernelSource:
     if missing:
         raise SwitchscopeError(f"{kernel.source.crate} {crate_version} lacks {', '.join(missing)}",
                                f"check [source] and [ports] in {kernel.directory / 'kernel.toml'}")
+    # gcc takes any other file for the link's input and compiles nothing of it
+    uncompiled = [str(path) for path in files if path.suffix not in SOURCE_SUFFIXES]
+    if uncompiled:
+        raise SwitchscopeError(f"{kernel.directory / 'kernel.toml'}: files names {', '.join(uncompiled)}, which is "
+                               f"no source the compiler compiles ({', '.join(SOURCE_SUFFIXES)})",
+                               "name the kernel's C and assembler sources there; headers go by include_dirs")
     return KernelSource(version=f"{kernel.source.crate} {crate_version}", sources=files,
                         include_dirs=tuple(map(expand, (*kernel.source.include_dirs, *port.include_dirs))))
