@@ -239,12 +239,22 @@ def ensure(config: str, verbose: bool = False, tracer: bool = False) -> Path:
                 shutil.rmtree(partial, ignore_errors=True)
                 raise
     except OSError as error:
-        where = error.filename or cache_root()
-        raise BuildFailed(f"cannot build the Ibex {config} model in {cache_root()}: {where}: "
+        raise BuildFailed(f"cannot build the Ibex {config} model: {error.filename or cache_root()}: "
                           f"{error.strerror or error}",
                           "free some space there, or make it writable, or set SWITCHSCOPE_BUILD to a folder "
                           "that is (nothing half-built was kept)") from None
     return binary
+
+
+FULL_BELOW_BYTES = 1 << 20  # what is left when a build failed on a full disk: the failure is that
+
+
+def _free_bytes(path: Path) -> int:
+    try:
+        found = os.statvfs(path if path.exists() else path.parent)
+    except OSError:
+        return 1 << 62  # unknown: not taken for full
+    return found.f_bavail * found.f_frsize
 
 
 def _build(root: Path, parameters: dict[str, str], verilator: str, config: str, tracer: bool, partial: Path,
@@ -258,8 +268,14 @@ def _build(root: Path, parameters: dict[str, str], verilator: str, config: str, 
     # in a process group of its own: an interruption, or the command's death, ends make and g++ with it
     result = run_owned([verilator, *arguments], capture_output=not verbose, text=True)
     if result.returncode != 0:
-        log = model.with_name(f"{model.name}.failed.log")
         said = (result.stdout or "") + (result.stderr or "")
+        free = _free_bytes(partial)
+        if "No space left on device" in said or free < FULL_BELOW_BYTES:  # a compiler's Bus error on a full tmpfs
+            raise BuildFailed(f"verilator failed building Ibex {config}: the disk of {cache_root()} is full "
+                              f"({free / 2**10:.0f} KiB free as the build failed)",
+                              "free some space there, or set SWITCHSCOPE_BUILD to a folder on a larger disk "
+                              "(nothing half-built was kept)")
+        log = model.with_name(f"{model.name}.failed.log")
         try:
             log.write_text(said)
         except OSError:  # the disk that failed the build: no log cut short stays

@@ -1,10 +1,12 @@
-"""A command killed while it builds the Ibex model under Verilator (verilator_bin, then make and g++ under
-it) takes every one of them with it, whatever the signal: SIGINT, SIGTERM and SIGHUP unwind it, and SIGKILL,
-which gives it no chance, still ends its tools (their group's leader learns of its death from the kernel).
-No half-built model stays, or, after SIGKILL, none that the next build does not clear.
+"""The Ibex model's build (Verilator, then make and g++ under it) leaves nothing behind, however it ends.
 
+Killed: the command takes every one of its tools with it, whatever the signal: SIGINT, SIGTERM and SIGHUP
+unwind it, and SIGKILL, which gives it no chance, still ends its tools (their group's leader learns of its
+death from the kernel). No half-built model stays, or, after SIGKILL, none that the next build does not clear.
 A process of the command's is found by a mark in its environment, which every process it starts inherits:
-a tool left behind is reparented to init, and its parent chain no longer leads to the command."""
+a tool left behind is reparented to init, and its parent chain no longer leads to the command.
+
+Failed on its disk (full, read-only): one clear line, and no half-built model."""
 
 import os
 import signal
@@ -117,3 +119,69 @@ def test_the_next_build_clears_the_half_built_model_a_killed_command_left(tmp_pa
     assert again.returncode == 0, again.stderr
     assert not left.exists() and not list((build / "ibex").glob(".*.partial"))
     assert len(list((build / "ibex").glob("*/ibex-sim"))) == 1
+
+
+@pytest.fixture
+def tmpfs(tmp_path):
+    """Mount a tmpfs (root only) with the given options at a folder under tmp_path; unmounted afterwards."""
+    mounted = []
+
+    def mount(folder: Path, options: str) -> Path:
+        folder.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)], capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            pytest.skip(f"a full or read-only disk is made with a tmpfs, which needs root: {done.stderr.strip()}")
+        mounted.append(folder)
+        return folder
+
+    yield mount
+    for folder in reversed(mounted):
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+def _run_ibex(build: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "switchscope", "run", "--target", "ibex", "--scenario", "yield",
+                           "--samples", "10", "--quiet"], env={**os.environ, "SWITCHSCOPE_BUILD": str(build)},
+                          capture_output=True, text=True, timeout=1800)
+
+
+def test_a_read_only_model_folder_is_said_in_a_line(tmp_path, tmpfs):
+    build = tmp_path / "build"
+    tmpfs(build / "ibex", "ro,size=1m")
+    done = _run_ibex(build)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "cannot build the Ibex small model: " in done.stderr and ": Read-only file system" in done.stderr
+    assert "set SWITCHSCOPE_BUILD to a folder that is" in done.stderr
+
+
+@pytest.mark.slow
+def test_a_disk_that_fills_during_the_model_build_is_said_and_nothing_half_built_stays(tmp_path, tmpfs):
+    build = tmpfs(tmp_path / "build", "size=3m")  # the firmware fits, Verilator's C++ and objects do not
+    done = _run_ibex(build)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"verilator failed building Ibex small: the disk of {build / 'ibex'} is full (" in done.stderr
+    assert not list((build / "ibex").glob(".*.partial")) and not list((build / "ibex").glob("*/ibex-sim"))
+
+
+def test_a_write_that_fails_in_the_model_build_leaves_nothing_half_built(tmp_path, monkeypatch):
+    """The disk filling at one of the build's own writes (here the first: the primitives' copies): a clear
+    error, and the half-built model removed. Injected, as a full disk cannot be had without root."""
+    import errno
+
+    from switchscope.build import verilator
+    from switchscope.common.errors import BuildFailed
+    monkeypatch.setenv("SWITCHSCOPE_BUILD", str(tmp_path / "build"))
+
+    def full(root, destination):
+        destination.mkdir(parents=True)
+        (destination / "prim_ram_2p.sv").write_text("half")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(destination / "prim_flop.sv"))
+
+    monkeypatch.setattr(verilator, "generic_primitives", full)
+    with pytest.raises(BuildFailed, match=r"cannot build the Ibex small model: .*prim_flop\.sv: No space left on "
+                                          r"device") as refused:
+        verilator.ensure("small")
+    assert "nothing half-built was kept" in str(refused.value)
+    assert [path.name for path in (tmp_path / "build" / "ibex").iterdir()] == [
+        f".{verilator.model_key('small')[0]}.lock"]
