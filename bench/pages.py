@@ -74,13 +74,32 @@ def derive(blocks: list[Block], quick: bool, scratch: Path, measured: dict[str, 
 
 
 def _load(directory: Path) -> dict[str, Outcome]:
+    """The outcomes --keep kept in `directory`; a file that is not one is refused (ValueError) naming it."""
     found = {}
     for path in directory.glob("*/outcome.json"):
-        document = json.loads(path.read_text())
-        run: Run = RUNS[document["run"]]
-        found[run.name] = Outcome(run, document["samples"], document["files"], document["outputs"],
-                                  document["seconds"])
+        try:
+            document = json.loads(path.read_text())
+            run: Run = RUNS[document["run"]]
+            found[run.name] = Outcome(run, document["samples"], document["files"], document["outputs"],
+                                      document["seconds"])
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as error:
+            raise ValueError(f"{path} is not an outcome --keep wrote ({type(error).__name__}: {error})") from None
     return found
+
+
+def _reused(directory: Path, blocks: list[Block]) -> dict[str, Outcome]:
+    """--reuse: every run the blocks need, as --keep kept it in `directory`; a run not kept there is refused
+    (ValueError) by name, never measured afresh without a word."""
+    if not directory.is_dir():
+        raise ValueError(f"--reuse {directory}: no such directory")
+    kept = _load(directory)
+    needed = list(dict.fromkeys(run for block in blocks for run in block.runs))
+    missing = [name for name in needed if name not in kept]
+    if missing:
+        raise ValueError(f"--reuse {directory} holds no kept outcome of the run{'s' if len(missing) > 1 else ''} "
+                         f"{', '.join(missing)}, which these blocks need" + ("" if kept else " (it holds none)")
+                         + f": --reuse renders, measuring nothing; keep them first with --keep {directory}")
+    return kept
 
 
 def _keep(directory: Path, measured: dict[str, Outcome]) -> None:
@@ -116,12 +135,18 @@ def main() -> int:
                                         " ".join(command).replace("{samples}", str(run.samples)))
                 print(f"    {shown if command[0].endswith('.py') else 'switchscope ' + shown}")
         return 0
+    if args.only is not None and "" in [name.strip() for name in args.only.split(",")]:
+        options.error(f"--only {args.only!r}: an empty block name (--only takes block names, comma-separated; "
+                      "leave --only out for every block; python3 bench/pages.py --list names them)")
     unknown = sorted(set(on_pages) - set(blocks)) + sorted(set((args.only or "").split(",")) - set(blocks) - {""})
     if unknown:
         sys.exit(f"no such block: {', '.join(unknown)} (python3 bench/pages.py --list names them)")
     chosen = [blocks[name] for name in (args.only.split(",") if args.only else blocks)
               if args.only or args.slow or not blocks[name].slow]
-    measured = _load(args.reuse) if args.reuse else {}
+    try:
+        measured = _reused(args.reuse, chosen) if args.reuse else {}
+    except ValueError as error:
+        options.error(str(error))
     with tempfile.TemporaryDirectory(prefix="switchscope-pages-") as scratch:
         measured = derive(chosen, args.quick, Path(scratch), measured, lambda line: print(line, file=sys.stderr),
                           args.keep, timing=not (args.check or args.print))

@@ -55,7 +55,7 @@ def run_command(arguments, capsys) -> tuple[int | None, str]:
 
     from switchscope import cli
 
-    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     crash = ""
     try:
         status = cli.main(arguments)

@@ -137,3 +137,24 @@ def test_the_slow_blocks_are_written(name):
     bench/pages.py --slow writes them, each with the machine it was taken on."""
     found = next(b for b in ON_PAGES if b.name == name)
     assert found.body.strip(), f"python3 bench/pages.py --only {name} writes it"
+
+
+@pytest.mark.parametrize("arguments, said", [
+    (["--only", ""], "--only '': an empty block name"),
+    (["--only", "options,"], "--only 'options,': an empty block name"),
+    (["--only", "floor", "--reuse", "{empty}"], "holds no kept outcome of the run suite, which these blocks need "
+                                                "(it holds none): --reuse renders, measuring nothing"),
+    (["--only", "floor", "--reuse", "{empty}/absent"], "absent: no such directory"),
+    (["--only", "floor", "--reuse", "{damaged}"], "outcome.json is not an outcome --keep wrote (JSONDecodeError"),
+], ids=["only-empty", "only-trailing-comma", "reuse-empty", "reuse-absent", "reuse-damaged"])
+def test_what_pages_is_asked_for_wrong_is_refused_before_it_measures(tmp_path, arguments, said):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "damaged" / "suite").mkdir(parents=True)
+    (tmp_path / "damaged" / "suite" / "outcome.json").write_text("{not json")
+    pages_before = {page: page.read_bytes() for page in PAGES}
+    done = subprocess.run([sys.executable, str(BENCH / "pages.py"),
+                           *(a.format(empty=tmp_path / "empty", damaged=tmp_path / "damaged") for a in arguments)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert "measuring " not in done.stderr.replace("measuring nothing", "")  # what derive says as it starts a run
+    assert {page: page.read_bytes() for page in PAGES} == pages_before

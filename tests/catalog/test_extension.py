@@ -174,3 +174,33 @@ def test_a_firmware_that_measures_another_sample_count_is_refused():
     job = Job(catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"], PROBE)
     with pytest.raises(FirmwareFailed, match="4294967297 samples were asked for; the firmware says it measures 1"):
         _check_identity(stream, job, 4294967297)
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("name", ["notes.txt", "prebuilt.o"])
+def test_a_kernel_file_entry_that_is_no_source_is_refused_naming_it(firmware_copy, tmp_path, capsys, name):
+    """A `files` entry leading out of the kernel's tree to a file gcc takes for the link's input (it compiles
+    nothing of it, and says so only in a warning): a clear error naming the entry, no traceback, no object."""
+    outside = tmp_path / "elsewhere" / name
+    outside.parent.mkdir()
+    outside.write_text("int outside(void) { return 1; }\n")
+    toml = firmware_copy / "kernels" / "freertos" / "kernel.toml"
+    replace_in(toml, '"{port}/port.c"]', f'"{{port}}/port.c", "{"../" * 12}{str(outside).lstrip("/")}"]')
+    status = main(["run", "--target", "mps2-an385", "--scenario", "yield", "--samples", "10", "--quiet"])
+    said = capsys.readouterr().err
+    assert status in (1, 2) and "Traceback" not in said, said
+    assert f"/elsewhere/{name}, which is no source the compiler compiles (.c, .S, .s)" in said, said
+    assert str(toml) in said
+
+
+def test_a_compile_that_makes_no_object_is_a_failure_not_a_cached_object(tmp_path, monkeypatch):
+    """The object cache's own guard: gcc exits 0 on a file it takes for the link's input, and writes nothing."""
+    from switchscope.build import firmware
+    monkeypatch.setenv("SWITCHSCOPE_BUILD", str(tmp_path / "build"))
+    source = tmp_path / "notes.txt"
+    source.write_text("not C\n")
+    found = tmp_path / "build" / "objects" / "ab" / "ab.o"
+    log = []
+    made = firmware._compiled([shutil.which("gcc"), "-c", str(source)], found, log)
+    assert made.returncode != 0 and f"{source}: the compiler made no object of it" in made.stderr
+    assert not found.exists() and list(found.parent.iterdir()) == []

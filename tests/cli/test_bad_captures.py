@@ -159,6 +159,20 @@ MISREAD = [  # the gzip member's time is fixed, as the zip's are
     ("twice.vcd", _declared("wire 1 ! D13", 'wire 1 " D13') + _changes(clean_pulses(), '"'),
      "'D13' is declared twice in one scope, as two signals (! and \")"),
     ("scopes.vcd", TWO_SCOPES + _changes(clean_pulses(), '"'), "'D13' names 2 signals (top.la.D13, top.cpu.D13)"),
+    ("listed-twice.csv", "; Samplerate: 100 MHz\n; Channels (2/2): D13, D13\nnanoseconds,D13,D13\n"
+     + "".join(f"{t},{level},{level}\n" for t, level in csv_rows(clean_pulses())),
+     "channel 'D13' is listed 2 times (column 2, column 3)"),
+    ("listed-twice-no-time.csv", "; Samplerate: 100 MHz\nD13,D12,D13\n0,0,0\n1,0,1\n0,0,0\n",
+     "channel 'D13' is listed 2 times (column 1, column 3)"),
+    ("listed-twice.sr", _lied({"version": b"2", "metadata": METADATA.replace(b"total probes=1", b"total probes=2")
+                               + b"probe2=D13\n", "logic-1-1": bytes([0, 3, 0])}, {}),
+     "channel 'D13' is listed 2 times (probe1, probe2)"),
+    ("no-metadata.sr", _lied({"version": b"2", "logic-1-1": bytes([0, 1, 0])}, {}),
+     "is a zip archive with no metadata member"),
+    ("x-in-a-pulse.vcd", VCD_HEAD + "#0\n0!\n#100\n1!\n#150\nx!\n#160\n1!\n#400\n0!\n",
+     "line 11: channel 'D13' goes from 1 to x (unknown) at #150"),
+    ("z-in-a-gap.vcd", VCD_HEAD + "#0\n0!\n#100\n1!\n#400\n0!\n#500\nz!\n",
+     "channel 'D13' goes from 0 to z (unknown) at #500"),
 ]
 
 
@@ -174,6 +188,11 @@ OTHER_VALID_WAYS = [
     ("crlf.vcd", vcd(clean_pulses()).replace("\n", "\r\n"), "D13"),
     ("one-bit-vector.vcd", _declared("wire 1 ! D13") + _changes(clean_pulses(), vector=True), "D13"),
     ("scopes.vcd", TWO_SCOPES + _changes(clean_pulses(), '"'), "top.cpu.D13"),
+    # a comment is text, whatever it holds: value changes and time stamps in one are not the pin's
+    ("comment.vcd", vcd(clean_pulses()).replace("#1000\n", "$comment\n#1050 1! #1060\n0!\n$end\n#1000\n", 1)
+     .replace("#11000\n", "$comment #11000 0! #11050 1! $end\n#11000\n"), "D13"),
+    # unknown until the pin is first driven, as a simulator's dump starts
+    ("x-at-start.vcd", VCD_HEAD + "$dumpvars x! $end\n" + vcd(clean_pulses())[len(VCD_HEAD):], "D13"),
 ]
 
 

@@ -3,6 +3,8 @@ given, the exit status it must end with and a fragment of what it must say.
 None may print a traceback, and none may touch its inputs. Every row fails
 before any firmware is built, within seconds."""
 
+import os
+
 import pytest
 
 from conftest import refused_cleanly
@@ -132,9 +134,38 @@ CASES = [
     (["sweep", "--subset", "two"], 2, "K/N"),
     (["suite", "--cluster", "somewhere"], 2, "local:N"),
     (["sweep", "--cluster", "local:0"], 2, "local:N"),
+    (["sweep", "--cluster", "tcp://127.0.0.1:99999"], 2, "port 99999 cannot exist (a TCP port is 1 to 65535)"),
+    (["suite", "--cluster", "tcp://scheduler:0"], 2, "port 0 cannot exist"),
+    (["run", "--target", "ibex", "--config", "load=voip", "--scenario", "rotate"], 2,
+     "load=voip needs a peripheral timer of its own, and the Ibex boards' code drives only the machine timer"),
+    (["run", "--target", "ibex-qemu", "--config", "load=voip", "--scenario", "rotate"], 2,
+     "use mps2-an385, mps2-an386 or microbit"),
+    (["run", "--target", "ibex", "--port", "/dev/null", "--scenario", "yield"], 2,
+     "--port /dev/null is one of the kernel's memory devices"),
+    (["run", "--target", "ibex", "--port", "some-dir", "--no-flash", "--scenario", "yield"], 2,
+     "--port some-dir is a directory, not a serial port"),
+    # the RTL's run is bounded to an hour without --timeout: 20 s and 10 ms a sample, (3600 - 20) / 0.01 samples
+    (["run", "--target", "ibex", "--scenario", "yield", "--samples", "4294967295"], 2,
+     "--samples 4,294,967,295 on ibex: its verilator run is allowed 10 ms a sample, 11,930.5 hours for these"),
+    (["run", "--target", "ibex", "--scenario", "yield", "--samples", "358001"], 2, "at most 358,000 fit"),
+    (["sweep", "--target", "ibex", "--scenario", "yield", "--samples", "100,400000"], 2,
+     "give --samples 358,000 or fewer (switchscope run takes a --timeout to wait longer)"),
+    (["measure", "notes.txt", "--target", "ibex", "--from", "never", "--to", "never2", "--count", "4000000000"], 2,
+     "--count 4,000,000,000 on ibex"),
+    (["measure", "some-dir", "--target", "mps2-an385", "--switches", "--kernel", "freertos"], 2,
+     "some-dir is a directory, not a firmware file"),
+    (["measure", "some-dir", "--target", "ibex", "--from", "main", "--to", "exit"], 2,
+     "some-dir is a directory, not a firmware file"),
 ]
 
 
 @pytest.mark.parametrize("arguments, status, fragment", CASES, ids=[" ".join(c[0]) or "(none)" for c in CASES])
 def test_bad_input_gets_a_clear_error(tmp_path, monkeypatch, capsys, arguments, status, fragment):
     refused_cleanly(tmp_path, FILES, arguments, status, fragment, monkeypatch, capsys)
+
+
+@pytest.mark.parametrize("option", [["--switches", "--kernel", "freertos"], ["--from", "main", "--to", "exit"]])
+def test_a_fifo_given_as_the_firmware_is_refused_unread(tmp_path, monkeypatch, capsys, option):
+    os.mkfifo(tmp_path / "firmware.elf")  # opened, it would wait for a writer forever
+    refused_cleanly(tmp_path, {}, ["measure", "firmware.elf", "--target", "mps2-an385", *option], 2,
+                    "firmware.elf is a FIFO, not a firmware file", monkeypatch, capsys)

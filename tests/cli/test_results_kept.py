@@ -329,3 +329,15 @@ def test_a_list_of_one_entry_per_sample_must_have_as_many_as_the_samples(tmp_pat
     rotate = {**GOOD, "scenario": "rotate", "tasks": 3, "pairs": [[1, 2], [2, 3]]}
     refused_cleanly(tmp_path, {"rotate.json": results_file(rotate)}, ["report", "rotate.json", "--html", "page.html"],
                     2, "result 0: pairs has 2 entries for 3 samples", monkeypatch, capsys)
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("encoding", ["ascii", "iso8859-7"])  # Greek has its letter mu, not the micro sign
+def test_a_terminal_that_cannot_encode_the_micro_sign_reads_us(tmp_path, encoding):
+    done = subprocess.run([*COMMAND, "run", "--scenario", "yield", "--samples", "200", "--json", "p.json"],
+                          cwd=tmp_path, capture_output=True, env={**os.environ, "PYTHONIOENCODING": encoding},
+                          timeout=600)
+    assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr.decode(errors="replace")
+    said = done.stdout.decode(encoding)
+    assert "in us at 25 MHz:" in said and "µ" not in said
+    assert json.loads((tmp_path / "p.json").read_text())["results"][0]["count"] == 200

@@ -37,7 +37,7 @@ def write(path, *results):
 
 
 def run(arguments, capsys) -> tuple[int, str]:
-    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM)}
+    handlers = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
     try:
         status = cli.main(["compare", *arguments])
     finally:

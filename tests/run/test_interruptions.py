@@ -1,8 +1,9 @@
 """Interrupted commands end cleanly: every simulator they started is gone,
 what was complete is kept (marked incomplete), and the exit status says which
-signal it was (130 SIGINT, 143 SIGTERM)."""
+signal it was (130 SIGINT, 143 SIGTERM, 129 SIGHUP)."""
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -60,7 +61,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-@pytest.mark.parametrize("signal_number, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signal_number, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)])
 @pytest.mark.parametrize("target", ["mps2-an385", "atmega328p"])
 def test_an_interrupted_run_ends_its_simulator_and_says_so(tmp_path, target, signal_number, status):
     command = subprocess.Popen([*SWITCHSCOPE, "run", "--target", target, "--scenario", "yield", "--samples",
@@ -199,3 +200,20 @@ def test_a_sweep_killed_outright_leaves_no_worker_and_no_simulator(tmp_path):
     _wait_for(lambda: not any(_alive(pid) for pid in left), 10)
     assert "Traceback" not in stderr, stderr
     assert not any(folder.exists() for folder in scratch)  # the workers cleaned up as they went
+
+
+def test_a_hang_up_ends_every_worker_of_a_run_and_its_simulators(tmp_path):
+    """The terminal closed under `run --scenario all --method all`: the command unwinds as on SIGTERM, and its
+    workers, which the hang-up reaches too, end their simulators and exit with it."""
+    command = subprocess.Popen([*SWITCHSCOPE, "run", "--target", "mps2-an385", "--scenario", "all", "--method", "all",
+                                "--samples", "10000000", "--quiet"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                               start_new_session=True)  # its own process group, as a terminal's job has
+    _wait_for(lambda: _simulators_started_by(command.pid), 300)
+    left = _descendants(command.pid)
+    assert len(left) >= 3  # the workers (one per core), a simulator at work
+    os.killpg(command.pid, signal.SIGHUP)  # as a terminal does: to the whole (foreground) process group
+    _, stderr = command.communicate(timeout=60)
+    assert command.returncode == 129, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr, stderr
+    _wait_for(lambda: not any(_alive(pid) for pid in left), 10)

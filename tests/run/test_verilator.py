@@ -145,3 +145,39 @@ def test_a_top_without_the_tied_off_line_is_refused_naming_the_file(monkeypatch,
     with pytest.raises(model.SwitchscopeError, match="irq_nm_i is not tied to 0 exactly once") as raised:
         model.interrupt_top(package, tmp_path / "out")
     assert str(source) in str(raised.value) and "INTERRUPT_PORTS" in raised.value.hint
+
+
+LOOP = """
+    .section .boot, "ax"
+    .globl _start
+_start:
+    j _start
+never:
+    nop
+never2:
+    nop
+"""
+
+
+@pytest.mark.firmware
+def test_a_point_the_rtl_never_reaches_ends_the_run_at_its_time_limit_with_the_reason(tmp_path, monkeypatch, capsys):
+    """A firmware that spins (at simple_system's boot address, 0x100080) before either point: the run is stopped at its time limit (20 s and 10 ms a
+    count, as on QEMU at its own allowance), and says which point was never reached."""
+    import shutil
+    import time
+
+    from conftest import run_command
+    (tmp_path / "loop.S").write_text(LOOP)
+    (tmp_path / "loop.ld").write_text("ENTRY(_start)\nSECTIONS { . = 0x100080; .boot : { *(.boot) } }\n")
+    subprocess.run([shutil.which(catalog.TARGETS["ibex"].gcc), "-march=rv32imc", "-mabi=ilp32", "-nostdlib",
+                    "-nostartfiles", "-T", str(tmp_path / "loop.ld"), str(tmp_path / "loop.S"), "-o",
+                    str(tmp_path / "loop.elf")], check=True)
+    monkeypatch.chdir(tmp_path)
+    model.ensure("small")  # built before the clock starts: a fresh checkout builds it once
+    started = time.monotonic()
+    status, said = run_command(["measure", "loop.elf", "--target", "ibex", "--from", "never", "--to", "never2",
+                                "--count", "100"], capsys)
+    assert status != 0 and "Traceback" not in said, said
+    assert "--from never (0x100082) was reached 0 time(s)" in said and "Illegal instruction" not in said, said
+    assert "the firmware did not finish within 21 s and was stopped" in said
+    assert time.monotonic() - started < 60

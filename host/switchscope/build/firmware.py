@@ -31,7 +31,7 @@ from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.catalog.configs import Config
 from switchscope.common import paths
 from switchscope.common.errors import BuildFailed, SwitchscopeError
-from switchscope.common.tools import require, rust_tool, version_line
+from switchscope.common.tools import require, run_owned, rust_tool, version_line
 from switchscope.decode import elf
 from switchscope.decode.methods import METHODS, Method
 
@@ -99,7 +99,7 @@ def _object(gcc: str, flags: list[str], includes: list[str], source: Path,
     libraries, so that what the link's options add to compiling (a specs file's include folders) applies alike;
     -D and -I reach the object only through the preprocessor, whose output is in the key. `log` gets each step
     and what the compiler said (kept beside the object, so that a later build's log has its warnings too)."""
-    preprocessed = subprocess.run([gcc, *flags, *includes, "-E", str(source)], capture_output=True)
+    preprocessed = run_owned([gcc, *flags, *includes, "-E", str(source)], capture_output=True)
     if preprocessed.returncode != 0:  # the compile says why, as the one-invocation build did
         return _compiled([gcc, *flags, *includes, "-c", str(source)], None, log)
     digest = hashlib.sha256(json.dumps([version_line(gcc), gcc, [f for f in flags if not f.startswith(("-D", "-I"))],
@@ -122,8 +122,11 @@ def _compiled(command: list[str], found: Path | None, log: list[str]) -> Path | 
     scratch = Path(tempfile.mkdtemp(prefix=".compiling-", dir=found.parent if found else None))
     try:
         output = scratch / (found.name if found else "object.o")
-        result = subprocess.run([*command, "-o", str(output)], capture_output=True, text=True)
+        result = run_owned([*command, "-o", str(output)], capture_output=True, text=True)
         log.append(" ".join(command) + "\n" + result.stdout + result.stderr)
+        if result.returncode == 0 and not output.is_file():  # a file gcc takes for the link's, not a source
+            result.returncode, result.stderr = 1, (f"{result.stderr}{command[-1]}: the compiler made no object of "
+                                                   "it: it is no C or assembler source (.c, .S, .s)\n")
         if result.returncode != 0 or found is None:
             return result
         found.with_suffix(".log").write_text(result.stdout + result.stderr)
@@ -150,7 +153,7 @@ def _compile(gcc: str, cflags: tuple[str, ...], includes: list[Path], sources: l
             objects.append(made)
         command = [gcc, *cflags, *include_flags, *map(str, objects), *ldflags,
                    f"-Wl,-Map={out_dir / 'firmware.map'}", "-o", str(output) + ".tmp"]
-        result = subprocess.run(command, capture_output=True, text=True)
+        result = run_owned(command, capture_output=True, text=True)
         log.append(" ".join(command) + "\n" + result.stdout + result.stderr)
         if result.returncode != 0:
             raise _failed(result, out_dir, kernel, target, scenario)
@@ -335,8 +338,8 @@ def _build_rust(kernel: Kernel, target: Target, scenario: Scenario, method: Meth
                        "--target-dir", str(cargo_dir)]
             # cargo reads the workspace's .cargo/config.toml (the linker script) from its
             # working directory, not from --manifest-path, and rustup the pinned toolchain
-            result = subprocess.run(command, capture_output=True, text=True, cwd=workspace,
-                                    env={**os.environ, **defines})
+            result = run_owned(command, capture_output=True, text=True, cwd=workspace,
+                               env={**os.environ, **defines})
             out_dir.mkdir(parents=True, exist_ok=True)
             environment = "".join(f"{name}={value} " for name, value in sorted(defines.items()))
             (out_dir / "build.log").write_text(environment + " ".join(command) + "\n\n" + result.stdout + result.stderr)

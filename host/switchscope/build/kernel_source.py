@@ -14,7 +14,7 @@ from pathlib import Path
 
 from switchscope.catalog import CrateSource, Kernel, Target
 from switchscope.common.errors import SwitchscopeError
-from switchscope.common.tools import rust_tool
+from switchscope.common.tools import run_owned, rust_tool
 
 
 @dataclass(frozen=True)
@@ -26,8 +26,8 @@ class KernelSource:
 
 def _cargo(arguments: list[str], manifest: Path) -> subprocess.CompletedProcess:
     # run beside the manifest: rustup takes the toolchain from its rust-toolchain.toml
-    return subprocess.run([rust_tool("cargo"), *arguments, "--manifest-path", str(manifest)],
-                          capture_output=True, text=True, timeout=300, cwd=manifest.parent)
+    return run_owned([rust_tool("cargo"), *arguments, "--manifest-path", str(manifest)],
+                     capture_output=True, text=True, timeout=300, cwd=manifest.parent)
 
 
 def _cargo_metadata(manifest: Path, offline: bool) -> subprocess.CompletedProcess:
@@ -63,6 +63,9 @@ def crate_root(source: CrateSource) -> tuple[Path, str]:
     raise SwitchscopeError(f"{manifest} does not depend on {source.crate}")
 
 
+SOURCE_SUFFIXES = (".c", ".S", ".s")  # C, and assembler with and without the preprocessor
+
+
 def sources(kernel: Kernel, target: Target) -> KernelSource:
     """The kernel's own C files and include directories for the target's CPU."""
     if kernel.source is None:
@@ -77,5 +80,11 @@ def sources(kernel: Kernel, target: Target) -> KernelSource:
     if missing:
         raise SwitchscopeError(f"{kernel.source.crate} {crate_version} lacks {', '.join(missing)}",
                                f"check [source] and [ports] in {kernel.directory / 'kernel.toml'}")
+    # gcc takes any other file for the link's input and compiles nothing of it
+    uncompiled = [str(path) for path in files if path.suffix not in SOURCE_SUFFIXES]
+    if uncompiled:
+        raise SwitchscopeError(f"{kernel.directory / 'kernel.toml'}: files names {', '.join(uncompiled)}, which is "
+                               f"no source the compiler compiles ({', '.join(SOURCE_SUFFIXES)})",
+                               "name the kernel's C and assembler sources there; headers go by include_dirs")
     return KernelSource(version=f"{kernel.source.crate} {crate_version}", sources=files,
                         include_dirs=tuple(map(expand, (*kernel.source.include_dirs, *port.include_dirs))))

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import fcntl
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from switchscope.build import verilator
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError, ToolMissing
-from switchscope.common.tools import require
+from switchscope.common.tools import require, run_owned
 
 SIMAVR_HEADER = Path("/usr/include/simavr/sim_avr.h")
 
@@ -65,8 +64,8 @@ def ensure(simulator: str, core_config: str | None = None) -> Path:
             return tool.output
         partial = tool.output.with_name(f".{tool.name}.{os.getpid()}.tmp")
         folder = paths.checkout() / "host" / tool.folder
-        result = subprocess.run([cc, "-O2", "-Wall", "-o", str(partial), *(str(folder / s) for s in tool.sources),
-                                 *tool.flags], capture_output=True, text=True)
+        result = run_owned([cc, "-O2", "-Wall", "-o", str(partial), *(str(folder / s) for s in tool.sources),
+                            *tool.flags], capture_output=True, text=True)
         if result.returncode != 0:
             partial.unlink(missing_ok=True)
             raise SwitchscopeError(f"building {tool.name} in {folder} failed:\n{result.stderr.strip()[-2000:]}")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from switchscope.common import paths
 from switchscope.common.errors import BuildFailed, SwitchscopeError
-from switchscope.common.tools import require
+from switchscope.common.tools import require, run_owned
 
 PACKAGE = "pythondata_cpu_ibex"
 PACKAGE_PIN = "pythondata-cpu-ibex==0.0.post2937"
@@ -222,33 +222,75 @@ def ensure(config: str, verbose: bool = False, tracer: bool = False) -> Path:
     binary = model / "ibex-sim"
     if binary.is_file():
         return binary
-    model.parent.mkdir(parents=True, exist_ok=True)
-    with (model.parent / f".{key}.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two builds of one key: the second waits and finds it built
-        if binary.is_file():
-            return binary
-        partial = model.with_name(f".{key}.{os.getpid()}.partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        generic_primitives(root, partial / "primitives")
-        arguments = verilator_arguments(root, configs[config], partial / "primitives", partial, tracer)
-        (partial / "verilator-command.txt").write_text(" ".join([verilator, *arguments]) + "\n")
-        started = time.monotonic()
-        result = subprocess.run([verilator, *arguments], capture_output=not verbose, text=True)
-        if result.returncode != 0:
-            log = model.with_name(f"{key}.failed.log")
-            said = (result.stdout or "") + (result.stderr or "")
-            log.write_text(said)
-            # the compiler's own error says more than Verilator's "make exited with 2" that follows it
-            first = next((line.strip() for line in said.splitlines() if "error" in line.lower()
-                          and not line.startswith("%Error: make") and not line.startswith("%Error: Command")), None)
-            raise BuildFailed(f"verilator failed building Ibex {config}" + (f": {first}" if first else "")
-                              + f" (log: {log})", "read the log's first %Error or error: line")
-        (partial / "build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
-        # the sources Verilator actually read, for provenance: its dependency file lists them
-        depends = next((partial / "obj").glob("*__ver.d"), None)
-        if depends is not None:
-            used = sorted({word for word in depends.read_text().split() if word.endswith((".sv", ".svh", ".vlt"))})
-            (partial / "sources.txt").write_text("\n".join(used) + "\n")
-        shutil.rmtree(partial / "obj", ignore_errors=True)  # the objects are 100 MB; the binary is all we run
-        os.rename(partial, model)
+    try:
+        model.parent.mkdir(parents=True, exist_ok=True)
+        with (model.parent / f".{key}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # two builds of one key: the second waits and finds it built
+            if binary.is_file():
+                return binary
+            # under the lock no other build of this key is under way: any half-built model of it is one a
+            # killed command left
+            for stale in model.parent.glob(f".{key}.*.partial"):
+                shutil.rmtree(stale, ignore_errors=True)
+            partial = model.with_name(f".{key}.{os.getpid()}.partial")
+            try:
+                _build(root, configs[config], verilator, config, tracer, partial, model, verbose)
+            except BaseException:  # a failure, a full disk, an interruption: no half-built model stays
+                shutil.rmtree(partial, ignore_errors=True)
+                raise
+    except OSError as error:
+        raise BuildFailed(f"cannot build the Ibex {config} model: {error.filename or cache_root()}: "
+                          f"{error.strerror or error}",
+                          "free some space there, or make it writable, or set SWITCHSCOPE_BUILD to a folder "
+                          "that is (nothing half-built was kept)") from None
     return binary
+
+
+FULL_BELOW_BYTES = 1 << 20  # what is left when a build failed on a full disk: the failure is that
+
+
+def _free_bytes(path: Path) -> int:
+    try:
+        found = os.statvfs(path if path.exists() else path.parent)
+    except OSError:
+        return 1 << 62  # unknown: not taken for full
+    return found.f_bavail * found.f_frsize
+
+
+def _build(root: Path, parameters: dict[str, str], verilator: str, config: str, tracer: bool, partial: Path,
+           model: Path, verbose: bool) -> None:
+    """Verilator's build of the model into `partial`, renamed `model` once complete; `verbose`: what Verilator
+    and the compiler say goes to the terminal as they say it."""
+    generic_primitives(root, partial / "primitives")
+    arguments = verilator_arguments(root, parameters, partial / "primitives", partial, tracer)
+    (partial / "verilator-command.txt").write_text(" ".join([verilator, *arguments]) + "\n")
+    started = time.monotonic()
+    # in a process group of its own: an interruption, or the command's death, ends make and g++ with it
+    result = run_owned([verilator, *arguments], capture_output=not verbose, text=True)
+    if result.returncode != 0:
+        said = (result.stdout or "") + (result.stderr or "")
+        free = _free_bytes(partial)
+        if "No space left on device" in said or free < FULL_BELOW_BYTES:  # a compiler's Bus error on a full tmpfs
+            raise BuildFailed(f"verilator failed building Ibex {config}: the disk of {cache_root()} is full "
+                              f"({free / 2**10:.0f} KiB free as the build failed)",
+                              "free some space there, or set SWITCHSCOPE_BUILD to a folder on a larger disk "
+                              "(nothing half-built was kept)")
+        log = model.with_name(f"{model.name}.failed.log")
+        try:
+            log.write_text(said)
+        except OSError:  # the disk that failed the build: no log cut short stays
+            log.unlink(missing_ok=True)
+            raise
+        # the compiler's own error says more than Verilator's "make exited with 2" that follows it
+        first = next((line.strip() for line in said.splitlines() if "error" in line.lower()
+                      and not line.startswith("%Error: make") and not line.startswith("%Error: Command")), None)
+        raise BuildFailed(f"verilator failed building Ibex {config}" + (f": {first}" if first else "")
+                          + f" (log: {log})", "read the log's first %Error or error: line")
+    (partial / "build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
+    # the sources Verilator actually read, for provenance: its dependency file lists them
+    depends = next((partial / "obj").glob("*__ver.d"), None)
+    if depends is not None:
+        used = sorted({word for word in depends.read_text().split() if word.endswith((".sv", ".svh", ".vlt"))})
+        (partial / "sources.txt").write_text("\n".join(used) + "\n")
+    shutil.rmtree(partial / "obj", ignore_errors=True)  # the objects are 100 MB; the binary is all we run
+    os.rename(partial, model)

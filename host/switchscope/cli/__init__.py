@@ -1,6 +1,6 @@
 """The cli stage: the command line, one module per group of subcommands (measuring, boards,
 results, listing), the grammar in parser.py, and main() here: exit 0 measured, 1 a measurement
-failed, 2 bad input, 130/143 interrupted.
+failed, 2 bad input, 130/143/129 interrupted (SIGINT, SIGTERM, SIGHUP).
 
 A reader that goes away (switchscope run | head -1) or a standard stream closed from the start
 (>&-) ends only the printing: the command goes on, writes its files, and exits with the status of
@@ -18,7 +18,8 @@ import signal
 import sys
 
 from switchscope.cli.parser import parser
-from switchscope.common.errors import Interrupted, OutputFailed, SwitchscopeError, ignore_signal
+from switchscope.common.errors import (INTERRUPTING_SIGNALS, Interrupted, OutputFailed, SwitchscopeError,
+                                       ignore_signal)
 
 
 class _Nowhere(io.TextIOBase):
@@ -29,6 +30,26 @@ class _Nowhere(io.TextIOBase):
 
     def write(self, text: str) -> int:
         return len(text)
+
+
+# What a terminal that cannot encode a sign (PYTHONIOENCODING=ascii, a latin-1 locale) reads in its place
+PLAIN_SIGNS = str.maketrans({"µ": "u", "…": "...", "×": "x", "≥": ">=", "≤": "<=", "−": "-", "→": "->", "†": "+",
+                             "—": "-", "–": "-", "·": ".", "²": "^2", "±": "+/-", "°": " deg"})
+
+
+def _encodable(text: str, encoding: str | None) -> str:
+    """`text` as the stream's encoding can write it: "µs" becomes "us", and any other sign it lacks a "?"."""
+    if not encoding or text.isascii():
+        return text
+    try:
+        text.encode(encoding)
+        return text
+    except (UnicodeError, LookupError):
+        plain = text.translate(PLAIN_SIGNS)
+        try:
+            return plain.encode(encoding, errors="replace").decode(encoding)
+        except LookupError:
+            return plain.encode("ascii", errors="replace").decode("ascii")
 
 
 class _StandardStream:
@@ -69,7 +90,8 @@ class _StandardStream:
             raise OutputFailed(f"cannot write standard output: {error.strerror or error}") from None
 
     def write(self, text):
-        return self._guarded(self._stream.write, text, nothing=len(text))
+        return self._guarded(self._stream.write, _encodable(text, getattr(self._stream, "encoding", None)),
+                             nothing=len(text))
 
     def flush(self):
         return self._guarded(self._stream.flush)
@@ -98,9 +120,9 @@ def _standard_stream(name: str, descriptor: int):
 
 
 def _interrupt(signal_number, _frame):
-    """The first SIGINT or SIGTERM unwinds the command; later ones are ignored, so that they cannot break
+    """The first SIGINT, SIGTERM or SIGHUP unwinds the command; later ones are ignored, so that they cannot break
     into its clean-up (ending the workers and simulators, writing what was measured) half-way."""
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in INTERRUPTING_SIGNALS:
         signal.signal(number, ignore_signal)
     raise Interrupted(signal_number)
 
@@ -110,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "handler", None):
         parser().print_help()
         return 2
-    for number in (signal.SIGINT, signal.SIGTERM):  # unwind, so that every simulator is ended on the way out
+    for number in INTERRUPTING_SIGNALS:  # unwind, so that every simulator is ended on the way out
         signal.signal(number, _interrupt)
     given = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = _standard_stream("stdout", 1), _standard_stream("stderr", 2)

@@ -8,8 +8,9 @@ from switchscope import catalog
 from switchscope.catalog.plan import Plan
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures.measure import MAX_SAMPLES
-from switchscope.run import serial_port
+from switchscope.catalog.job import Job
+from switchscope.figures.measure import MAX_SAMPLES, check_within_longest_run
+from switchscope.run import flash, serial_port
 
 TASKS_ONLY_ROTATE = "--tasks applies to the rotate scenario only"
 
@@ -98,3 +99,20 @@ def check_board_options(args) -> None:
     board = target.real_board
     by_hand = f"to flash it by hand: {board.by_hand}, then add --no-flash" if board and not args.no_flash else ""
     serial_port.check_port(args.port, by_hand)  # before any build: a missing board or a bad URL is said at once
+    if board is None and not args.no_flash:
+        raise flash.not_flashable(target)  # before any build, not as the measurement's failure
+
+
+def check_runs_fit(args, jobs_or_points: list, target=None) -> None:
+    """Before any work: each simulated run's count within the longest run its simulator allows without a
+    --timeout (figures/measure.py): run's jobs at --samples, sweep's points at each of theirs, or measure's
+    one `target` at --count."""
+    if getattr(args, "timeout", None) is not None or getattr(args, "port", None):
+        return
+    if target is not None:
+        check_within_longest_run(args.count, target, "--count")
+    for item in jobs_or_points:
+        if isinstance(item, Job):
+            check_within_longest_run(args.samples, item.target)
+        else:  # a sweep's point: sweep takes no --timeout
+            check_within_longest_run(item.samples, item.job.target, timeout=False)

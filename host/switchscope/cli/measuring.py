@@ -22,8 +22,8 @@ from switchscope.figures.result import Result
 from switchscope.figures.measure_elf import check_built_for, measure_elf
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.switches import measure_switches
-from switchscope.cli.choices import (check_board_options, check_exports, check_samples, nothing_measurable,
-                                     require_jobs, say_skipped, scenarios_with_tasks)
+from switchscope.cli.choices import (check_board_options, check_exports, check_runs_fit, check_samples,
+                                     nothing_measurable, require_jobs, say_skipped, scenarios_with_tasks)
 from switchscope.present import (breakdown_text, display, exports, mechanism, message_cost, report,
                                  ruler_view, side_by_side, suite_page, switches_view)
 
@@ -42,6 +42,7 @@ def command_run(args) -> int:
     jobs = found.jobs
     if args.floor:
         jobs = _floor_jobs(jobs, kernels) + jobs
+    check_runs_fit(args, jobs)
     if args.port and args.no_flash and len(jobs) > 1:
         raise SwitchscopeError(f"--no-flash reads the one image the board runs, and {len(jobs)} were asked for",
                                "choose its --scenario (and --method probe)")
@@ -195,6 +196,7 @@ def command_sweep(args) -> int:
             print(f"share {args.subset} holds no points: the plan's {share['points']} points need fewer shares "
                   "(each firmware's points go to one share)")
     matrix.check_fits_in_memory(points)
+    check_runs_fit(args, points)
     if args.resume and not args.json:
         raise SwitchscopeError("--resume continues the sweep written to --json: give its path")
     json_path = outputs.check_file(args.json, "--json") if args.json else None
@@ -309,6 +311,7 @@ def command_measure(args) -> int:
                                + ("all" if args.target == "all" else "several"),
                                "name the target (see: switchscope list targets)")
     (target,) = targets
+    check_runs_fit(args, [], target)
     if catalog.real_boards_named(args.target):  # its simulated twin would run it, under another name
         raise SwitchscopeError(f"{args.target} is a real board, and measure runs a firmware on a simulator",
                                f"--target {target.name} runs it on the simulated {target.cpu}, the board's chip; "

@@ -1,5 +1,7 @@
 """Errors a user can act on: each says what went wrong and what to do."""
 
+import signal
+
 
 class SwitchscopeError(Exception):
     """Base of every error the command line reports without a traceback."""
@@ -42,9 +44,13 @@ class FirmwareFailed(SwitchscopeError):
     """The firmware crashed, hung, or its stream could not be used."""
 
 
+# The signals that end a command as an interruption: Ctrl-C, kill, and the terminal or session going away
+INTERRUPTING_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 class Interrupted(BaseException):
-    """SIGINT or SIGTERM arrived: the command stops its simulators, keeps what
-    it completed, and exits 128 + the signal's number (130, 143). A
+    """SIGINT, SIGTERM or SIGHUP arrived: the command stops its simulators, keeps what
+    it completed, and exits 128 + the signal's number (130, 143, 129). A
     BaseException, so that no `except Exception` on the way swallows it."""
 
     def __init__(self, signal_number: int):

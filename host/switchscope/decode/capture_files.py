@@ -74,16 +74,29 @@ def _check_sizes(path: Path, archive: zipfile.ZipFile) -> None:
                            f"({MAX_SESSION_BYTES:,})", "export the part of the capture that holds the patterns")
 
 
+def check_listed_once(path: Path, channel: str, places: list[str]) -> None:
+    """A channel named twice is two pins under one name: which one the pin was recorded on cannot be told."""
+    if len(places) > 1:
+        raise CaptureError(f"{path}: channel '{channel}' is listed {len(places)} times ({', '.join(places)}), "
+                           "so which one holds the pin cannot be told",
+                           "name the analyzer's channels apart (each pin its own name) and export the capture again")
+
+
 def read_sigrok_session(path: Path, channel: str) -> Channel:
     try:
         archive = zipfile.ZipFile(path)
         _check_sizes(path, archive)
+        if "metadata" not in archive.namelist():
+            raise CaptureError(f"{path} is a zip archive with no metadata member, and every sigrok session has one "
+                               "(its sample rate and channel names): not a sigrok session, or one damaged",
+                               "save the capture again from PulseView or sigrok-cli (-o capture.sr)")
         metadata = configparser.ConfigParser(interpolation=None)
         metadata.read_string(archive.read("metadata").decode())
         device = metadata["device 1"]
         names = [device[f"probe{i}"] for i in range(1, int(device.get("total probes", "0")) + 1)]
         if channel not in names:
             raise unknown_channel(path, channel, names)
+        check_listed_once(path, channel, [f"probe{i}" for i, name in enumerate(names, 1) if name == channel])
         rate = samplerate(device["samplerate"])
         unit = int(device.get("unitsize", "1"))
         if not 1 <= unit <= 8 or names.index(channel) >= 8 * unit:
@@ -169,6 +182,8 @@ def read_sigrok_csv(path: Path, channel: str) -> Channel:
     logic_names = names or header[1 if time_column else 0:]
     if channel not in logic_names:
         raise unknown_channel(path, channel, logic_names)
+    check_listed_once(path, channel, [f"column {index + (2 if time_column else 1)}"
+                                      for index, name in enumerate(logic_names) if name == channel])
     if rate is None:
         raise CaptureError(f"{path} does not say its sample rate",
                            "export it with sigrok-cli -O csv (its header comment carries the rate)")

@@ -113,14 +113,18 @@ def read_vcd(path: Path, channel: str) -> Channel:
         if step == 0:
             raise CaptureError(f"{path}: its $timescale is 0, so its time stamps say nothing")
         code = _vcd_channel(path, header, channel)
-        edges, level, now, vector = [], None, None, None
+        edges, level, now, vector, comment = [], None, None, None, False
         line = header_lines[-1]
         for number, line in enumerate(lines, start=number + 1):
             if not line.endswith(("\n", "\r")):
                 break  # the last line, cut short: said below
             for token in line.split():
                 new = None
-                if vector is not None:  # "b1 !": a vector's value, then the signal it is of
+                if comment:  # a comment's words are text, whatever they look like ("1!" or "#500" included)
+                    comment = token != "$end"
+                elif token == "$comment":
+                    comment = True
+                elif vector is not None:  # "b1 !": a vector's value, then the signal it is of
                     if token == code:
                         new = 1 if vector.lstrip("0") == "1" else 0
                     vector = None
@@ -133,8 +137,18 @@ def read_vcd(path: Path, channel: str) -> Channel:
                     now = int(digits)
                 elif token[0] in "bBrR":
                     vector = token[1:]
-                elif token[0] in "01xXzZ" and token[1:] == code:
-                    new = 1 if token[0] == "1" else 0
+                elif token[0] in "xXzZ" and token[1:] == code:
+                    if level is None:  # unknown until first driven (a simulator's dump starts so): no level yet
+                        continue
+                    # a known level that becomes unknown: a glitch the analyzer could not read, or a pin let
+                    # float; either way no edge can be placed in it
+                    raise CaptureError(f"{path}, line {number}: channel '{channel}' goes from {level} to "
+                                       f"{token[0]} (unknown) at #{now}: a pin's level is 0 or 1, and an edge "
+                                       "cannot be placed in an unknown one",
+                                       "capture again with the analyzer's threshold set for the board's logic "
+                                       "level, or trim the capture to where the pin is driven")
+                elif token[0] in "01" and token[1:] == code:
+                    new = int(token[0])
                 if new is not None:
                     if level is not None and new != level:
                         if now is None:

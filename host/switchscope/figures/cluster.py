@@ -22,7 +22,8 @@ from switchscope.common.errors import SwitchscopeError, ToolMissing
 from switchscope.figures.measure import measure
 from switchscope.figures.result import Result
 
-ADDRESS = re.compile(r"^(local:(?P<workers>[1-9][0-9]{0,2})|(tcp|tls)://[^\s:/]+:[0-9]{1,5})$")
+ADDRESS = re.compile(r"^(local:(?P<workers>[1-9][0-9]{0,2})|(tcp|tls)://[^\s:/]+:(?P<port>[0-9]{1,5}))$")
+PORTS = range(1, 65536)  # a TCP port is 16 bits, and 0 is no port to connect to
 CONNECT_TIMEOUT_S = 10
 CONNECT_GRACE_S = 2  # past Client's own timeout, which a far end that accepts and says nothing outlasts
 WORKERS_TIMEOUT_S = 30  # a scheduler without workers: how long to wait for one to join
@@ -30,9 +31,14 @@ RETRIES = 3  # a point whose worker died is run again at most this many times
 
 
 def check_address(text: str) -> str:
-    if not ADDRESS.match(text):
+    matched = ADDRESS.match(text)
+    if not matched:
         raise SwitchscopeError(f"--cluster {text}: local:N (N workers on this machine, 1 to 999) or tcp://HOST:PORT "
                                "(a running Dask scheduler) is expected", "e.g. --cluster local:4")
+    if matched.group("port") is not None and int(matched.group("port")) not in PORTS:
+        raise SwitchscopeError(f"--cluster {text}: port {int(matched.group('port'))} cannot exist (a TCP port is "
+                               f"{PORTS.start} to {PORTS.stop - 1})",
+                               "give the port the scheduler listens on (dask scheduler says it; 8786 by default)")
     return text
 
 

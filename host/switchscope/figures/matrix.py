@@ -12,11 +12,11 @@ from typing import Callable
 
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.common.errors import Interrupted, SwitchscopeError, ignore_signal
+from switchscope.common.errors import INTERRUPTING_SIGNALS, Interrupted, SwitchscopeError, ignore_signal
 from switchscope.figures import results_files
 from switchscope.figures.measure import measure
 from switchscope.figures.result import AlteredResult, Result
-from switchscope.run.runner import die_with_parent
+from switchscope.common.tools import die_with_parent
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ def _on_signal_in_worker(signal_number, _frame):
     each worker for every thread of the command that dies, and a second one
     would cut the clean-up short."""
     global _signalled
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in INTERRUPTING_SIGNALS:
         signal.signal(number, ignore_signal)
     _signalled = signal_number
     if _busy:
@@ -142,7 +142,7 @@ def _on_signal_in_worker(signal_number, _frame):
 
 
 def _start_worker(command_pid: int) -> None:
-    for number in (signal.SIGINT, signal.SIGTERM):
+    for number in INTERRUPTING_SIGNALS:
         signal.signal(number, _on_signal_in_worker)
     # the command killed outright (SIGKILL, the OOM killer): its workers end too, and their simulators with them
     die_with_parent(signal.SIGTERM)

@@ -43,6 +43,24 @@ def default_time_limit(samples: int, target: Target | None = None) -> float:
 MAX_SAMPLES = 2**32 - 1  # the firmware counts samples in 32 bits
 
 
+def check_within_longest_run(samples: int, target: Target, option: str = "--samples", timeout: bool = True) -> None:
+    """Before any work, where no --timeout is given (`timeout`: whether the command takes one): a count whose run, at the simulator's allowance per sample,
+    would outlast the longest run it allows (an RTL's LONGEST_RUN_S) is refused, saying how many fit: the run
+    would be stopped at its time limit anyway, the time spent for nothing."""
+    simulator = simulator_of(target)
+    longest = getattr(simulator, "LONGEST_RUN_S", None)
+    if longest is None or default_time_limit(samples, target) <= longest:
+        return
+    per_sample = simulator.TIME_LIMIT_PER_SAMPLE_S
+    fitting = int((longest - BASE_TIME_LIMIT_S) / per_sample)
+    raise SwitchscopeError(
+        f"{option} {samples:,} on {target.name}: its {simulator.NAME} run is allowed {per_sample * 1000:g} ms a "
+        f"sample, {default_time_limit(samples, target) / 3600:,.1f} hours for these, and switchscope bounds a "
+        f"run there to {longest / 3600:g} hour{'s' if longest != 3600 else ''}: at most {fitting:,} fit",
+        f"give {option} {fitting:,} or fewer" + (", or a --timeout in seconds to wait longer" if timeout else
+                                                   " (switchscope run takes a --timeout to wait longer)"))
+
+
 def _check_identity(stream: Stream, job: Job, samples: int) -> None:
     """The firmware must be what was asked for, on the board its board.toml
     describes, measuring as many samples as were asked for."""

@@ -6,6 +6,7 @@ intervals are counted, or when the firmware stops."""
 from __future__ import annotations
 
 import re
+import stat
 from pathlib import Path
 
 from switchscope.build import native
@@ -114,8 +115,14 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     time, would give another core's figures. Returns what to say where the ELF does not record its core (or
     records only its architecture, which several of the simulated cores execute) or was built for a smaller one,
     else None."""
-    if not firmware_elf.is_file():
-        raise SwitchscopeError(f"no firmware file {firmware_elf}")
+    if not firmware_elf.is_file():  # never opened unless a regular file: a FIFO would wait for a writer forever
+        if not firmware_elf.exists():
+            raise SwitchscopeError(f"no firmware file {firmware_elf}")
+        mode = firmware_elf.stat().st_mode
+        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
+            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket"
+        raise SwitchscopeError(f"{firmware_elf} is {kind}, not a firmware file",
+                               "give the ELF file the firmware's build wrote (its linker's output, e.g. app.elf)")
     wanted = simulator_of(target).elf_machine(target)
     built_for = elf.machine(firmware_elf)
     if built_for != wanted:

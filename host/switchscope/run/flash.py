@@ -46,12 +46,16 @@ def hex_image(target: Target, elf: Path) -> Path:
     return image
 
 
+def not_flashable(target: Target) -> SwitchscopeError:
+    return SwitchscopeError(f"{target.name} is no real board switchscope can flash",
+                            "flash its image by other means, then read the board with --port ... --no-flash")
+
+
 def command(target: Target, elf: Path, port: str) -> list[str]:
     """The flasher's command line for this board, image and port (its executable looked up on PATH)."""
     board = target.real_board
     if board is None:
-        raise SwitchscopeError(f"{target.name} is no real board switchscope can flash",
-                               "flash its image by other means, then read the board with --port ... --no-flash")
+        raise not_flashable(target)
     if board.flashes_through_port:  # a bootloader on the serial line (the Uno's); a debug probe needs no port
         if "://" in port:
             raise SwitchscopeError(f"--port {port}: flashing {board.name} needs its serial device, not a URL",

@@ -7,11 +7,9 @@ firmware sent, so a failure can be explained by its last words.
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import os
 import select
-import signal
 import subprocess
 import tempfile
 import time
@@ -20,6 +18,7 @@ from typing import Callable
 
 from switchscope.catalog import Target
 from switchscope.common.errors import FirmwareFailed, UnknownName
+from switchscope.common.tools import die_with_parent, end_group
 from switchscope.decode.event_log import EventLog
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import StreamDecoder
@@ -36,7 +35,6 @@ EVENTS_PER_SAMPLE_LIMIT = 8  # watch events a run may log per sample requested (
 # of the loop's iterations (the shortest here, the floor kernel's, is about 100 steps)
 LATENCY_EVENTS_PER_SAMPLE = 64
 EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
-PR_SET_PDEATHSIG = 1  # linux/prctl.h
 PIPE_BYTES = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size
 DECODE_BYTES = 1 << 18
 
@@ -97,13 +95,13 @@ def _collect(command: list[str], time_limit: float, progress: Progress | None, e
             if len(unread) >= DECODE_BYTES or time.monotonic() - decoded_at >= 0.2:
                 decode()
         if streams:  # still open at the time limit: the firmware hangs or runs away
-            _end(process)
+            end_group(process)  # the simulator and anything it started (its own process group)
         else:
             returncode = process.wait(timeout=10)
         decode()  # the rest, the event log's last lines included
     finally:  # also on an interruption: no simulator outlives the command
         if process.poll() is None:
-            _end(process)
+            end_group(process)  # the simulator and anything it started (its own process group)
         process.stdout.close()
         process.stderr.close()
         if log_file is not None:
@@ -117,25 +115,6 @@ def _widen_pipe(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
     except (OSError, AttributeError):
         pass  # over /proc/sys/fs/pipe-max-size, or not Linux: the default pipe serves
-
-
-def die_with_parent(signal_number: int = signal.SIGKILL) -> None:
-    """In a child process (a simulator before it starts, a sweep's worker):
-    Linux sends it `signal_number` when the process that started it dies,
-    however that dies, even by SIGKILL, which leaves no chance to clean up."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal_number)
-    except (OSError, AttributeError):
-        pass  # not Linux: the parent's own clean-up still ends it
-
-
-def _end(process: subprocess.Popen) -> None:
-    """Kill the simulator and anything it started (its own process group)."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int, time_limit: float,

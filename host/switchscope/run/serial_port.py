@@ -10,8 +10,10 @@ bounded: for the run to start, and for each next record once it has.
 from __future__ import annotations
 
 import errno
+import os
 import select
 import socket
+import stat
 import threading
 import time
 import urllib.parse
@@ -27,6 +29,7 @@ START_WAIT_S = 8.0  # from opening the port to the run's first record: an Arduin
 RECORD_WAIT_S = 5.0  # once the run has started, the longest silence between records
 PREAMBLE_LIMIT = 1 << 20  # bytes kept while looking for the run's start
 URL_HINT = "give a serial device (/dev/ttyACM0) or a pyserial URL (socket://HOST:PORT, rfc2217://HOST:PORT)"
+MEMORY_DEVICES_MAJOR = 1  # Linux's /dev/null, /dev/zero, /dev/full, /dev/random, ...: devices.txt, "1 char"
 FIND_PORTS = "ls /dev/ttyACM* /dev/ttyUSB* (an Arduino Uno or an ST-LINK is usually /dev/ttyACM0)"
 
 
@@ -44,10 +47,20 @@ def _is_device(url: str) -> bool:
 def check_exists(url: str, also: str = "") -> None:
     """A serial device must be there (a URL's far end is known only once it is opened); `also`
     adds to what the error says to do."""
-    if _is_device(url) and not Path(url).exists():
-        raise SwitchscopeError(f"no board at {url}: there is no such port",
-                               f"connect the board and find its port: {FIND_PORTS}; then give it with --port"
-                               + (f"; {also}" if also else ""))
+    if not _is_device(url):
+        return
+    hint = f"connect the board and find its port: {FIND_PORTS}; then give it with --port" + (f"; {also}" if also else "")
+    try:
+        found = os.stat(url)
+    except FileNotFoundError:
+        raise SwitchscopeError(f"no board at {url}: there is no such port", hint) from None
+    except OSError as error:
+        raise SwitchscopeError(f"--port {url}: {error.strerror}", hint) from None
+    if stat.S_ISDIR(found.st_mode):
+        raise SwitchscopeError(f"--port {url} is a directory, not a serial port", hint)
+    if stat.S_ISCHR(found.st_mode) and os.major(found.st_rdev) == MEMORY_DEVICES_MAJOR:
+        raise SwitchscopeError(f"--port {url} is one of the kernel's memory devices (/dev/null, /dev/zero, ...), "
+                               "not a serial port: no board answers there", hint)
 
 
 def check_port(url: str, also: str = "") -> None:

@@ -27,6 +27,9 @@ UNIT = "cycles"
 ELF_MACHINE = "EM_RISCV"
 COUNTS = "cycles of the core's RTL, counted by Verilator"
 TRACES_WINDOWS = True  # breakdown: the harness logs every instruction of one window (--window-trace)
+# The longest run a count may ask for without a --timeout (figures/measure.py refuses one that would last longer):
+# at TIME_LIMIT_PER_SAMPLE_S, 358,000 samples: the RTL measures about 760 yield samples a second (docs/measurement.md)
+LONGEST_RUN_S = 3600.0
 TIME_LIMIT_PER_SAMPLE_S = 0.01  # the default time limit's allowance per sample: the RTL runs a few million cycles a second: deadlock-break takes about 3 ms a sample, more on a busy machine
 
 
