@@ -1,8 +1,10 @@
 """The checks of what a measuring command was asked for, made before any work: the selection (names,
 comma lists, what a real board needs), --tasks, --samples, the export files, and what to say of what the
-plan leaves out."""
+plan leaves out; measure --switches, whose help names its targets when shown."""
 
 from __future__ import annotations
+
+import argparse
 
 from switchscope import catalog
 from switchscope.catalog.plan import Plan
@@ -98,3 +100,16 @@ def check_board_options(args) -> None:
     board = target.real_board
     by_hand = f"to flash it by hand: {board.by_hand}, then add --no-flash" if board and not args.no_flash else ""
     serial_port.check_port(args.port, by_hand)  # before any build: a missing board or a bad URL is said at once
+
+
+class SwitchesFlag(argparse._StoreTrueAction):
+    """measure --switches, whose help names the targets from the catalog when it is shown, not when the
+    command line is parsed: a broken catalog file is then said as the command's error, not a traceback."""
+
+    @property
+    def help(self) -> str:
+        return f"time every task switch instead (in cycles; needs --kernel), on {', '.join(catalog.switches_targets())}"
+
+    @help.setter
+    def help(self, _given) -> None:
+        pass
