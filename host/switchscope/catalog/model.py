@@ -214,6 +214,7 @@ class Target:
     timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
     machine: str | None = None  # QEMU's -machine, where it is not the board's name
     caveat: str | None = None  # what every result must say of the simulation (a core timed on another's machine)
+    devices: str | None = None  # what the simulated machine models of the chip's peripherals, and what not
     default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
     core_config: str | None = None  # verilator: the core's configuration (Ibex: a name of its ibex_configs.yaml)

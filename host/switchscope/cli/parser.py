@@ -11,6 +11,7 @@ from switchscope.cli.boards import command_analyze, command_flash
 from switchscope.cli.completion import SHELLS, command_completion
 from switchscope.cli.choices import SwitchesFlag
 from switchscope.cli.listing import LIST_SECTIONS, command_list
+from switchscope.cli.project import add_parser as add_new_project
 from switchscope.cli.measuring import (command_breakdown, command_intrusion, command_measure, command_run,
                                        command_suite, command_sweep)
 from switchscope.cli.results import command_compare, command_merge, command_report
@@ -382,6 +383,7 @@ def parser() -> argparse.ArgumentParser:
                          help="the directory (for directories) or the JSON file (for files) to write")
     joining.set_defaults(handler=command_merge)
 
+    add_new_project(commands, one_name)
     listing = commands.add_parser("list", help="list kernels, targets, real boards, scenarios, methods and options")
     listing.add_argument("section", nargs="?", metavar="SECTION",
                          help=f"one of {', '.join(LIST_SECTIONS)}, or all (the default: every one)")
