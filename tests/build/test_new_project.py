@@ -108,3 +108,17 @@ def test_an_empty_directory_is_taken(tmp_path, capsys):
 
 def test_make_is_on_the_machine():
     assert shutil.which("make")  # set-up installs it (Ibex's Verilator models need it too)
+
+
+def test_the_pages_table_of_targets_is_the_catalogs():
+    from switchscope.common.paths import checkout
+
+    page = (checkout() / "docs/own-firmware.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): [cell.strip(" `") for cell in line.split("|")[2:-1]]
+            for line in page.split("## The targets", 1)[1].splitlines() if line.startswith("| `")}
+    assert set(rows) == set(project_targets())
+    for name, (cpu, simulator, compiler, flags, output, switches) in rows.items():
+        target = catalog.TARGETS[name]
+        assert (cpu, simulator, compiler, flags, output) == (target.cpu, target.simulator, target.gcc,
+                                                            " ".join(target.cflags), target.uart), name
+        assert switches == ("no" if target.switches_unavailable else "yes"), name
