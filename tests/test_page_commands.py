@@ -34,7 +34,8 @@ pytestmark = pytest.mark.firmware
 
 PAGES = [checkout() / "README.md", *sorted((checkout() / "docs").rglob("*.md"))]
 SAMPLES_CAP = 50
-COMMAND = re.compile(r"(?:^|[\s(/])switchscope\s+(.*)$")
+# a command line: `switchscope` first on it (in YAML after `run:`, in a shell line after `&&`), or `.venv/bin/switchscope`
+COMMAND = re.compile(r"(?:^\s*(?:-\s+)?(?:run:\s+)?|&&\s+)(?:\.venv/bin/)?switchscope\s+(.*)$")
 
 
 @dataclass(frozen=True)
