@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from switchscope.build import kernel_source, native
+from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog import Kernel, Scenario, Target
 from switchscope.catalog.configs import Config
@@ -227,6 +228,53 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
 
 
 EXAMPLE = "freertos-app"  # examples/<EXAMPLE>/main.c: an application for measure --switches, not a scenario
+EXAMPLE_KERNEL = "freertos"  # the kernel it is written for
+
+
+def example_unavailable(target: Target) -> str | None:
+    """Why the example application cannot be built for the target, or None where it can."""
+    if target.gcc is None or not target.has_c_board or target.latency_timer is None:
+        return (f"the example application's interrupt comes from the board's spare timer ([latency_timer] in "
+                f"board.toml), which {target.name}'s C board code does not drive"
+                + (f": {target.latency_unavailable}" if target.latency_unavailable else ""))
+    return None
+
+
+def example_targets() -> list[str]:
+    """The targets the example application is built for."""
+    return [name for name, target in catalog.current().targets.items() if example_unavailable(target) is None]
+
+
+@dataclass(frozen=True)
+class Application:
+    """What builds an application on switchscope's board support and a kernel as switchscope builds it, in its
+    default configuration, with no harness and no probe: the example, or a project of new-project's."""
+    gcc: str
+    cflags: tuple[str, ...]
+    includes: list[Path]
+    sources: list[Path]  # the board's, the application's, the kernel's
+    ldflags: tuple[str, ...]
+    kernel_source: kernel_source.KernelSource
+
+
+def application(kernel: Kernel, target: Target, own_sources: list[Path]) -> Application:
+    """How the application of `own_sources` is built for the target, or why it cannot be."""
+    if kernel.name != EXAMPLE_KERNEL:
+        raise SwitchscopeError(f"the example application is written for {catalog.KERNELS[EXAMPLE_KERNEL].title}, "
+                               f"not {kernel.title}", f"give --kernel {EXAMPLE_KERNEL}, or your own firmware built "
+                               f"with {kernel.name} instead of --build-example")
+    config = configs.resolve({}, kernel, target, Scenario(EXAMPLE, "the example application"))
+    gcc = require(target.gcc, target.gcc_package)
+    firmware, board_dir = paths.firmware_dir(), target.board_code
+    source = kernel_source.sources(kernel, target)
+    sources = [*sorted(board_dir.glob("*.c")), *(firmware / "common" / name for name in ("cortex_m.c",)
+                                                  if target.cpu.startswith("cortex-m")),
+               *kernel.application_files, *own_sources, *source.sources]
+    includes = [firmware / "include", *_own_folder(target), board_dir, kernel.directory, *source.include_dirs]
+    defines = {**config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
+    cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
+              *(f"-D{key}={value}" for key, value in sorted(defines.items())))
+    return Application(gcc, cflags, includes, sources, (*link_flags(target), "-Wl,--gc-sections"), source)
 
 
 def build_example(kernel: Kernel, target: Target) -> Path:
@@ -234,25 +282,12 @@ def build_example(kernel: Kernel, target: Target) -> Path:
     (startup, UART, the spare timer) and the kernel as switchscope builds it, in its default configuration,
     with the files of the kernel's folder an application needs (kernel.toml application_files: FreeRTOS's
     RISC-V tick set-up); no harness and no probe. Returns the ELF."""
-    if target.gcc is None or not target.has_c_board or target.latency_timer is None:
-        raise SwitchscopeError(f"the example application's interrupt comes from the board's spare timer "
-                               f"([latency_timer] in board.toml), which {target.name}'s C board code does not drive"
-                               + (f": {target.latency_unavailable}" if target.latency_unavailable else ""),
-                               "use mps2-an385, mps2-an386 or atmega328p")
-    config = configs.resolve({}, kernel, target, Scenario(EXAMPLE, "the example application"))
-    gcc = require(target.gcc, target.gcc_package)
-    firmware, board_dir = paths.firmware_dir(), target.board_code
+    if why := example_unavailable(target):
+        raise SwitchscopeError(why, f"use {', '.join(example_targets())}")
     example = paths.checkout() / "examples" / EXAMPLE
-    source = kernel_source.sources(kernel, target)
-    sources = [*sorted(board_dir.glob("*.c")), *(firmware / "common" / name for name in ("cortex_m.c",)
-                                                  if target.cpu.startswith("cortex-m")),
-               *kernel.application_files, example / "main.c", *source.sources]
-    includes = [firmware / "include", *_own_folder(target), board_dir, kernel.directory, *source.include_dirs]
-    defines = {**config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
-    cflags = (*target.cflags, config["opt"], DEBUG_INFO, "-ffunction-sections", "-fdata-sections", "-Wall",
-              *(f"-D{key}={value}" for key, value in sorted(defines.items())))
-    ldflags = (*link_flags(target), "-Wl,--gc-sections")
-    key = json.dumps([version_line(gcc), cflags, ldflags, source.version,
+    made = application(kernel, target, [example / "main.c"])
+    firmware, board_dir = paths.firmware_dir(), target.board_code
+    key = json.dumps([version_line(made.gcc), made.cflags, made.ldflags, made.kernel_source.version,
                       _tree_digest([firmware / "include", firmware / "common", *_own_folder(target), board_dir,
                                     kernel.directory, example])])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
@@ -262,8 +297,8 @@ def build_example(kernel: Kernel, target: Target) -> Path:
     with (out_dir / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not output.is_file():
-            _compile(gcc, cflags, includes, sources, ldflags, out_dir, output, kernel, target,
-                     Scenario(EXAMPLE, "the example application"))
+            _compile(made.gcc, made.cflags, made.includes, made.sources, made.ldflags, out_dir, output, kernel,
+                     target, Scenario(EXAMPLE, "the example application"))
     return output
 
 

@@ -197,19 +197,38 @@ def _check(values: dict[str, str], kernel: Kernel, target: Target, scenario: Sce
     def refuse(why: str, hint: str | None = None):
         raise ConfigurationRefused(f"invalid configuration for {target.name}/{scenario.name}: {why}", hint)
 
-    facts = {**values, "cpu": target.cpu, "target": target.name, "scenario": scenario.name,
-             "fpu": target.fpu or "none"}
-    for conflict in kernel.conflicts:
-        # a scenario's group names each of its windows (scenario = "deadlock-break")
-        if all(facts.get(key) == value or key == "scenario" and scenario.group == value
-               for key, value in conflict.when):
-            refuse(conflict.why, conflict.hint)
+    if conflict := _conflict(values, kernel, target, scenario):
+        chosen = {key: value for key, value in conflict.when if key not in TARGET_FACTS}
+        refuse(conflict.why, conflict.hint and conflict.hint.replace(
+            "{targets}", ", ".join(_targets_taking(chosen, kernel, scenario)) or "none"))
     if tasks is not None:
         if scenario.name != "rotate":
             refuse("--tasks applies to the rotate scenario only")
         if not 2 <= tasks <= target.max_tasks:
             refuse(f"rotate takes 2 to {target.max_tasks} tasks on {target.name}, not {tasks}",
                    "the kernel heap of the target holds no more" if tasks > target.max_tasks else None)
+
+
+TARGET_FACTS = ("cpu", "target", "scenario", "fpu")  # what a conflict's `when` may name besides options
+
+
+def _conflict(values: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario):
+    """The first of the kernel's conflicts the configuration `values` meets on this target and scenario, or None."""
+    facts = {**values, "cpu": target.cpu, "target": target.name, "scenario": scenario.name,
+             "fpu": target.fpu or "none"}
+    # a scenario's group names each of its windows (scenario = "deadlock-break")
+    return next((conflict for conflict in kernel.conflicts
+                 if all(facts.get(key) == value or key == "scenario" and scenario.group == value
+                        for key, value in conflict.when)), None)
+
+
+def _targets_taking(chosen: dict[str, str], kernel: Kernel, scenario: Scenario) -> list[str]:
+    """The kernel's targets that measure the scenario with the `chosen` option values (and the rest at their
+    defaults): what a conflict's hint names as {targets}, from the catalog, so that it cannot fall behind it."""
+    targets = catalog.current().targets
+    return [name for name in kernel.targets
+            if any(kernel.not_measured(targets[name], scenario, method) is None for method in catalog.METHODS.values())
+            and _conflict({**defaults(kernel, targets[name]), **chosen}, kernel, targets[name], scenario) is None]
 
 
 def applying_hint(option: Option, scenario: Scenario) -> str:

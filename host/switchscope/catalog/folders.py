@@ -164,6 +164,7 @@ def _board(path: Path) -> Target:
         timing_model=simulator.get("timing_model", str),
         machine=simulator.get("machine", str),
         caveat=simulator.get("caveat", str),
+        devices=simulator.get("devices", str),
         default_unit=simulator.get("default_unit", str),
         exit_register=simulator.get("exit_register", int),
         core_config=simulator.get("config", str),

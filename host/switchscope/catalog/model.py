@@ -135,7 +135,8 @@ class Kernel:
                 return target.latency_unavailable or (f"{target.name}'s board code drives no latency timer "
                                                       "(board.toml, [latency_timer])")
             if method.name not in ("marker", "probe"):
-                return f"{scenario.name} is timed by the simulator (marker) or by the handler's read of its timer (probe)"
+                return (f"{scenario.name} is timed by the simulator (--method marker) or by the handler's read of "
+                        "its timer (--method probe)")
             if method.name == "probe" and target.resolve_unit(unit) != target.unit:
                 return (f"the probe reads {target.latency_timer.device}, which under {target.simulator} counts "
                         f"{target.unit}: use --unit {target.unit}, or --method marker for {unit or target.default_unit}")
@@ -224,6 +225,7 @@ class Target:
     timing_model: str | None = None  # QEMU: the core whose cycles the plugin models
     machine: str | None = None  # QEMU's -machine, where it is not the board's name
     caveat: str | None = None  # what every result must say of the simulation (a core timed on another's machine)
+    devices: str | None = None  # what the simulated machine models of the chip's peripherals, and what not
     default_unit: str | None = None  # what a measurement counts unless told (--unit): cycles where modelled
     exit_register: int | None = None  # simavr: the I/O register the firmware leaves its exit code in
     core_config: str | None = None  # verilator: the core's configuration (Ibex: a name of its ibex_configs.yaml)
@@ -264,6 +266,15 @@ class Target:
     def is_riscv(self) -> bool:
         """Whether its firmware is RISC-V (Ibex), else Cortex-M or AVR."""
         return self.cpu in RISCV_CPUS
+
+    @property
+    def switches_unavailable(self) -> str | None:
+        """Why measure --switches cannot find a firmware's task switches on this target, or None where it can."""
+        if self.simulator == "qemu" and self.is_riscv:
+            return "the QEMU plugin follows the Cortex-M exception flow only, not a RISC-V trap's"
+        if "cycles" not in self.units:  # instructions alone, where no timing model turns them into cycles
+            return "measure --switches counts cycles, and no timing model knows its core"
+        return None
 
     @property
     def stamp_csr(self) -> int | None:

@@ -93,3 +93,9 @@ def select_scenarios(name: str) -> list[Scenario]:
 
 def select_methods(name: str) -> list[Method]:
     return _select("method", METHODS, name)
+
+
+def switches_targets(cpu: str | None = None) -> list[str]:
+    """The targets on which measure --switches finds a firmware's task switches (of this cpu, if given)."""
+    return [name for name, target in current().targets.items()
+            if target.switches_unavailable is None and cpu in (None, target.cpu)]

@@ -1,8 +1,10 @@
 """The checks of what a measuring command was asked for, made before any work: the selection (names,
 comma lists, what a real board needs), --tasks, --samples, the export files, and what to say of what the
-plan leaves out."""
+plan leaves out; measure --switches, whose help names its targets when shown."""
 
 from __future__ import annotations
+
+import argparse
 
 from switchscope import catalog
 from switchscope.catalog.plan import Plan
@@ -116,3 +118,16 @@ def check_runs_fit(args, jobs_or_points: list, target=None) -> None:
             check_within_longest_run(args.samples, item.target)
         else:  # a sweep's point: sweep takes no --timeout
             check_within_longest_run(item.samples, item.job.target, timeout=False)
+
+
+class SwitchesFlag(argparse._StoreTrueAction):
+    """measure --switches, whose help names the targets from the catalog when it is shown, not when the
+    command line is parsed: a broken catalog file is then said as the command's error, not a traceback."""
+
+    @property
+    def help(self) -> str:
+        return f"time every task switch instead (in cycles; needs --kernel), on {', '.join(catalog.switches_targets())}"
+
+    @help.setter
+    def help(self, _given) -> None:
+        pass

@@ -15,7 +15,7 @@ from switchscope.catalog.plan import plan
 from switchscope.common import outputs, paths
 from switchscope.common.errors import FirmwareFailed, Interrupted, SwitchscopeError
 from switchscope.decode.methods import METHODS
-from switchscope.build.firmware import build_example
+from switchscope.build.firmware import EXAMPLE_KERNEL, build_example
 from switchscope.figures import breakdown, floor, intrusion, matrix, shards, suite
 from switchscope.figures.measure import MAX_SAMPLES, default_time_limit, measure, measure_on_port
 from switchscope.figures.result import Result
@@ -332,7 +332,7 @@ def command_measure(args) -> int:
     note = (lambda said: print(f"note: {said}", file=sys.stderr)) if args.elf else None
     paths.build_dir()
     if args.build_example:
-        args.elf = str(build_example(catalog.KERNELS["freertos"], target))
+        args.elf = str(build_example(kernel or catalog.KERNELS[EXAMPLE_KERNEL], target))
         print(f"the example application for {target.name}: {args.elf}")
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count, target)
     if args.switches:

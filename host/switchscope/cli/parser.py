@@ -9,7 +9,9 @@ import re
 from switchscope import __version__, catalog
 from switchscope.cli.boards import command_analyze, command_flash
 from switchscope.cli.completion import SHELLS, command_completion
+from switchscope.cli.choices import SwitchesFlag
 from switchscope.cli.listing import LIST_SECTIONS, command_list
+from switchscope.cli.project import add_parser as add_new_project
 from switchscope.cli.measuring import (command_breakdown, command_intrusion, command_measure, command_run,
                                        command_suite, command_sweep)
 from switchscope.cli.results import command_compare, command_merge, command_report
@@ -266,9 +268,7 @@ def parser() -> argparse.ArgumentParser:
                      help="the simulated target it was built for (see: switchscope list targets)")
     elf.add_argument("--from", dest="start", metavar="SYMBOL_OR_ADDR", help="where an interval starts")
     elf.add_argument("--to", dest="stop", metavar="SYMBOL_OR_ADDR", help="where it ends")
-    elf.add_argument("--switches", action="store_true",
-                     help="time every task switch instead (in cycles, on the Cortex-M and AVR simulators; "
-                          "needs --kernel)")
+    elf.add_argument("--switches", action=SwitchesFlag)
     elf.add_argument("--kernel", type=one_name, help="--switches: the kernel the firmware is built with (freertos)")
     elf.add_argument("--count", type=int, default=1000, help="intervals, or switches, to measure (default: 1000)")
     elf.add_argument("--unit", choices=catalog.UNITS,
@@ -388,6 +388,7 @@ def parser() -> argparse.ArgumentParser:
                          help="the directory (for directories) or the JSON file (for files) to write")
     joining.set_defaults(handler=command_merge)
 
+    add_new_project(commands, one_name)
     listing = commands.add_parser("list", help="list kernels, targets, real boards, scenarios, methods and options")
     listing.add_argument("section", nargs="?", metavar="SECTION",
                          help=f"one of {', '.join(LIST_SECTIONS)}, or all (the default: every one)")

@@ -15,7 +15,7 @@ from typing import Callable
 import numpy as np
 
 from switchscope.build import native
-from switchscope.catalog import Kernel, Target
+from switchscope.catalog import Kernel, Target, switches_targets
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import elf
 from switchscope.decode.switches import Flow, Switch, switches
@@ -34,9 +34,10 @@ def marks_of(kernel: Kernel, target: Target):
         raise SwitchscopeError(f"{kernel.title}: no switches to find: {why}",
                                "measure --switches takes a kernel whose kernel.toml has [switches] "
                                "(see: switchscope list kernels)")
-    if "cycles" not in target.units:  # instructions alone, where no timing model turns them into cycles
-        raise SwitchscopeError(f"measure --switches counts cycles, and no timing model knows {target.name}'s core",
-                               "use a target whose board.toml names a timing model (see: switchscope list)")
+    if target.switches_unavailable:
+        elsewhere = switches_targets(target.cpu) or switches_targets()
+        raise SwitchscopeError(f"--switches on {target.name}: {target.switches_unavailable}",
+                               f"measure the switches on {', '.join(elsewhere)}, with the image built for it")
     return kernel.switches
 
 
@@ -102,10 +103,6 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
                      note: Callable[[str], None] | None = None) -> Result:
     """Every task switch of the firmware; `note` gets what check_built_for says of the ELF's core (a smaller
     one's code, or a core the ELF does not record), once the kernel's marks are known to be measurable."""
-    if target.simulator == "qemu" and target.is_riscv:
-        raise SwitchscopeError(f"--switches on {target.name}: the QEMU plugin follows the Cortex-M exception flow "
-                               "only, not a RISC-V trap's", "measure the switches on the RTL: --target ibex, with the "
-                               "image built for it")
     marks = marks_of(kernel, target)
     said = check_built_for(firmware_elf, target)
     if said and note:
