@@ -173,7 +173,7 @@ def test_the_help_says_a_selection_takes_a_comma_list(capsys):
 
 
 def test_percentiles_are_named_with_every_digit_given(capsys):
-    from switchscope.cli.parser import percentiles
+    from switchscope.cli.values import percentiles
     from switchscope.present import exports
 
     chosen = percentiles("99.99999,99.999999")
