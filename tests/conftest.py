@@ -3,6 +3,7 @@ harness that runs a command line in-process and checks a refusal's promises."""
 
 import importlib.util
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,17 @@ def run_command(arguments, capsys) -> tuple[int | None, str]:
             signal.signal(number, handler)
     captured = capsys.readouterr()
     return status, captured.out + captured.err + crash
+
+
+def wait_for(condition, seconds: float = 60.0):
+    """The first true value of `condition()`, asked every 0.1 s; an AssertionError after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"timed out after {seconds} s")
 
 
 def lay_out(folder: Path, files: dict[str, str | bytes]) -> Path:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wait_for
+
 pytestmark = pytest.mark.firmware
 
 MARK = "SWITCHSCOPE_TEST_MARK"
@@ -42,15 +44,6 @@ def _marked(mark: str) -> dict[int, str]:
     return found
 
 
-def _wait_for(condition, seconds: float):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {seconds} s")
-
 
 def _start_model_build(build: Path) -> tuple[subprocess.Popen, str]:
     mark = uuid.uuid4().hex
@@ -69,7 +62,7 @@ def test_a_model_build_killed_mid_compile_leaves_no_tool_running(tmp_path, signa
     command, mark = _start_model_build(build)
     try:
         # the model's C++ is being compiled: Verilator, make and the compiler all running under the command
-        _wait_for(lambda: {"verilator_bin", "make"} <= set(_marked(mark).values())
+        wait_for(lambda: {"verilator_bin", "make"} <= set(_marked(mark).values())
                   and any(name in COMPILERS[1:] for name in _marked(mark).values()), 600)
         command.send_signal(signal_number)
         _, stderr = command.communicate(timeout=60)
@@ -83,7 +76,7 @@ def test_a_model_build_killed_mid_compile_leaves_no_tool_running(tmp_path, signa
         assert "interrupted" in stderr, stderr
     left = []
     try:
-        _wait_for(lambda: not _marked(mark), 10)
+        wait_for(lambda: not _marked(mark), 10)
     except AssertionError:
         left = _marked(mark)
         # end them, and what they start meanwhile, so that a failure here does not load the machine after it
@@ -107,11 +100,11 @@ def test_the_next_build_clears_the_half_built_model_a_killed_command_left(tmp_pa
     build = tmp_path / "build"
     command, mark = _start_model_build(build)
     try:
-        _wait_for(lambda: "verilator_bin" in _marked(mark).values(), 600)
+        wait_for(lambda: "verilator_bin" in _marked(mark).values(), 600)
     finally:
         command.kill()
         command.wait()
-    _wait_for(lambda: not _marked(mark), 10)
+    wait_for(lambda: not _marked(mark), 10)
     (left,) = (build / "ibex").glob(".*.partial")
     again = subprocess.run([sys.executable, "-m", "switchscope", "run", "--target", "ibex", "--scenario", "yield",
                             "--samples", "10", "--quiet"], env={**os.environ, "SWITCHSCOPE_BUILD": str(build)},

@@ -168,4 +168,4 @@ def test_bad_input_gets_a_clear_error(tmp_path, monkeypatch, capsys, arguments, 
 def test_a_fifo_given_as_the_firmware_is_refused_unread(tmp_path, monkeypatch, capsys, option):
     os.mkfifo(tmp_path / "firmware.elf")  # opened, it would wait for a writer forever
     refused_cleanly(tmp_path, {}, ["measure", "firmware.elf", "--target", "mps2-an385", *option], 2,
-                    "firmware.elf is a FIFO, not a firmware file", monkeypatch, capsys)
+                    "firmware.elf is a FIFO (a pipe), not a firmware file", monkeypatch, capsys)

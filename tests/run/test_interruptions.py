@@ -15,6 +15,8 @@ import pytest
 
 from switchscope.figures.result import Result
 
+from conftest import wait_for
+
 pytestmark = pytest.mark.firmware
 
 SWITCHSCOPE = [sys.executable, "-m", "switchscope"]
@@ -43,15 +45,6 @@ def _simulators_started_by(pid: int) -> list[int]:
     return sorted(set(found))
 
 
-def _wait_for(condition, seconds: float = 60.0):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting")
-
 
 def _alive(pid: int) -> bool:
     try:
@@ -67,12 +60,12 @@ def test_an_interrupted_run_ends_its_simulator_and_says_so(tmp_path, target, sig
     command = subprocess.Popen([*SWITCHSCOPE, "run", "--target", target, "--scenario", "yield", "--samples",
                                 "100000000", "--quiet", "--json", str(tmp_path / "out.json")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    simulators = _wait_for(lambda: _simulators_started_by(command.pid))
+    simulators = wait_for(lambda: _simulators_started_by(command.pid))
     command.send_signal(signal_number)
     _, stderr = command.communicate(timeout=20)
     assert command.returncode == status
     assert "interrupted" in stderr and "Traceback" not in stderr
-    _wait_for(lambda: not any(_alive(pid) for pid in simulators), 5)
+    wait_for(lambda: not any(_alive(pid) for pid in simulators), 5)
     assert not (tmp_path / "out.json").exists()  # nothing was complete, nothing is claimed
     assert not list(tmp_path.glob(".*partial"))
 
@@ -82,12 +75,12 @@ def test_an_interrupted_suite_keeps_its_results_and_resume_measures_only_the_res
     arguments = [*SWITCHSCOPE, "suite", "--kernel", "freertos", "--target", "atmega328p", "--samples", "20",
                  "--quiet", "--jobs", "1", "--out", str(out)]
     command = subprocess.Popen(arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_for(lambda: len(list(out.glob("runs/**/*.json"))) >= 3, 120)
+    wait_for(lambda: len(list(out.glob("runs/**/*.json"))) >= 3, 120)
     command.send_signal(signal.SIGTERM)
     _, stderr = command.communicate(timeout=30)
     assert command.returncode == 143, stderr
     assert "Traceback" not in stderr and "measurements kept in" in stderr
-    _wait_for(lambda: not _simulators_started_by(command.pid), 5)
+    wait_for(lambda: not _simulators_started_by(command.pid), 5)
     kept = sorted(out.glob("runs/**/*.json"))
     for path in kept:  # each one whole, never a partial file
         (result,) = [Result.from_json(entry) for entry in json.loads(path.read_text())["results"]]
@@ -108,8 +101,8 @@ def test_an_interrupted_run_keeps_the_measurements_it_completed(tmp_path):
     command = subprocess.Popen([*SWITCHSCOPE, "run", "--target", "atmega328p", "--scenario", "all", "--samples",
                                 "20000", "--timeout", "600", "--quiet", "--json", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    first = _wait_for(lambda: _simulators_started_by(command.pid))
-    _wait_for(lambda: set(_simulators_started_by(command.pid)) - set(first), 120)  # the second measurement began
+    first = wait_for(lambda: _simulators_started_by(command.pid))
+    wait_for(lambda: set(_simulators_started_by(command.pid)) - set(first), 120)  # the second measurement began
     command.send_signal(signal.SIGTERM)
     stdout, stderr = command.communicate(timeout=20)
     assert command.returncode == 143, stderr
@@ -156,7 +149,7 @@ def test_a_burst_of_signals_ends_a_sweep_once_and_keeps_what_it_says(tmp_path):
     command = subprocess.Popen([*SWITCHSCOPE, "sweep", "--target", "mps2-an385", "--scenario", "rotate", "--tasks",
                                 "2-16", "--samples", "100000", "--jobs", "2", "--quiet", "--json", str(out)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _wait_for(lambda: out.exists() and json.loads(out.read_text())["results"], 180)
+    wait_for(lambda: out.exists() and json.loads(out.read_text())["results"], 180)
     for _ in range(6):
         command.send_signal(signal.SIGINT)
         time.sleep(0.03)
@@ -165,7 +158,7 @@ def test_a_burst_of_signals_ends_a_sweep_once_and_keeps_what_it_says(tmp_path):
     assert "Traceback" not in stderr
     said = int(re.search(r"interrupted: (\d+) of 15 points", stderr).group(1))
     assert len(json.loads(out.read_text())["results"]) == said
-    _wait_for(lambda: not _simulators_started_by(command.pid), 5)
+    wait_for(lambda: not _simulators_started_by(command.pid), 5)
 
 
 def _descendants(pid: int) -> list[int]:
@@ -189,7 +182,7 @@ def test_a_sweep_killed_outright_leaves_no_worker_and_no_simulator(tmp_path):
                                 "2-5", "--samples", "10000000", "--jobs", "2", "--quiet",
                                 "--json", str(tmp_path / "sweep.json")],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    simulators = _wait_for(lambda: len(_simulators_started_by(command.pid)) == 2 and
+    simulators = wait_for(lambda: len(_simulators_started_by(command.pid)) == 2 and
                            _simulators_started_by(command.pid), 120)
     scratch = [Path(re.search(rb"out=([^,\0]+)/events\.txt", Path(f"/proc/{pid}/cmdline").read_bytes())
                     .group(1).decode()) for pid in simulators]
@@ -197,7 +190,7 @@ def test_a_sweep_killed_outright_leaves_no_worker_and_no_simulator(tmp_path):
     assert len(left) >= 4 and all(folder.is_dir() for folder in scratch)  # two workers, two simulators at work
     command.kill()
     _, stderr = command.communicate(timeout=30)  # returns once every holder of the pipes (the workers) is gone
-    _wait_for(lambda: not any(_alive(pid) for pid in left), 10)
+    wait_for(lambda: not any(_alive(pid) for pid in left), 10)
     assert "Traceback" not in stderr, stderr
     assert not any(folder.exists() for folder in scratch)  # the workers cleaned up as they went
 
@@ -209,11 +202,11 @@ def test_a_hang_up_ends_every_worker_of_a_run_and_its_simulators(tmp_path):
                                 "--samples", "10000000", "--quiet"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
                                start_new_session=True)  # its own process group, as a terminal's job has
-    _wait_for(lambda: _simulators_started_by(command.pid), 300)
+    wait_for(lambda: _simulators_started_by(command.pid), 300)
     left = _descendants(command.pid)
     assert len(left) >= 3  # the workers (one per core), a simulator at work
     os.killpg(command.pid, signal.SIGHUP)  # as a terminal does: to the whole (foreground) process group
     _, stderr = command.communicate(timeout=60)
     assert command.returncode == 129, stderr
     assert "interrupted" in stderr and "Traceback" not in stderr, stderr
-    _wait_for(lambda: not any(_alive(pid) for pid in left), 10)
+    wait_for(lambda: not any(_alive(pid) for pid in left), 10)

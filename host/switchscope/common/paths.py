@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -49,3 +50,16 @@ def _check_build_dir(path: Path) -> None:
 def checkout() -> Path:
     """The switchscope checkout this package runs from."""
     return _CHECKOUT
+
+
+def special_kind(path: Path) -> str | None:
+    """What a path that exists but is neither a file nor a directory is, in a user's words."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    for test, said in ((stat.S_ISFIFO, "a FIFO (a pipe)"), (stat.S_ISCHR, "a character device (a terminal?)"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return said
+    return "neither a file nor a directory"

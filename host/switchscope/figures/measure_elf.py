@@ -6,13 +6,13 @@ intervals are counted, or when the firmware stops."""
 from __future__ import annotations
 
 import re
-import stat
 from pathlib import Path
 
 from switchscope.build import native
 from switchscope.build.firmware import link_flags
 from switchscope import catalog
 from switchscope.catalog import Target
+from switchscope.common import paths
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 from switchscope.decode import arm_build, elf, stats
@@ -118,9 +118,7 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     if not firmware_elf.is_file():  # never opened unless a regular file: a FIFO would wait for a writer forever
         if not firmware_elf.exists():
             raise SwitchscopeError(f"no firmware file {firmware_elf}")
-        mode = firmware_elf.stat().st_mode
-        kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else \
-            "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket"
+        kind = "a directory" if firmware_elf.is_dir() else paths.special_kind(firmware_elf)
         raise SwitchscopeError(f"{firmware_elf} is {kind}, not a firmware file",
                                "give the ELF file the firmware's build wrote (its linker's output, e.g. app.elf)")
     wanted = simulator_of(target).elf_machine(target)

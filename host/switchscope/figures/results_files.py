@@ -7,13 +7,13 @@ refuse the same bad ones with the same words."""
 from __future__ import annotations
 
 import json
-import stat
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 import jsonschema
 
+from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import SCHEMA, SCHEMA_VERSION, Result
 
@@ -144,25 +144,12 @@ def files_in(path: Path, side: str) -> list[Path]:
         return files
     if path.is_file():
         return [path]
-    kind = _special_kind(path)
+    kind = paths.special_kind(path)
     if kind:
         raise SwitchscopeError(f"{side} {path}: {kind}, not a file: results are read from files and directories "
                                "(a stream can be read only once, and a directory's files are read in turn)",
                                "save it to a file first (switchscope ... --json FILE, or cat > FILE), and give that")
     raise SwitchscopeError(f"{side} {path}: no such file or directory")
-
-
-def _special_kind(path: Path) -> str | None:
-    """What a path that exists but is neither a file nor a directory is, in a user's words."""
-    try:
-        mode = path.stat().st_mode
-    except OSError:
-        return None
-    for test, said in ((stat.S_ISFIFO, "a FIFO (a pipe)"), (stat.S_ISCHR, "a character device (a terminal?)"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISBLK, "a block device")):
-        if test(mode):
-            return said
-    return "neither a file nor a directory"
 
 
 def read_file(file: Path, side: str = "") -> ResultsFile:
