@@ -248,6 +248,51 @@ def test_sweep_resume_keeps_no_model_result_relabelled_as_the_rtls(tmp_path, mon
     assert said.startswith("error: --resume: ") and "measure the sweep again into a new --json file" in said
 
 
+# a whole result of FreeRTOS on mps2-an385 (firmware/boards/mps2-an385/board.toml: Cortex-M3, 25 MHz, 4 MiB
+# of flash and of RAM), as run writes it
+WHOLE = {**GOOD, "cpu": "cortex-m3", "f_cpu_hz": 25_000_000, "timing_model": "cortex-m3",
+         "firmware": {"flash_bytes": 9000, "ram_bytes": 4000, "flash_limit": 4 * 2**20, "ram_limit": 4 * 2**20},
+         "simulator": {"name": "QEMU emulator version 10.0.2"}}
+STM32 = {"target": "stm32vldiscovery", "f_cpu_hz": 24_000_000}  # its board.toml: 24 MHz, 128 KiB flash, 8 KiB RAM
+STM32_MEMORY = {"flash_bytes": 9000, "ram_bytes": 4000, "flash_limit": 128 * 1024, "ram_limit": 8 * 1024}
+
+
+@pytest.mark.parametrize("relabelled, fragment", [
+    ({**WHOLE, "target": "stm32vldiscovery"}, "f_cpu_hz is 25000000, and stm32vldiscovery's is 24000000"),
+    ({**WHOLE, **STM32}, "firmware.flash_limit is 4194304, and stm32vldiscovery's is 131072"),
+    ({**WHOLE, **STM32, "firmware": {**STM32_MEMORY, "ram_limit": 4 * 2**20}},
+     "firmware.ram_limit is 4194304, and stm32vldiscovery's is 8192"),
+    ({**WHOLE, "target": "lm3s6965evb"}, "f_cpu_hz is 25000000, and lm3s6965evb's is 12500000"),
+    ({**WHOLE, "target": "lm3s6965evb", "f_cpu_hz": 12_500_000,  # its board.toml: 256 KiB flash, 64 KiB RAM
+      "firmware": {**STM32_MEMORY, "flash_limit": 256 * 1024, "ram_limit": 64 * 1024}},
+     "a result of freertos on lm3s6965evb, and switchscope builds no freertos for lm3s6965evb"),
+    ({**WHOLE, "target": "mps2-an386", "timing_model": None}, "cpu is cortex-m3, and mps2-an386's is cortex-m4"),
+], ids=["clock", "flash", "ram", "clock of another", "kernel not ported", "core"])
+@pytest.mark.parametrize("command", ["compare", "report"])
+def test_a_result_relabelled_to_another_target_is_refused_naming_the_field(tmp_path, monkeypatch, capsys,
+                                                                          relabelled, fragment, command):
+    """Refused for what its target's board.toml says, not only for what the result says of itself."""
+    arguments = ["compare", "good.json", "bad.json", "--across-targets"] if command == "compare" else \
+        ["report", "bad.json", "--html", "page.html"]
+    said = refused_cleanly(tmp_path, {"good.json": results_file(WHOLE), "bad.json": results_file(relabelled)},
+                           arguments, 2, fragment, monkeypatch, capsys)
+    assert "bad.json, result 0" in said and "measure again" in said
+
+
+def test_a_result_read_from_a_board_over_its_serial_line_keeps_the_boards_clock(tmp_path, monkeypatch, capsys):
+    """A chip read over its port may run at a clock of its own (set by its bootloader or its crystal)."""
+    from_board = {**WHOLE, **STM32, "f_cpu_hz": 8_000_000, "timing_model": None, "firmware": STM32_MEMORY,
+                  "simulator": {"name": "stm32vldiscovery at /dev/ttyACM0",
+                                "options": "115200 baud; stamps: DWT cycle counter (silicon)"}}
+    lay_out(tmp_path, {"board.json": results_file(from_board), "sim.json": results_file({**from_board, "timing_model": "cortex-m3",
+                                                                                    "simulator": WHOLE["simulator"]})})
+    monkeypatch.chdir(tmp_path)
+    status, said = run_command(["compare", "board.json", "board.json"], capsys)
+    assert status == 0 and "same" in said, said
+    status, said = run_command(["compare", "board.json", "sim.json"], capsys)  # simulated: the board.toml's clock
+    assert status == 2 and "sim.json, result 0: f_cpu_hz is 8000000, and stm32vldiscovery's is 24000000" in said
+
+
 LATENCY = {**GOOD, "scenario": "irq-latency", "method": "marker", "samples": [12, 12, 40, 12], "first": 12,
            "worst": {"cycles": 40, "sample": 2, "samples": 1, "address": "0x1dcc", "function": "vPortEnterCritical",
                      "held_from": "0x1dcc", "held_to": "0x1dee", "held": True},

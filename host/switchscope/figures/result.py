@@ -15,11 +15,12 @@ import math
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from switchscope import __version__, catalog
+from switchscope import __version__
 from switchscope.catalog.configs import changes_scenario
 from switchscope.common import provenance
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode import stats
+from switchscope.figures.result_target import AlteredResult, check_target
 
 SCHEMA = "switchscope.result"
 SCHEMA_VERSION = 1
@@ -190,7 +191,7 @@ class Result:
         figures = stats.statistics(document["samples"])
         _check_bounds(document, figures, where)  # first: samples moved outside their range say so, not the stats
         _check_written(document, figures, where)
-        _check_target(document, where)
+        check_target(document, where)
         if document.get("worst") is not None or document.get("phases") is not None:
             _check_latency(document, figures, where)
         interfered = document.get("interfered")
@@ -233,10 +234,6 @@ def _finite(value: int | float) -> bool:
 BOUNDED_KEYS = ("min", "median", "mean", "max", "p99")
 
 
-class AlteredResult(SwitchscopeError):
-    """A result whose parts contradict each other: no run writes one, an edit or a damaged copy does."""
-
-
 PER_SAMPLE = ("pairs", "sample_tags", "sample_phases", "sample_addresses")  # lists of one entry per kept sample
 
 
@@ -261,36 +258,6 @@ def _check_written(document: dict, figures: dict, where: str) -> None:
                 written[key], figures[key], rel_tol=1e-9, abs_tol=1e-9):
             raise AlteredResult(f"{where}: stats.{key} is {written[key]:g}, and its samples' {key} is "
                                 f"{figures[key]:g}", hint)
-
-
-def _check_target(document: dict, where: str) -> None:
-    """A result of a target this switchscope knows must have been counted the way that target counts: in a
-    unit its simulator (or its timing model, or its board over a serial line) gives, by that timing model,
-    on that simulator. A model's result relabelled as the RTL's (ibex-qemu's cycles as ibex's), or the RTL
-    said to count instructions, is refused: compared or kept by --resume, it would pass for the other."""
-    target = catalog.TARGETS.get(document.get("target")) if isinstance(document.get("target"), str) else None
-    if target is None:
-        return
-    hint = "measure again: the file was altered, or holds another target's result under this target's name"
-    unit, model = document.get("unit"), document.get("timing_model")
-    counted = (*target.units, *(("cycles",) if target.real_board else ()))
-    if unit in ("instructions", "cycles") and unit not in counted:
-        raise AlteredResult(f"{where}: a result of {target.name} in {unit}, and {target.name} counts "
-                            f"{' or '.join(counted)} only ({_simulator_said(target)})", hint)
-    if model is not None and model != target.timing_model_for(unit or ""):
-        has = f"its timing model is {target.timing_model}" if target.timing_model else "it has no timing model"
-        raise AlteredResult(f"{where}: a result of {target.name} timed by the {model} model, and {has} "
-                            f"in {unit} ({_simulator_said(target)})", hint)
-    name = (document.get("simulator") or {}).get("name") if isinstance(document.get("simulator"), dict) else None
-    named = {simulator for simulator in catalog.SIMULATORS if simulator in str(name or "").lower()}
-    if named and target.simulator not in named:
-        raise AlteredResult(f"{where}: a result of {target.name} measured on '{name}', and {target.name} runs on "
-                            f"{target.simulator}", hint)
-
-
-def _simulator_said(target) -> str:
-    return {"verilator": "its RTL on Verilator", "simavr": "simavr", "qemu": "QEMU"}.get(target.simulator,
-                                                                                       target.simulator)
 
 
 def _check_latency(document: dict, figures: dict, where: str) -> None:
