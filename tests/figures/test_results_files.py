@@ -60,3 +60,18 @@ def test_report_reads_a_folder_of_folders(tree, tmp_path, capsys):
 def test_a_folder_with_no_results_at_any_depth_is_refused(tmp_path, monkeypatch, capsys):
     refused_cleanly(tmp_path, {"empty/deeper/notes.txt": "x"}, ["report", "empty", "--html", "page.html"], 2,
                     "a directory with no results (no *.json in it or its subfolders)", monkeypatch, capsys)
+
+
+@pytest.mark.parametrize("plan, fragment", [
+    (None, "measure again: the same run with --json "),  # run --json, interrupted: run has no --resume
+    ({"digest": "0" * 16, "points": 4}, "finish it: the same sweep again with --resume and --json "),
+], ids=["run", "sweep"])
+def test_an_incomplete_file_is_refused_with_what_finishes_the_command_that_wrote_it(tmp_path, capsys, plan,
+                                                                                    fragment):
+    whole, cut = tmp_path / "whole.json", tmp_path / "cut.json"
+    report.write_json(whole, [_result("yield")], [])
+    report.write_json(cut, [_result("yield")], [], incomplete="interrupted after 1 of 2 measurements", plan=plan)
+    status, said = run_command(["compare", str(whole), str(cut)], capsys)
+    assert status == 2 and f"new {cut}: incomplete (interrupted after 1 of 2 measurements)" in said, said
+    assert f"{fragment}{cut}" in said, said
+    assert ("--resume" in said) == (plan is not None) and "suite" not in said.split("\n", 1)[1]

@@ -137,8 +137,7 @@ def merge_suites(directories: list[Path]) -> MergedSuite:
     unfinished = [str(directory) for directory, p in plans if p.get("complete") is False]
     if unfinished:
         raise SwitchscopeError(f"{', '.join(unfinished)}: its suite was interrupted, its share is not complete",
-                               "finish it first: switchscope suite --out DIR --resume, with the options it was "
-                               "started with")
+                               results_files.SUITE_UNFINISHED)
     asked = {(tuple(p["kernels"]), tuple(p["targets"]), p["samples"]) for _, p in plans}
     if len(asked) != 1:
         said = "; ".join(f"{directory}: {', '.join(p['kernels'])} on {', '.join(p['targets'])}, {p['samples']} samples"
@@ -189,8 +188,7 @@ def merge_files(files: list[Path]) -> tuple[list[Result], list]:
     unfinished = [found for found in read if found.incomplete]
     if unfinished:
         raise SwitchscopeError(f"{unfinished[0].path} is unfinished ({unfinished[0].incomplete}): merged, it would "
-                               "pass for a whole one", "finish it first: the same sweep again with --resume and "
-                               f"--json {unfinished[0].path}")
+                               "pass for a whole one", unfinished[0].how_to_finish)
     subsets = [(found.path, found.subset) for found in read if found.subset]
     if subsets and len(subsets) != len(read):
         raise SwitchscopeError("some of these files are shares of a plan (--subset) and some are not", HINT)

@@ -116,6 +116,17 @@ class ResultsFile:
     subset: dict | None = None  # --subset: which share of which plan it holds ("subset", "plan", "points")
     plan: dict | None = None  # a sweep's: the plan its points belong to ("digest", "points"), for --resume
 
+    @property
+    def how_to_finish(self) -> str:
+        """What makes an incomplete file whole, by the command that wrote it: a sweep's (it names its plan)
+        is resumed; a run's, which --resume does not continue, is measured again."""
+        if self.plan is not None or self.subset is not None:
+            return f"finish it: the same sweep again with --resume and --json {self.path}; or measure again"
+        return f"measure again: the same run with --json {self.path} (a run is not resumed; a sweep is)"
+
+
+SUITE_UNFINISHED = "finish it: switchscope suite --out DIR --resume, with the options it was started with"
+
 
 def _results_under(folder: Path) -> list[Path]:
     """A suite's results (runs/**/*.json: its plan.json beside them is none), else the folder's own *.json

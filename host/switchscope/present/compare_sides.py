@@ -30,14 +30,13 @@ def load_side(path: Path, side: str) -> Side:
     and the gate would pass on what was never measured."""
     found = results_files.read(path, side)
     suites = _suites_under(path)
-    unfinished = [(each.path, each.incomplete) for each in found if each.incomplete] + [
-        (directory, "its suite was interrupted: its plan.json says it is not complete")
+    unfinished = [(each.path, each.incomplete, each.how_to_finish) for each in found if each.incomplete] + [
+        (directory, "its suite was interrupted: its plan.json says it is not complete", results_files.SUITE_UNFINISHED)
         for directory, plan in suites if plan.get("complete") is False]
     if unfinished:
-        raise SwitchscopeError(f"{side} {unfinished[0][0]}: incomplete ({unfinished[0][1]}): what it lacks would pass "
-                               "as not measured, and a gate must not pass on that",
-                               "finish it (sweep --resume with the same --json, suite --out DIR --resume) or measure "
-                               "again")
+        where, why, hint = unfinished[0]
+        raise SwitchscopeError(f"{side} {where}: incomplete ({why}): what it lacks would pass as not measured, and a "
+                               "gate must not pass on that", hint)
     return Side(path, [r for each in found for r in each.results],
                 [failure for each in found for failure in each.failures if isinstance(failure, dict)]
                 + [failure for directory, plan in suites for failure in _failed_in_suite(directory, plan)])
