@@ -75,3 +75,11 @@ def test_an_incomplete_file_is_refused_with_what_finishes_the_command_that_wrote
     assert status == 2 and f"new {cut}: incomplete (interrupted after 1 of 2 measurements)" in said, said
     assert f"{fragment}{cut}" in said, said
     assert ("--resume" in said) == (plan is not None) and "suite" not in said.split("\n", 1)[1]
+
+
+def test_the_report_page_counts_its_results_and_files_in_words(tree, tmp_path, capsys):
+    page = tmp_path / "page.html"
+    for given, said in ((tree, "3 results from 3 files;"), (tree / "suite-b" / "runs", "1 result from 1 file;")):
+        status, printed = run_command(["report", str(given), "--html", str(page)], capsys)
+        assert status == 0, printed
+        assert said in page.read_text()

@@ -60,7 +60,7 @@ def command_report(args) -> int:
         raise SwitchscopeError(f"no results in {', '.join(args.inputs)}: nothing to report",
                                results_files.HINT)
     html_report.write(page, found, args.title)
-    print(f"{page}: {results} result{'s' if results != 1 else ''} from {len(found)} file{'s' if len(found) != 1 else ''}")
+    print(f"{page}: {report.counted(results, 'result')} from {report.counted(len(found), 'file')}")
     return 0
 
 
@@ -96,6 +96,5 @@ def command_merge(args) -> int:
     merge.check_out_of_suites(out)
     results, failures = merge.merge_files(inputs)
     report.write_json(out, results, failures)
-    print(f"{len(results)} result{'s' if len(results) != 1 else ''} from {len(inputs)} "
-          f"file{'s' if len(inputs) != 1 else ''} in {out}")
+    print(f"{report.counted(len(results), 'result')} from {report.counted(len(inputs), 'file')} in {out}")
     return 0

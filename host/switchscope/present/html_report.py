@@ -356,7 +356,7 @@ class Page:
 <meta name="generator" content="switchscope {escape(__version__)}">
 <title>{escape(self.title)}</title><style>{STYLE}</style></head>
 <body><header><h1>{escape(self.title)}</h1>
-<p class="note">switchscope {escape(__version__)}; {len(self.entries)} results from {len(self.files)} file(s);
+<p class="note">switchscope {escape(__version__)}; {report.counted(len(self.entries), 'result')} from {report.counted(len(self.files), 'file')};
 units: {escape(units)}. Every figure says its unit: cycles and instructions are what the simulator or
 board counted, µs appear only where the unit is a cycle of a known clock. Each result below names its
 method, configuration, compiler and simulator.</p>

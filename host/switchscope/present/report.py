@@ -110,6 +110,11 @@ def statistics_lines(label: str, results: list[Result], with_method: bool = Fals
         + table_notes.floor_lines(results) + table_notes.load_lines(results) + latency_view.text_lines([(row_label(r), r) for r in results])
 
 
+def counted(count: int, noun: str) -> str:
+    """A count and its noun, singular for one: "1 result", "3 files"."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def x_floor(result: Result) -> str:
     """The median as a multiple of the floor kernel's, or "-" where none was measured."""
     return f"{result.x_floor:.2f}" if result.x_floor else "-"
