@@ -360,6 +360,22 @@ def test_across_targets_between_other_cores_says_what_differs_and_gives_no_verdi
     assert status == 2 and "--allow-different-cores goes with --across-targets" in said
 
 
+def test_across_targets_between_other_cores_with_their_own_switch_options_says_both_steps(tmp_path, capsys):
+    """FreeRTOS switches by PendSV on a Cortex-M0 and by ecall on RISC-V (kernel.toml, options.switch): the
+    pairs are first apart by that option, and ignoring it still leaves two cores."""
+    def switching(how: str, **given) -> dict:
+        return {**result("yield", **given), "options": {"opt": "-O2", "switch": how}}
+    m0 = write(tmp_path / "m0.json", switching("pendsv", samples=(106,) * 10, target="microbit"))
+    rtl = write(tmp_path / "rtl.json", switching("ecall", samples=(134,) * 10, target="ibex"))
+    status, said = run([m0, rtl, "--across-targets"], capsys)
+    assert status == 2 and "only in base" in said, said
+    assert "they differ in switch: to compare across that, add --ignore-option switch" in said
+    assert ("even so, they differ in core cortex-m0 at 16 MHz (the cortex-m0 timing model) vs rv32imc small at "
+            "50 MHz (its RTL)") in said and "--allow-different-cores" in said
+    status, said = run([m0, rtl, "--across-targets", "--ignore-option", "switch"], capsys)
+    assert status == 2 and "not comparable (core cortex-m0 at 16 MHz" in said, said
+
+
 def test_across_targets_between_two_timing_models_prints_what_differs(tmp_path, capsys):
     m0 = write(tmp_path / "m0.json", result("yield", (106,) * 10, target="microbit"),
                result("isr", (300,) * 10, target="microbit"))

@@ -321,8 +321,14 @@ def _matching_hint(base: list[Result], new: list[Result], ignored: tuple[str, ..
                         for key in {*(old.options or {}), *(now.options or {})} - set(ignored)
                         if (old.options or {}).get(key) != (now.options or {}).get(key)})
     if differing:
-        return (f"they differ in {', '.join(differing)}: to compare across that, add "
+        hint = (f"they differ in {', '.join(differing)}: to compare across that, add "
                 + " ".join(f"--ignore-option {key}" for key in differing))
+        cores = next((said for old in base for now in new if what(old) == what(now)
+                      for said in _core_differences(old, now)), None)  # what --ignore-option leaves apart
+        if ACROSS_TARGETS in ignored and cores:
+            hint += (f"; even so, they differ in {cores}: such pairs are listed as not comparable, "
+                     "unless --allow-different-cores asks for verdicts all the same")
+        return hint
     if ACROSS_TARGETS not in ignored and {what(r)[2:] for r in base} & {what(r)[2:] for r in new}:
         return ("they measured the same scenarios on other targets: to hold one target against another (a timing "
                 "model against the RTL), add --across-targets")
