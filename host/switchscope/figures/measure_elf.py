@@ -89,19 +89,23 @@ def linked_memory(target: Target) -> tuple[Path, list[tuple[int, int]]] | None:
     return script, regions
 
 
+def _outside(firmware_elf: Path, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (start, end) of each segment the image loads that lies in none of the regions."""
+    return [(first, end) for first, end, _ in elf.loaded_segments(firmware_elf)
+            if not any(start <= first and end <= region_end for start, region_end in regions)]
+
+
 def _holds(firmware_elf: Path, target: Target) -> bool:
     """Whether every segment the image loads lies in one region of the target's linker script MEMORY (False
     where the target links no C image: it runs none of one's own)."""
     memory = linked_memory(target)
-    return bool(memory and memory[1]) and all(any(start <= first and end <= low_end for start, low_end in memory[1])
-                                              for first, end, _ in elf.loaded_segments(firmware_elf))
+    return bool(memory and memory[1]) and not _outside(firmware_elf, memory[1])
 
 
 def _runs(firmware_elf: Path, target: Target) -> bool:
     """Whether the target runs the image as built: its instruction set, on Cortex-M its core, and its memory."""
-    if simulator_of(target).elf_machine(target) != elf.machine(firmware_elf):
-        return False
-    return (target.is_riscv or simulator_of(target).elf_machine(target) != "EM_ARM" or _fits(firmware_elf, target)) \
+    machine = simulator_of(target).elf_machine(target)
+    return machine == elf.machine(firmware_elf) and (machine != "EM_ARM" or _fits(firmware_elf, target)) \
         and _holds(firmware_elf, target)
 
 
@@ -128,9 +132,7 @@ def _check_linked_for(firmware_elf: Path, target: Target) -> None:
     if memory is None or not memory[1]:
         return
     script, regions = memory
-    if not _holds(firmware_elf, target):
-        outside = next((first, end) for first, end, _ in elf.loaded_segments(firmware_elf)
-                       if not any(start <= first and end <= low_end for start, low_end in regions))
+    if outside := next(iter(_outside(firmware_elf, regions)), None):
         others = [t.name for t in catalog.current().targets.values() if t.name != target.name
                   and _runs(firmware_elf, t)]
         origins = " or ".join(f"{start:#x}" for start, _ in regions)
