@@ -376,6 +376,22 @@ def test_a_list_of_one_entry_per_sample_must_have_as_many_as_the_samples(tmp_pat
                     2, "result 0: pairs has 2 entries for 3 samples", monkeypatch, capsys)
 
 
+def test_every_sign_the_tables_print_has_a_plain_reading():
+    """A terminal that cannot encode a sign reads a plain one in its place, never a "?": every non-ASCII
+    sign in the table code (the § and ‡ marks as much as µ) has one."""
+    from pathlib import Path
+
+    from switchscope.cli import _encodable
+    present = Path(__file__).resolve().parents[2] / "host" / "switchscope" / "present"
+    signs = {sign for module in present.glob("*.py") for sign in module.read_text(encoding="utf-8")
+             if not sign.isascii()}
+    assert {"µ", "§", "‡", "†"} <= signs
+    lacking = sorted(sign for sign in signs if "?" in _encodable(sign, "ascii"))
+    assert not lacking, f"no plain reading for {lacking}"
+    assert _encodable("0.74§ (§ zero-wait-state figures)", "ascii") == "0.74# (# zero-wait-state figures)"
+    assert _encodable("‡ software clz", "ascii") == "++ software clz"
+
+
 @pytest.mark.firmware
 @pytest.mark.parametrize("encoding", ["ascii", "iso8859-7"])  # Greek has its letter mu, not the micro sign
 def test_a_terminal_that_cannot_encode_the_micro_sign_reads_us(tmp_path, encoding):

@@ -3,6 +3,8 @@ cannot time as built (a hard-float image on a Cortex-M4 built without its FPU, a
 machine's memory) and says what it assumed where the image does not say which core it is for. The images are
 switchscope's own yield firmware, built by the real compilers for one board and given to another as a user's."""
 
+import re
+
 import pytest
 
 from conftest import run_command
@@ -63,3 +65,33 @@ def test_an_image_linked_for_the_other_ibex_machine_says_where_the_target_links(
     assert status == 2, said
     assert f"{given} runs images linked at {linked_at}" in said, said
     assert f"give --target {fits}" in said and "Traceback" not in said
+
+
+# Where each machine's memory is: the STM32F100RB's 128 KB of flash at 0x08000000 (aliased at 0 when it boots
+# from flash) and 8 KB of SRAM at 0x20000000 (ST RM0041, "Memory map", "Boot configuration"); the MPS2 image's
+# kernel heap alone is larger than that SRAM.
+def test_an_image_linked_for_another_boards_memory_is_refused_before_it_runs(capsys):
+    status, said = measure(yield_elf("mps2-an385"), "stm32vldiscovery", capsys, "--switches", "--kernel", "freertos")
+    assert status == 2, said
+    assert re.search(r"loads 0x20000000 to 0x2000[0-9a-f]{4}, outside stm32vldiscovery's memory", said), said
+    assert "stm32vldiscovery runs images linked at 0x8000000 or 0x20000000 or 0x0" in said, said
+    assert "give --target mps2-an385, the machine it is linked for" in said and "Traceback" not in said
+
+
+@pytest.mark.parametrize("built_for, given, fits", [
+    ("microbit", "mps2-an385", "microbit or microbit-m0plus"),  # the same memory map, the nRF51's UART
+    ("stm32vldiscovery", "netduinoplus2", "stm32vldiscovery"),  # one link script; the F1's USART1, not the F4's
+])
+def test_an_image_that_names_another_board_is_refused_naming_it(capsys, built_for, given, fits):
+    status, said = measure(yield_elf(built_for), given, capsys, "--switches", "--kernel", "freertos")
+    assert status == 2, said
+    assert f"is built for {built_for} (the board name it carries), and {given} is another board" in said, said
+    assert f"give --target {fits}, or" in said and "Traceback" not in said
+
+
+def test_a_core_that_does_not_fit_suggests_only_the_boards_that_run_the_image(capsys):
+    # the Cortex-M3 boards: lm3s6965evb runs no C image, stm32vldiscovery's flash is at 0x08000000
+    status, said = measure(yield_elf("mps2-an385"), "microbit-m0plus", capsys)
+    assert status == 2, said
+    assert "is built for ARMv7-M (Cortex-M3)" in said
+    assert "give --target mps2-an385, or build it for the cortex-m0plus" in said, said

@@ -114,6 +114,27 @@ def test_an_interrupted_run_keeps_the_measurements_it_completed(tmp_path):
     assert "written to" in stderr
 
 
+def test_an_interrupted_intrusion_keeps_the_cases_it_completed(tmp_path):
+    out, said = tmp_path / "intr.json", tmp_path / "stderr.txt"
+    with said.open("w") as stderr:
+        command = subprocess.Popen([*SWITCHSCOPE, "intrusion", "--target", "mps2-an385,atmega328p", "--samples",
+                                    "200", "--json", str(out)], stdout=subprocess.PIPE, stderr=stderr, text=True)
+        wait_for(lambda: re.search(r"^\[1/\d+\] ", said.read_text(), re.M), 300)  # the first case is complete
+        command.send_signal(signal.SIGINT)
+        stdout, _ = command.communicate(timeout=30)
+    lines = said.read_text()
+    assert command.returncode == 130, lines
+    finished = re.findall(r"^\[\d+/(\d+)\] freertos (\S+) on mps2-an385", lines, re.M)
+    assert finished and "nothing was complete" not in lines, lines
+    asked = int(finished[0][0])
+    document = json.loads(out.read_text())
+    assert document["incomplete"] == f"interrupted after {len(finished)} of {asked} measurements"
+    assert [(row["target"], row["scenario"]) for row in document["results"]] == \
+        [("mps2-an385", scenario) for _, scenario in finished]
+    assert f"interrupted: {len(finished)} of {asked} measurements shown above and written to {out}" in lines
+    assert "intrusion on mps2-an385" in stdout  # the completed cases' table is shown
+
+
 def test_a_sweep_writes_each_result_as_measured_and_resume_measures_only_what_is_missing(tmp_path):
     out = tmp_path / "sweep.json"
     arguments = [*SWITCHSCOPE, "sweep", "--target", "atmega328p", "--tasks", "2-4", "--samples", "50", "--quiet",

@@ -34,7 +34,8 @@ class _Nowhere(io.TextIOBase):
 
 # What a terminal that cannot encode a sign (PYTHONIOENCODING=ascii, a latin-1 locale) reads in its place
 PLAIN_SIGNS = str.maketrans({"µ": "u", "…": "...", "×": "x", "≥": ">=", "≤": "<=", "−": "-", "→": "->", "†": "+",
-                             "—": "-", "–": "-", "·": ".", "²": "^2", "±": "+/-", "°": " deg"})
+                             "—": "-", "–": "-", "·": ".", "²": "^2", "±": "+/-", "°": " deg",
+                             "‡": "++", "§": "#"})
 
 
 def _encodable(text: str, encoding: str | None) -> str:

@@ -64,14 +64,8 @@ def command_run(args) -> int:
         else:
             results, failures = _measure_one_by_one(jobs, args, vcds)
     except Interrupted as interruption:
-        results = [outcome for _, outcome in interruption.completed if isinstance(outcome, Result)]
-        if results:  # what was measured before the signal is written where asked, then shown
-            interruption.kept = f"{len(results)} of {len(jobs)} measurements shown above"
-            if json_path:
-                report.write_json(json_path, results, [], incomplete=f"interrupted after {len(results)} of "
-                                                                     f"{len(jobs)} measurements")
-                interruption.kept += f" and written to {json_path}"
-            print(report.table(results))
+        _keep_complete(interruption, [outcome for _, outcome in interruption.completed if isinstance(outcome, Result)],
+                       len(jobs), json_path, report.table)
         raise
     floor.attach(results)
     if json_path and results:  # the files first: a terminal that fails or goes away costs none of them
@@ -95,6 +89,19 @@ def command_run(args) -> int:
     if not args.quiet:
         print(f"\n{len(results)} of {len(jobs)} measurements in {time.monotonic() - started:.1f} s", file=sys.stderr)
     return 1 if failures or ruler_view.failed(results) else 0  # a ruler that reads wrong is a failed self-test
+
+
+def _keep_complete(interruption: Interrupted, complete: list, asked: int, json_path: Path | None, table) -> None:
+    """What was measured before the signal is written where asked, then shown (`table` draws it), and the
+    interruption's line says so."""
+    if not complete:
+        return
+    interruption.kept = f"{len(complete)} of {asked} measurements shown above"
+    if json_path:
+        report.write_json(json_path, complete, [], incomplete=f"interrupted after {len(complete)} of {asked} "
+                                                              "measurements")
+        interruption.kept += f" and written to {json_path}"
+    print(table(complete))
 
 
 def _measure_one_by_one(jobs: list[Job], args, vcds: dict) -> tuple[list[Result], list[dict]]:
@@ -296,19 +303,24 @@ def command_intrusion(args) -> int:
         raise nothing_measurable(found.skipped)
     paths.build_dir()
     say_skipped(found)
-    with display.Activity(args.quiet, "measurements") as activity:
-        for number, (kernel, target, scenario) in enumerate(cases, 1):
-            activity.begin(f"{kernel.name}/{target.name}", 4)
-            case_started = time.monotonic()
-            try:
-                rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout, activity.on_stage))
-                said = display.intrusion_text(rows[-1])
-            except SwitchscopeError as error:
-                activity.say(f"error: {error}")
-                failed += 1
-                said = "failed, as said above"
-            activity.finished(number, len(cases), f"{kernel.name} {scenario.name} on {target.name}, every method",
-                              said, time.monotonic() - case_started)
+    try:
+        with display.Activity(args.quiet, "measurements") as activity:
+            for number, (kernel, target, scenario) in enumerate(cases, 1):
+                activity.begin(f"{kernel.name}/{target.name}", 4)
+                case_started = time.monotonic()
+                try:
+                    rows.append(intrusion.report(kernel, target, scenario, args.samples, args.timeout,
+                                                 activity.on_stage))
+                    said = display.intrusion_text(rows[-1])
+                except SwitchscopeError as error:
+                    activity.say(f"error: {error}")
+                    failed += 1
+                    said = "failed, as said above"
+                activity.finished(number, len(cases), f"{kernel.name} {scenario.name} on {target.name}, every "
+                                  "method", said, time.monotonic() - case_started)
+    except Interrupted as interruption:
+        _keep_complete(interruption, rows, len(cases), json_path, report.intrusion_table)
+        raise
     if json_path:  # the file first: a terminal that fails or goes away costs none of it
         report.write_json(json_path, rows, [])
     if rows:

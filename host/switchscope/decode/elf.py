@@ -102,19 +102,18 @@ def arm_attributes(path: Path) -> dict | None:
     return tags or None
 
 
-def loaded_span(path: Path) -> tuple[int, int] | None:
-    """The first address and the end of what an ELF loads into memory (its PT_LOAD segments' addresses and
-    sizes in memory), or None where it loads nothing."""
+def loaded_segments(path: Path) -> list[tuple[int, int, bytes]]:
+    """What an ELF loads into memory: each PT_LOAD segment's first address, its end (its size in memory) and
+    the bytes the file holds for it."""
     elf = _open(path)
     try:
-        spans = [(segment["p_vaddr"], segment["p_vaddr"] + segment["p_memsz"]) for segment in elf.iter_segments()
-                 if segment["p_type"] == "PT_LOAD" and segment["p_memsz"]]
+        return [(segment["p_vaddr"], segment["p_vaddr"] + segment["p_memsz"], segment.data())
+                for segment in elf.iter_segments() if segment["p_type"] == "PT_LOAD" and segment["p_memsz"]]
     except (ELFError, ConstructError, ValueError) as error:
         raise SwitchscopeError(f"{path}: its program headers cannot be read ({error})",
                                "give the firmware as the linker wrote it") from None
     finally:
         elf.stream.close()
-    return (min(start for start, _ in spans), max(end for _, end in spans)) if spans else None
 
 
 @functools.lru_cache(maxsize=64)

@@ -67,8 +67,9 @@ def _fits(firmware_elf: Path, target: Target) -> bool:
 
 
 def _fitting_boards(firmware_elf: Path) -> list[Target]:
+    """The Cortex-M targets that run the image as built: its core, and its addresses in their memory."""
     return [t for t in catalog.current().targets.values() if t.simulator == "qemu" and not t.is_riscv
-            and _fits(firmware_elf, t)]
+            and _fits(firmware_elf, t) and _holds(firmware_elf, t)]
 
 
 LINKER_REGION = re.compile(r"(\w+)\s*(?:\([^)]*\))?\s*:\s*ORIGIN\s*=\s*(0x[0-9A-Fa-f]+|\d+)\s*,\s*"
@@ -88,31 +89,77 @@ def linked_memory(target: Target) -> tuple[Path, list[tuple[int, int]]] | None:
     return script, regions
 
 
+def _outside(firmware_elf: Path, regions: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The (start, end) of each segment the image loads that lies in none of the regions."""
+    return [(first, end) for first, end, _ in elf.loaded_segments(firmware_elf)
+            if not any(start <= first and end <= region_end for start, region_end in regions)]
+
+
+def _holds(firmware_elf: Path, target: Target) -> bool:
+    """Whether every segment the image loads lies in one region of the target's linker script MEMORY (False
+    where the target links no C image: it runs none of one's own)."""
+    memory = linked_memory(target)
+    return bool(memory and memory[1]) and not _outside(firmware_elf, memory[1])
+
+
+def _runs(firmware_elf: Path, target: Target) -> bool:
+    """Whether the target runs the image as built: its instruction set, on Cortex-M its core, and its memory."""
+    machine = simulator_of(target).elf_machine(target)
+    return machine == elf.machine(firmware_elf) and (machine != "EM_ARM" or _fits(firmware_elf, target)) \
+        and _holds(firmware_elf, target)
+
+
+def _same_board(one: Target, other: Target) -> bool:
+    """Whether two targets' images are one board's build (the same board code, defines and UART): the microbit's
+    on the Cortex-M0+, the MPS2's on its Cortex-M4; not the STM32 F1's on the F4."""
+    defines = [sorted(flag for flag in target.cflags if flag.startswith("-D")) for target in (one, other)]
+    return one.board_code == other.board_code and defines[0] == defines[1] and one.uart == other.uart
+
+
+def _boards_named(firmware_elf: Path) -> list[Target]:
+    """The targets whose name the image carries as a string of its own (BOARD_NAME, which switchscope's board
+    code prints at start), where it carries any."""
+    loaded = b"\0" + b"\0".join(data for _, _, data in elf.loaded_segments(firmware_elf)) + b"\0"
+    return [t for t in catalog.current().targets.values() if b"\0" + t.name.encode() + b"\0" in loaded]
+
+
 def _check_linked_for(firmware_elf: Path, target: Target) -> None:
-    """A RISC-V image is linked for one machine's memory map (simple_system's RAM at 0x100000, virt's at
-    0x80000000): one linked for another is refused, naming where the target's images are linked."""
-    memory, span = linked_memory(target), elf.loaded_span(firmware_elf)
-    if memory is None or span is None or not memory[1]:
+    """An image is linked for one machine's memory map (simple_system's RAM at 0x100000, virt's at 0x80000000,
+    the nRF51's flash at 0, the STM32's at 0x8000000): one linked for another is refused, naming where the
+    target's images are linked. One that names the board it was built for (its BOARD_NAME), another board's
+    build, is refused too: its UART and timers are another chip's."""
+    memory = linked_memory(target)
+    if memory is None or not memory[1]:
         return
     script, regions = memory
-    if any(start <= span[0] and span[1] <= end for start, end in regions):
-        return
-    others = [t.name for t in catalog.current().targets.values() if t.is_riscv and t.name != target.name
-              and (found := linked_memory(t)) and any(start <= span[0] and span[1] <= end for start, end in found[1])]
-    origins = " or ".join(f"{start:#x}" for start, _ in regions)
-    raise SwitchscopeError(
-        f"{firmware_elf} is linked at {span[0]:#x} (its image {span[0]:#x} to {span[1]:#x}), outside "
-        f"{target.name}'s memory: {target.name} runs images linked at {origins} ({script})",
-        (f"give --target {' or '.join(others)}, the machine it is linked for, or " if others else "")
-        + f"link it with {script}")
+    if outside := next(iter(_outside(firmware_elf, regions)), None):
+        others = [t.name for t in catalog.current().targets.values() if t.name != target.name
+                  and _runs(firmware_elf, t)]
+        origins = " or ".join(f"{start:#x}" for start, _ in regions)
+        raise SwitchscopeError(
+            f"{firmware_elf} loads {outside[0]:#x} to {outside[1]:#x}, outside "
+            f"{target.name}'s memory: {target.name} runs images linked at {origins} ({script})",
+            (f"give --target {' or '.join(others)}, the machine it is linked for, or " if others else "")
+            + f"link it with {script}")
+    named = _boards_named(firmware_elf)
+    if named and not any(_same_board(board, target) for board in named):
+        boards = [t.name for t in catalog.current().targets.values()
+                  if any(_same_board(t, board) for board in named) and _runs(firmware_elf, t)]
+        raise SwitchscopeError(
+            f"{firmware_elf} is built for {' and '.join(board.name for board in named)} (the board name it "
+            f"carries), and {target.name} is another board: the image reaches for that board's UART and timers, "
+            f"which {target.name} has elsewhere",
+            (f"give --target {' or '.join(boards)}, or " if boards else "")
+            + f"build it for {target.name} (switchscope new-project --target {target.name})")
 
 
 def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     """The firmware is an ELF for the target's architecture, and on Cortex-M for the target's core or one it
     runs unchanged (ARMv7-M code on a Cortex-M4), with floating-point instructions only where the target's model
-    times them, and on RISC-V linked for the target's memory; or a clear error: code for a larger architecture
-    would not run, and code for another core of the same architecture, or with an FP context the model does not
-    time, would give another core's figures. Returns what to say where the ELF does not record its core (or
+    times them, linked for the target's memory and naming no other board (its BOARD_NAME); or a clear error: code
+    for a larger architecture, or for another board's memory or peripherals, would not run, and code for another
+    core of the same architecture, or with an FP context the model does not time, would give another core's
+    figures. Returns what to say where the ELF does not record its core (or
     records only its architecture, which several of the simulated cores execute) or was built for a smaller one,
     else None."""
     if not firmware_elf.is_file():  # never opened unless a regular file: a FIFO would wait for a writer forever
@@ -127,11 +174,15 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
         raise SwitchscopeError(f"{firmware_elf} is built for {elf.MACHINES.get(built_for, built_for)}, and "
                                f"{target.name} is {elf.MACHINES[wanted]}",
                                "give the --target the ELF was built for (see: switchscope list targets)")
-    if target.is_riscv:
-        _check_linked_for(firmware_elf, target)
-        return None
+    note = None if wanted != "EM_ARM" else _check_core(firmware_elf, target)
+    _check_linked_for(firmware_elf, target)
+    return note
+
+
+def _check_core(firmware_elf: Path, target: Target) -> str | None:
+    """check_built_for's Cortex-M part: the image's architecture, core and floating point against the target's."""
     core = CORE_ARCHITECTURES.get(target.cpu)
-    if wanted != "EM_ARM" or core is None:
+    if core is None:
         return None
     architecture = arm_build.arm_architecture(firmware_elf)
     if architecture is None:
@@ -139,7 +190,8 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
                 f"{target.name}'s {target.cpu}")
     if architecture != core and architecture not in RUNS_ALSO.get(core, ()):
         cores = [cpu for cpu, named in CORE_ARCHITECTURES.items() if named == architecture]
-        boards = [t.name for t in catalog.current().targets.values() if t.cpu in cores and t.simulator == "qemu"]
+        boards = [t.name for t in catalog.current().targets.values() if t.cpu in cores and t.simulator == "qemu"
+                  and _holds(firmware_elf, t)]
         raise SwitchscopeError(
             f"{firmware_elf} is built for {architecture}"
             + (f" ({arm_build.ARM_M_CORES[architecture]})" if architecture in arm_build.ARM_M_CORES else "")
