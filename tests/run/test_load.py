@@ -43,7 +43,6 @@ def test_windows_the_load_falls_into_are_kept_and_flagged_and_the_others_are_as_
     unlike = [i for i in range(loaded.count) if i not in interfered and loaded.samples[i] not in quiet.samples]
     assert switch == "software" or not unlike, unlike
     assert len({loaded.samples[i] for i in unlike}) <= 1, [(i, loaded.samples[i]) for i in unlike]
-    assert not unlike or any(i - 1 in interfered for i in unlike), unlike
     longer = [i for i, value in enumerate(loaded.samples) if value > max(quiet.samples)]
     assert longer and set(longer) <= interfered | set(unlike)  # the load's doing, every one
     assert max(loaded.samples) >= max(quiet.samples) + LEAST_AN_INTERRUPT_COSTS

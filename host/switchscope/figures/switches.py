@@ -37,7 +37,7 @@ def marks_of(kernel: Kernel, target: Target):
     if target.switches_unavailable:
         elsewhere = switches_targets(target.cpu) or switches_targets()
         raise SwitchscopeError(f"--switches on {target.name}: {target.switches_unavailable}",
-                               f"measure the switches on {', '.join(elsewhere)}, with the image built for it")
+                               f"measure the switches with --target {' or '.join(elsewhere)}, with the image built for it")
     return kernel.switches
 
 
