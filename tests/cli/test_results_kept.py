@@ -91,14 +91,6 @@ DAMAGED_SWITCHES = [  # (a damaged block, what names the field); each raised in 
 ]
 
 
-@pytest.mark.parametrize("result, fragment", DAMAGED_SWITCHES, ids=[f[:40] for _, f in DAMAGED_SWITCHES])
-def test_report_refuses_a_damaged_switches_block_naming_what_is_wrong(tmp_path, monkeypatch, capsys, result,
-                                                                       fragment):
-    said = refused_cleanly(tmp_path, {"switches.json": results_file(result)},
-                           ["report", "switches.json", "--html", "page.html"], 2, fragment, monkeypatch, capsys)
-    assert "input switches.json" in said
-
-
 def test_report_shows_a_whole_switches_block(tmp_path, monkeypatch, capsys):
     lay_out(tmp_path, {"switches.json": results_file(SWITCHES)})
     monkeypatch.chdir(tmp_path)
@@ -325,12 +317,16 @@ DAMAGED_LATENCY = [  # (a damaged irq-latency block, what names the field); each
 ]
 
 
-@pytest.mark.parametrize("result, fragment", DAMAGED_LATENCY, ids=[f[:40] for _, f in DAMAGED_LATENCY])
-def test_report_refuses_a_damaged_irq_latency_block_naming_what_is_wrong(tmp_path, monkeypatch, capsys, result,
-                                                                         fragment):
-    said = refused_cleanly(tmp_path, {"latency.json": results_file(result)},
-                           ["report", "latency.json", "--html", "page.html"], 2, fragment, monkeypatch, capsys)
-    assert "input latency.json" in said
+DAMAGED_BLOCKS = [("switches.json", result, fragment) for result, fragment in DAMAGED_SWITCHES] + \
+    [("latency.json", result, fragment) for result, fragment in DAMAGED_LATENCY]
+
+
+@pytest.mark.parametrize("name, result, fragment", DAMAGED_BLOCKS, ids=[f[:40] for _, _, f in DAMAGED_BLOCKS])
+def test_report_refuses_a_damaged_switches_or_irq_latency_block_naming_what_is_wrong(tmp_path, monkeypatch, capsys,
+                                                                                     name, result, fragment):
+    said = refused_cleanly(tmp_path, {name: results_file(result)}, ["report", name, "--html", "page.html"], 2,
+                           fragment, monkeypatch, capsys)
+    assert f"input {name}" in said
 
 
 def test_report_draws_a_whole_irq_latency_block(tmp_path, monkeypatch, capsys):
