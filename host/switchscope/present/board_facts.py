@@ -5,19 +5,14 @@ the flash wait states a real chip adds at its clock that the simulation does not
 from __future__ import annotations
 
 from switchscope import catalog
+from switchscope.catalog.model import CPU_HAS_CLZ
 from switchscope.figures.result import Result
 
 SOFTWARE_CLZ_MARK = "‡"  # beside a row whose kernel selects tasks by a software count-leading-zeros
 WAIT_STATES_MARK = "§"  # beside µs of a board whose real chip would add flash wait states at that clock
-# The cores with a count-leading-zeros instruction: ARMv7-M's CLZ (ARMv7-M ARM, A7.7.24). ARMv6-M (the
-# Cortex-M0 and M0+), RV32IMC (no Zbb) and the AVR have none: FreeRTOS's optimised task selection
-# (configUSE_PORT_OPTIMISED_TASK_SELECTION 1) there calls libgcc's __clzsi2 for __builtin_clz.
-CLZ_CPUS = ("cortex-m3", "cortex-m4", "cortex-m4f")
-
-
 # Settings a firmware reports that exist on some cores only: FreeRTOS's BASEPRI ceiling is ARMv7-M's (its
 # ARMv6-M port masks with PRIMASK, the RISC-V port with mstatus.MIE, the AVR port with cli, whatever it says)
-CORE_SETTINGS = {"configMAX_SYSCALL_INTERRUPT_PRIORITY": CLZ_CPUS}
+CORE_SETTINGS = {"configMAX_SYSCALL_INTERRUPT_PRIORITY": ("cortex-m3", "cortex-m4", "cortex-m4f")}
 
 
 def settings_that_apply(result: Result) -> dict:
@@ -31,7 +26,7 @@ def software_clz(result: Result) -> bool:
     """Whether the result's kernel selects its next task by a count-leading-zeros done in software: the
     firmware reports the port's optimised selection on, on a core without the instruction."""
     return (str(result.config.get("configUSE_PORT_OPTIMISED_TASK_SELECTION")) == "1"
-            and bool(result.cpu) and result.cpu not in CLZ_CPUS)
+            and bool(result.cpu) and not CPU_HAS_CLZ.get(result.cpu, False))
 
 
 def software_clz_note(cpus: list[str]) -> str:
