@@ -106,12 +106,12 @@ def fetches_apart(jobs, method: str = "probe") -> int:
 
 def assert_a_partial_sweep_repeats(job) -> None:
     """Two runs of 300 steps of an irq-latency sweep (from step 16) give the same samples and the same events."""
+    from switchscope.catalog import configs
     from switchscope.figures.latency import watches
-    from switchscope.figures.measure import run_parameters
     from switchscope.run.runner import run
 
     firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
-    parameters = run_parameters(300, None, job.resolved_config()) + ["first=16", "round=300"]
+    parameters = ["samples=300", *configs.run_parameters(job.resolved_config()), "first=16", "round=300"]
     runs = [run(job.target, firmware.elf, parameters, 300, time_limit=120, watches=watches(firmware.elf, job),
                 latency=True) for _ in range(2)]
     assert runs[0].exit_code == 0 and len(runs[0].stream.samples) == 300

@@ -5,7 +5,7 @@ from fractions import Fraction
 
 import pytest
 
-from switchscope.decode.stats import (corrected, counts_to_units, elapsed_counts, intervals, overhead,
+from switchscope.decode.stats import (counts_to_units, elapsed_counts, intervals, overhead,
                                   percentile_nearest_rank, statistics)
 
 pytestmark = pytest.mark.smoke  # pure: part of the quick subset
@@ -72,19 +72,6 @@ class TestOverheadCorrection:
     def test_no_calibration_is_an_error(self):
         with pytest.raises(ValueError):
             overhead([])
-
-    def test_subtracts(self):
-        assert corrected(149, 6) == (143, False)
-
-    def test_equal_to_overhead_is_zero(self):
-        assert corrected(6, 6) == (0, False)
-
-    def test_zero_overhead(self):
-        assert corrected(0, 0) == (0, False)
-        assert corrected(5, 0) == (5, False)
-
-    def test_overhead_larger_than_the_reading_clamps_to_zero_and_says_so(self):
-        assert corrected(4, 6) == (0, True)
 
 
 class TestStatistics:

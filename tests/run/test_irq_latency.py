@@ -14,8 +14,9 @@ from switchscope.build import native
 from switchscope.build.firmware import build
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.figures.latency import function_at, parameters as latency_parameters, sweep_samples
-from switchscope.figures.measure import measure, run_parameters
+from switchscope.figures import kinds
+from switchscope.figures.latency import function_at, sweep_samples
+from switchscope.figures.measure import measure
 from switchscope.run import simavr
 from test_serial_boards import PtyBoard, _read_over_port
 
@@ -200,7 +201,7 @@ def test_the_arduino_reads_its_own_interrupt_latency_over_its_port_as_the_simula
     samples = sweep_samples(job)
     simulated = measure(job, samples)
     elf = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config()).elf
-    parameters = run_parameters(samples, None, job.resolved_config()) + latency_parameters(job)
+    parameters = kinds.of(job).parameters(samples, job.resolved_config())
     command = simavr.command(native.built("simavr"), job.target, elf, parameters, samples,
                              simavr.INTERRUPT_ENTRY_CYCLES)
     board = PtyBoard(lambda master: subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=master,

@@ -23,7 +23,8 @@ from switchscope.catalog.job import Job
 from switchscope.cli import main
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import wire
-from switchscope.figures.measure import counted_over_port, measure, run_parameters
+from switchscope.figures import kinds
+from switchscope.figures.measure import counted_over_port, measure
 from switchscope.figures.result import Result
 from switchscope.present import report
 from switchscope.run import flash, qemu, serial_port, simavr
@@ -37,7 +38,7 @@ def _job(target: str, scenario: str) -> Job:
 
 
 def _parameters(job: Job) -> list[str]:
-    return run_parameters(SAMPLES, job.tasks, job.resolved_config())
+    return kinds.of(job).parameters(SAMPLES, job.resolved_config())
 
 
 def _listening(port: int) -> bool:

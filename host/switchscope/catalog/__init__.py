@@ -10,8 +10,9 @@ from switchscope.catalog.folders import Catalog, current
 from switchscope.catalog.selection import (real_boards, real_boards_named, select_kernels, select_methods,
                                            scenario_groups, select_scenarios, select_targets,
                                            switches_targets)
-from switchscope.catalog.model import (SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel,
-                                       Option, Port, RealBoard, Scenario, Target)
+from switchscope.catalog.model import (SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource, Kernel, Option, Port,
+                                       RealBoard, Target)
+from switchscope.catalog.scenarios import SCENARIOS, Scenario
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW, Method
 
 __all__ = ["Catalog", "current", "real_boards", "real_boards_named", "select_kernels", "select_methods", "scenario_groups",

@@ -15,8 +15,9 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope.catalog.model import (CPU_HAS_CLZ, MEMORIES, SCENARIOS, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
+from switchscope.catalog.model import (CPU_HAS_CLZ, MEMORIES, SIMULATORS, TIMING_MODELS, UNITS, Conflict, CrateSource,
                                        Kernel, LatencyTimer, Option, Port, RealBoard, SwitchMarks, Target)
+from switchscope.catalog.scenarios import SCENARIOS
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 from switchscope.catalog import configs
 from switchscope.catalog.configs import Config
-from switchscope.catalog.model import Kernel, Scenario, Target
+from switchscope.catalog.model import Kernel, Target
+from switchscope.catalog.scenarios import Scenario
 from switchscope.decode.methods import Method
 
 

@@ -1,7 +1,6 @@
-"""What a kernel, a target (a board) and a scenario are: the descriptions
-the rest of switchscope works from. folders.py reads kernels and targets
-from the firmware tree; the scenarios are the files of firmware/scenarios/,
-listed here."""
+"""What a kernel and a target (a board) are: the descriptions the rest of
+switchscope works from. folders.py reads them from the firmware tree; the
+scenarios are listed in scenarios.py."""
 
 from __future__ import annotations
 
@@ -349,52 +348,3 @@ class Target:
         if self.scope_pin:
             facts["scope_pin"] = self.scope_pin
         return facts
-
-
-@dataclass(frozen=True)
-class Scenario:
-    name: str
-    summary: str
-    check: bool = False  # a self-test of the ruler, not a switch; left out of "all"
-    latency: bool = False  # times an interrupt's assertion to its handler, not a switch (the board's latency timer)
-    source: Path | None = None  # default: firmware/scenarios/<name>.c
-    # a window of a scenario that measures several, one per build: the file it shares, named for the scenario
-    # (firmware/scenarios/<group>.c), and the -D that picks its window
-    group: str | None = None
-    defines: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def file_name(self) -> str:
-        return f"{self.group or self.name}.c"
-
-
-SCENARIOS = {
-    s.name: s
-    for s in [
-        Scenario("resume", "a low-priority task resumes a suspended high-priority task (embOS method)"),
-        Scenario("signal", "a low-priority task gives a signal a high-priority task waits on (BeRTOS method)"),
-        Scenario("yield", "two tasks of equal priority yield to each other (cooperative switch)"),
-        Scenario("isr", "an interrupt handler wakes a high-priority task that preempts the low-priority one"),
-        Scenario("rotate", "N tasks (--tasks, default 2) rotated by priority changes, one sample per switch "
-                           "(the Cortex-M3 study's method)"),
-        Scenario("sem-shuffle", "a low-priority task releases a semaphore a high-priority task asked for and "
-                                "blocked on (Rhealstone's semaphore shuffle; --config lock=mutex: a mutex)",
-                 defines=(("SWITCHSCOPE_USES_LOCK", "1"),)),
-        Scenario("deadlock-raise", "a high-priority task asks for the mutex a low-priority task holds, a medium one "
-                                   "ready: until the holder runs raised (Rhealstone's deadlock break, first window)",
-                 group="deadlock-break",
-                 defines=(("SWITCHSCOPE_DEADLOCK_WINDOW", "raise"), ("SWITCHSCOPE_USES_MUTEX", "1"))),
-        Scenario("deadlock-release", "the raised holder releases the mutex: until the high-priority task holds it "
-                                     "(Rhealstone's deadlock break, second window)",
-                 group="deadlock-break",
-                 defines=(("SWITCHSCOPE_DEADLOCK_WINDOW", "release"), ("SWITCHSCOPE_USES_MUTEX", "1"))),
-        Scenario("msg", "a low-priority task sends a message (--config msg_size, bytes) to a high-priority task "
-                        "blocked receiving it (Rhealstone's intertask message latency)"),
-        Scenario("irq-latency", "a peripheral timer's interrupt asserted at every step of signal's loop, timed to "
-                                "its handler's first instruction (worst case, and the code that causes it)",
-                 latency=True),
-        Scenario("ruler", "self-test: times blocks of N no-ops, each must read exactly N", check=True),
-        Scenario("irq-ruler", "self-test: an interrupt asserted at every step of a loop with one masked region "
-                              "of known length", check=True, latency=True),
-    ]
-}

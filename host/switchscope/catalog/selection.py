@@ -6,7 +6,8 @@ empty item, or 'all' among other names is refused with what to write."""
 from __future__ import annotations
 
 from switchscope.catalog.folders import current
-from switchscope.catalog.model import SCENARIOS, Kernel, Scenario, Target
+from switchscope.catalog.model import Kernel, Target
+from switchscope.catalog.scenarios import SCENARIOS, Scenario
 from switchscope.common.errors import SwitchscopeError, UnknownName
 from switchscope.common.suggest import did_you_mean
 from switchscope.decode.methods import METHODS, Method

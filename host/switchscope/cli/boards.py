@@ -13,7 +13,7 @@ from switchscope.cli.measuring import check_samples, say_skipped
 from switchscope.common import outputs
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.figures.capture import analyze
-from switchscope.figures.measure import run_parameters
+from switchscope.figures import kinds
 from switchscope.present import report
 from switchscope.run import flash, serial_port
 
@@ -43,7 +43,7 @@ def command_flash(args) -> int:
         check_samples(args.samples)
     config = job.resolved_config()
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
-    image = flash.with_parameters(firmware.elf, run_parameters(args.samples, job.tasks, config))
+    image = flash.with_parameters(firmware.elf, kinds.of(job).parameters(args.samples, config))
     try:
         flash.flash(target, image, args.port or "")
     except FirmwareFailed as error:  # the flasher ran and failed: not bad input, a failed step

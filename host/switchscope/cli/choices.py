@@ -11,7 +11,8 @@ from switchscope.catalog.plan import Plan
 from switchscope.common import outputs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.catalog.job import Job
-from switchscope.figures.measure import MAX_SAMPLES, check_within_longest_run
+from switchscope.figures.measure import MAX_SAMPLES
+from switchscope.run.runner import check_within_longest_run
 from switchscope.run import flash, serial_port
 
 TASKS_ONLY_ROTATE = "--tasks applies to the rotate scenario only"

@@ -11,7 +11,7 @@ from switchscope.build.firmware import EXAMPLE_KERNEL, build_example
 from switchscope.cli.choices import check_runs_fit, check_samples
 from switchscope.common import outputs, paths
 from switchscope.common.errors import SwitchscopeError
-from switchscope.figures.measure import default_time_limit
+from switchscope.run.runner import default_time_limit
 from switchscope.figures.measure_elf import check_built_for, measure_elf
 from switchscope.figures.switches import measure_switches
 from switchscope.present import report, switches_view

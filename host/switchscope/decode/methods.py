@@ -34,6 +34,14 @@ class Reading:
     # counted with the least and with the most cycles the core's manual allows
     bounds: dict | None = None
 
+    def only(self, kept: list[int]) -> "Reading":
+        """The same reading of the samples `kept` only (their indices, in order), bounds and all."""
+        def pick(values):
+            return [values[k] for k in kept]
+        bounds = {side: (pick(raw), pick(overheads)) for side, (raw, overheads) in self.bounds.items()} \
+            if self.bounds else self.bounds
+        return Reading(pick(self.raw), pick(self.overheads), self.overhead, self.calibration, self.extra, bounds)
+
 
 def warmup_windows(stream: Stream) -> int:
     """Windows the firmware opened before its first sample (rotate's warm-up)."""

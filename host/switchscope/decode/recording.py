@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from switchscope.common.errors import FirmwareFailed
 from switchscope.decode.wire import Stream
 
 
@@ -85,3 +86,28 @@ class RunOutput:
     events: Events | None = None  # the watched addresses reached, in order, when any were watched
     events_limited: bool = False  # the run was ended because the watch log reached its limit
     trace: list[str] | None = None  # with a trace asked for: the plugin's lines of the traced window
+
+    def check_completed(self, what: str) -> None:
+        """Raise FirmwareFailed unless the run ended normally with a complete stream."""
+        stream = self.stream
+        said = "\n".join(f"    {line}" for line in stream.last_output()) or "    (nothing)"
+        received = f"{len(stream.samples)} samples received before it stopped"
+        if self.stopped:
+            raise FirmwareFailed(
+                f"{what}: {self.stopped} ({received}). Its last output:\n{said}",
+                "a scenario that never ends is a bug in it or in the kernel port; --timeout raises the limit for long runs",
+            )
+        if stream.fault:
+            raise FirmwareFailed(f"{what}: the firmware failed: {stream.fault} ({received}). Its last output:\n{said}")
+        if stream.resets:
+            raise FirmwareFailed(f"{what}: the firmware restarted {stream.resets} time(s) ({received}): it ran away "
+                                 f"and reached its reset vector. Its last output:\n{said}")
+        if self.exit_code != 0:
+            tail = "\n".join(f"    {line}" for line in self.stderr.strip().splitlines()[-8:]) or "    (nothing)"
+            raise FirmwareFailed(
+                f"{what}: the simulator exited with code {self.exit_code} ({received}).\n"
+                f"  simulator said:\n{tail}\n  firmware's last output:\n{said}"
+            )
+        if not stream.complete:
+            problems = "; ".join(str(p) for p in stream.problems[-3:]) or "no end record"
+            raise FirmwareFailed(f"{what}: the sample stream is incomplete ({received}): {problems}")

@@ -60,14 +60,6 @@ def overhead(calibration_units: list[int]) -> int:
     return min(calibration_units)
 
 
-def corrected(raw_units: int, overhead_units: int) -> tuple[int, bool]:
-    """A reading with the probe's cost taken off, never below zero.
-    Returns (value, clamped): clamped is True when the raw reading was smaller
-    than the overhead, which a sound measurement never produces."""
-    value = raw_units - overhead_units
-    return (value, False) if value >= 0 else (0, True)
-
-
 def percentile_nearest_rank(sorted_values: list[int], percent: float) -> int:
     """The smallest value with at least `percent` % of the values at or below it."""
     # exactly, as the percentage is written: 99.9 % of 1000 values is rank 999, where floats say 999.0000000000001

@@ -22,7 +22,8 @@ from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.common.tools import require
 from switchscope.decode import elf
 from switchscope.decode.methods import warmup_windows
-from switchscope.figures.measure import analyse, check_completed, default_time_limit, run_parameters
+from switchscope.figures import kinds
+from switchscope.figures.measure import analyse
 from switchscope.run.runner import run, simulator_of
 
 
@@ -122,17 +123,17 @@ def breakdown(job: Job, sample: int, time_limit: float | None = None) -> Breakdo
     samples = sample + 1
     config = marker.resolved_config()
     firmware = build(marker.kernel, marker.target, marker.scenario, marker.method, config)
-    limit = time_limit if time_limit is not None else default_time_limit(samples, job.target)
-    watches = marker.method.watches(marker.target, firmware.elf, str(marker), marker.counted_in)
+    kind = kinds.of(marker)
+    planned = kind.planned_run(samples, config, time_limit, firmware.elf)
 
     def run_once(trace_window: int | None):
-        output = run(marker.target, firmware.elf, run_parameters(samples, marker.tasks, config), samples, limit,
-                     watches=watches, unit=marker.counted_in, trace_window=trace_window)
-        check_completed(output, str(marker))
+        output = run(marker.target, firmware.elf, planned.parameters, planned.samples, planned.time_limit,
+                     trace_window=trace_window, **planned.options)
+        output.check_completed(str(marker))
         return output
 
     untraced = run_once(None)  # the window's figure, and how many warm-up windows come before the first
-    figure = analyse(untraced.stream, firmware, marker, untraced, samples)
+    figure = analyse(firmware, marker, untraced, samples, kind.reading(untraced, firmware.elf))
     left_out = {e["seq"]: e["reason"] for e in figure.excluded_samples}
     if sample in left_out:
         raise SwitchscopeError(f"sample {sample} of {job} is left out of its run ({left_out[sample]})",

@@ -1,4 +1,5 @@
-"""What an irq-latency run gives: its latencies, by the simulator (marker:
+"""The latency kind of scenario: an interrupt asserted at every step of a
+loop, timed to its handler's first instruction, by the simulator (marker:
 assertion to the handler's first instruction) or by the probe (the board's
 entry code reads the timer; the counts since it expired, less the entry's
 instructions before the read), and beyond them the worst case with the code
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from switchscope.catalog.configs import Config
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed
 from switchscope.decode import elf, stats
@@ -20,6 +22,7 @@ from switchscope.decode.latency import Sweep, held_steps, masked_region, one_per
 from switchscope.decode.wire import TICK_IN_WINDOW
 from switchscope.decode.methods import Reading
 from switchscope.decode.recording import RunOutput
+from switchscope.figures.scenario_kind import KindReading, ScenarioKind
 
 
 # The steps an irq-latency sweep takes before it starts again (its round): more than the arming iteration and
@@ -31,7 +34,7 @@ from switchscope.decode.recording import RunOutput
 # sample in 30 and took the only ordinary iteration some steps had.
 # irq-latency takes one round, then its tick round: one sample per step, whatever --samples says.
 LATENCY_ROUND_STEPS = {"qemu": 4096, "simavr": 8192, "verilator": 8192}
-# Seconds an irq-latency run may take beyond the usual limit (figures/measure.py, default_time_limit), by
+# Seconds an irq-latency run may take beyond the usual limit (run/runner.py, default_time_limit), by
 # simulator: on Ibex's RTL a sweep is about 110 M cycles (the round's 8,192 samples, each waiting up to the round
 # and a loop, then the tick round's 1,088, each waiting up to a 50,000-cycle tick period), and the model runs
 # about 1.5 M cycles a second alone on a core, half that on a busy machine.
@@ -46,13 +49,38 @@ TICK_ROUND_STEPS = 1088
 TICK_ROUND_EVENTS_PER_SAMPLE = 512
 
 
+class InterruptLatency(ScenarioKind):
+    """irq-latency and its ruler: the board's latency timer asserted at each step of a loop, one sample an
+    assertion; every sample kept whatever ran in its window (the tick is part of the workload)."""
+
+    def samples(self, asked: int | None) -> int | None:
+        return sweep_samples(self.job) or asked
+
+    def time_allowance(self) -> float:
+        return time_allowance(self.job)
+
+    def parameters(self, samples: int | None, config: Config) -> list[str]:
+        return super().parameters(samples, config) + parameters(self.job)
+
+    def watches(self, firmware_elf: Path) -> list[tuple[int, str]]:
+        return watches(firmware_elf, self.job)
+
+    def run_options(self, firmware_elf: Path) -> dict:
+        return {**super().run_options(firmware_elf), "latency": True,
+                "more_events": TICK_ROUND_EVENTS_PER_SAMPLE * tick_round_samples(self.job)}
+
+    def reading(self, output: RunOutput, firmware_elf: Path) -> KindReading:
+        found, facts = reading(self.job, firmware_elf, output, len(output.stream.samples))
+        return KindReading(found, leaves_out_ticks=False, kept=facts.pop("kept"), facts=facts)
+
+
 def sweeps_every_phase(job: Job) -> bool:
     """irq-latency's sweep decides its own samples: a round of the loop's steps, then the tick round."""
     return job.scenario.name == "irq-latency"
 
 
 def time_allowance(job: Job) -> float:
-    """Seconds beyond the usual limit an irq-latency run may take on its simulator (0 for other scenarios)."""
+    """Seconds beyond the usual limit an irq-latency run may take on its simulator (0 for the ruler)."""
     return SWEEP_TIME_ALLOWANCE_S.get(job.target.simulator, 0.0) if sweeps_every_phase(job) else 0.0
 
 
@@ -61,7 +89,7 @@ def round_steps(job: Job) -> int:
 
 
 def sweep_samples(job: Job) -> int | None:
-    """The samples irq-latency takes, whatever --samples says (None for other scenarios): one per step of
+    """The samples irq-latency takes, whatever --samples says (None for the ruler): one per step of
     a round, then the tick round's."""
     return round_steps(job) + tick_round_samples(job) if sweeps_every_phase(job) else None
 
@@ -70,9 +98,7 @@ def parameters(job: Job) -> list[str]:
     """The irq-latency sweep's step, as a fraction of latency-timer counts (half an
     instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the
     least the board's code can arm), its round, and its tick round where the board
-    can aim at the tick; nothing for other scenarios."""
-    if not job.scenario.latency:
-        return []
+    can aim at the tick."""
     step = job.target.latency_counts_per_step()
     timer = job.target.latency_timer
     first = max(timer.least_counts, -(-step.numerator // step.denominator))
@@ -133,20 +159,22 @@ def probe_latencies(job: Job, stream) -> list[int]:
             for d, k in zip(samples.column("tag").tolist(), counts.tolist())]
 
 
-def _worst_of(latencies: list) -> dict:
-    """A group of samples beside the distribution: how many, their worst and their median."""
-    return {"samples": len(latencies), "worst": max(latencies), "median": stats.statistics(latencies)["median"],
-            "latencies": latencies}
+def _worst_of(groups: dict[str, list]) -> dict[str, dict]:
+    """Groups of samples beside the distribution, each that has any: how many, their worst and their median."""
+    return {name: {"samples": len(latencies), "worst": max(latencies),
+                   "median": stats.statistics(latencies)["median"], "latencies": latencies}
+            for name, latencies in groups.items() if latencies}
 
 
-def tick_round_facts(job: Job, stream, latencies: list) -> dict | None:
-    """The tick round (`latencies`: its samples, each aimed at the tick: sample j of it asserted j steps after
-    a point the sweep's tick_before counts ahead of the tick's interrupt, both timers counting the same
-    clock): how many samples, the span they swept around the tick's interrupt, in the unit of a step's
+def tick_round_facts(job: Job, stream, summary: dict | None) -> dict | None:
+    """The tick round (`summary`: its samples' _worst_of; each sample aimed at the tick: sample j asserted j
+    steps after a point the sweep's tick_before counts ahead of the tick's interrupt, both timers counting
+    the same clock): how many samples, the span they swept around the tick's interrupt, in the unit of a step's
     whole (instructions under QEMU, cycles on simavr), and the worst among them with its place."""
     count = int(stream.meta.get("latency_tick_samples", "0") or 0)
-    if not count or not latencies:
+    if not count or not summary:
         return None
+    latencies = summary["latencies"]
     per_step = job.target.latency_counts_per_step() / job.target.counts_per_unit(job.target.latency_timer.clock_hz)
     before = TICK_ROUND_BEFORE_STEPS
 
@@ -155,7 +183,7 @@ def tick_round_facts(job: Job, stream, latencies: list) -> dict | None:
         return int(value) if value.denominator == 1 else float(value)
 
     worst = max(range(count), key=lambda j: latencies[j])
-    return {**_worst_of(latencies), "handler": job.target.latency_timer.tick_handler, "from": place(0),
+    return {**summary, "handler": job.target.latency_timer.tick_handler, "from": place(0),
             "to": place(count - 1), "unit": job.target.unit, "worst_at": place(worst)}
 
 
@@ -165,74 +193,69 @@ def reading(job: Job, firmware_elf: Path, output: RunOutput, samples: int) -> tu
     step of the loop, see decode/latency.one_per_phase; other sweeps: all). A board read over its port logs
     no simulator's view: its probe's worst case then has no address, and no phases are known."""
     target = job.target
-    if output.events is None and job.method.name == "probe":
-        latencies = probe_latencies(job, output.stream)
-        worst = int(np.argmax(latencies))
-        return (Reading(latencies, [0] * samples, 0, []),
-                {"kept": list(range(samples)),
-                 "worst": {job.counted_in: latencies[worst], "sample": worst,
-                           "samples": latencies.count(latencies[worst])}})
     loop_samples = samples - tick_round_samples(job) if sweeps_every_phase(job) else None
+    probed = probe_latencies(job, output.stream) if job.method.name == "probe" else None
+    if output.events is None and probed is not None:
+        worst = int(np.argmax(probed))
+        return (Reading(probed, [0] * samples, 0, []),
+                {"kept": list(range(samples)),
+                 "worst": {job.counted_in: probed[worst], "sample": worst, "samples": probed.count(probed[worst])}})
+    # the simulator's view: what it saw, one sample per step of the loop, and the code the worst case fell in
     found: Sweep = sweep(output.events, target.simulator == "qemu", str(job), loop_samples)
     if len(found.latency) != samples:
         raise FirmwareFailed(f"{job}: the simulator saw {len(found.latency)} interrupts reach their handler for "
                              f"{samples} samples in the stream")
-    latencies = found.latency
-    agreement = None
-    if job.method.name == "probe":
-        latencies = probe_latencies(job, output.stream)
-        apart = [p - s for p, s in zip(latencies, found.latency)]
-        agreement = {"samples": samples, "equal": sum(1 for d in apart if d == 0),
-                     "least_difference": min(apart), "largest_difference": max(apart), "unit": job.counted_in}
-    covered, kept, ticked, tick_round = found.covered, list(range(samples)), [], []
+    latencies = found.latency if probed is None else probed
+    covered, kept, ticked = found.covered, list(range(samples)), []
     if loop_samples is not None:  # the tick round and the samples a tick fell into: beside the distribution
         disturbed = ((output.stream.samples.column("flags") & TICK_IN_WINDOW) != 0).tolist()
         kept, ticked, covered = one_per_phase(found, disturbed, loop_samples)
         if not kept:
             raise FirmwareFailed(f"{job}: the sweep met no step of the loop in an iteration of the workload's own: "
                                  f"the loop is longer than the sweep's round of {round_steps(job):,} steps")
-        ticked, tick_round = [latencies[k] for k in ticked], latencies[loop_samples:]
-    latencies = [latencies[k] for k in kept]
+    kept_latencies = [latencies[k] for k in kept]
     addresses = [found.addresses[k] for k in kept]
-    bounds = None
-    if found.least is not None and job.method.name != "probe":
-        bounds = {"min": ([found.least[k] for k in kept], [0] * len(kept)),
-                  "max": ([found.most[k] for k in kept], [0] * len(kept))}
-    worst = int(np.argmax(latencies))
-    address = addresses[worst]
+    phases = [found.phases[k] for k in kept]
+    worst = int(np.argmax(kept_latencies))
     # the latency most steps see is the core's own, with nothing in the way: a worst case no longer than that
     # was held by no code, wherever it was asserted
-    usual = Counter(latencies).most_common(1)[0][0]
-    phases = [found.phases[k] for k in kept]
-    held = {}
+    usual = Counter(kept_latencies).most_common(1)[0][0]
     if loop_samples is not None:  # one sample per step: the held region is the run of steps that waited longer
-        first_k, last_k, steps = held_steps(phases, latencies, worst, usual, found.period)
+        first_k, last_k, held_count = held_steps(phases, kept_latencies, worst, usual, found.period)
         first, last = addresses[first_k], addresses[last_k]
-        held = {"step": phases[worst] % found.period if found.period else phases[worst], "held_steps": steps,
-                "held_from_function": function_at(firmware_elf, first),
-                "held_to_function": function_at(firmware_elf, last)}
     else:
-        first, last = masked_region(addresses, latencies, address)
-    step = "instructions" if target.simulator == "qemu" else "cycles"
+        first, last = masked_region(addresses, kept_latencies, addresses[worst])
+    address = addresses[worst]
     facts = {
         "kept": kept,
-        "worst": {job.counted_in: latencies[worst], "address": f"0x{address:x}",
+        "worst": {job.counted_in: kept_latencies[worst], "address": f"0x{address:x}",
                   "function": function_at(firmware_elf, address), "sample": worst,
-                  "samples": latencies.count(latencies[worst]),
-                  "held_from": f"0x{first:x}", "held_to": f"0x{last:x}", "held": latencies[worst] > usual,
-                  **held},
-        "phases": {"covered": covered, "period": found.period, "steps": step},
+                  "samples": kept_latencies.count(kept_latencies[worst]),
+                  "held_from": f"0x{first:x}", "held_to": f"0x{last:x}", "held": kept_latencies[worst] > usual},
+        "phases": {"covered": covered, "period": found.period,
+                   "steps": "instructions" if target.simulator == "qemu" else "cycles"},
         "sample_phases": phases,
         "sample_addresses": [f"0x{a:x}" for a in addresses],
     }
     if loop_samples is not None:
+        facts["worst"].update({"step": phases[worst] % found.period if found.period else phases[worst],
+                               "held_steps": held_count, "held_from_function": function_at(firmware_elf, first),
+                               "held_to_function": function_at(firmware_elf, last)})
         facts["phases"]["one_per_phase"] = True
-        tick = tick_round_facts(job, output.stream, tick_round)
+        beside = _worst_of({"tick": latencies[loop_samples:], "ticked": [latencies[k] for k in ticked]})
+        tick = tick_round_facts(job, output.stream, beside.get("tick"))
         if tick:
             tick["addresses"] = [f"0x{a:x}" for a in found.addresses[loop_samples:]]
             facts["phases"]["tick"] = tick
-        if ticked:
-            facts["phases"]["ticked"] = _worst_of(ticked)
-    if agreement:  # the probe against the simulator's own view of the same interrupts
-        facts["details"] = {"agreement": agreement}
-    return Reading(latencies, [0] * len(kept), 0, [], bounds=bounds), facts
+        if "ticked" in beside:
+            facts["phases"]["ticked"] = beside["ticked"]
+    if probed is not None:  # the probe against the simulator's own view of the same interrupts
+        apart = [p - s for p, s in zip(probed, found.latency)]
+        facts["details"] = {"agreement": {"samples": samples, "equal": sum(1 for d in apart if d == 0),
+                                          "least_difference": min(apart), "largest_difference": max(apart),
+                                          "unit": job.counted_in}}
+    bounds = None
+    if found.least is not None and probed is None:
+        bounds = {"min": ([found.least[k] for k in kept], [0] * len(kept)),
+                  "max": ([found.most[k] for k in kept], [0] * len(kept))}
+    return Reading(kept_latencies, [0] * len(kept), 0, [], bounds=bounds), facts

@@ -15,50 +15,13 @@ from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import scope, stats, wire
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import Stream
-from switchscope.figures import latency
+from switchscope.figures import kinds
+from switchscope.figures.scenario_kind import KindReading
 from switchscope.figures.result import Result, Stats
 from switchscope.run import flash, serial_port
-from switchscope.run.runner import Progress, check_completed, run, simulator_of
-
-# Bounds a run: the time to boot and calibrate, and a generous allowance per
-# sample (a sample takes about 0.1 ms of QEMU's or simavr's time; each
-# simulator module states its own allowance, the RTL's being larger).
-BASE_TIME_LIMIT_S = 20.0
-TIME_LIMIT_PER_SAMPLE_S = 0.002  # a board read over its port
-
-
-def run_parameters(samples: int | None, tasks: int | None, config: Config) -> list[str]:
-    """What the firmware is told of a run ("name=value"): the sample count and rotate's task count
-    where given (else it keeps its defaults), and what the configuration's run options set."""
-    return [*([f"samples={samples}"] if samples else []), *([f"tasks={tasks}"] if tasks else []),
-            *configs.run_parameters(config)]
-
-
-def default_time_limit(samples: int, target: Target | None = None) -> float:
-    """A run's bound when none is given: on a simulator, its own allowance per sample."""
-    per_sample = simulator_of(target).TIME_LIMIT_PER_SAMPLE_S if target is not None else TIME_LIMIT_PER_SAMPLE_S
-    return BASE_TIME_LIMIT_S + samples * per_sample
-
+from switchscope.run.runner import Progress, default_time_limit, run
 
 MAX_SAMPLES = 2**32 - 1  # the firmware counts samples in 32 bits
-
-
-def check_within_longest_run(samples: int, target: Target, option: str = "--samples", timeout: bool = True) -> None:
-    """Before any work, where no --timeout is given (`timeout`: whether the command takes one): a count whose run, at the simulator's allowance per sample,
-    would outlast the longest run it allows (an RTL's LONGEST_RUN_S) is refused, saying how many fit: the run
-    would be stopped at its time limit anyway, the time spent for nothing."""
-    simulator = simulator_of(target)
-    longest = getattr(simulator, "LONGEST_RUN_S", None)
-    if longest is None or default_time_limit(samples, target) <= longest:
-        return
-    per_sample = simulator.TIME_LIMIT_PER_SAMPLE_S
-    fitting = int((longest - BASE_TIME_LIMIT_S) / per_sample)
-    raise SwitchscopeError(
-        f"{option} {samples:,} on {target.name}: its {simulator.NAME} run is allowed {per_sample * 1000:g} ms a "
-        f"sample, {default_time_limit(samples, target) / 3600:,.1f} hours for these, and switchscope bounds a "
-        f"run there to {longest / 3600:g} hour{'s' if longest != 3600 else ''}: at most {fitting:,} fit",
-        f"give {option} {fitting:,} or fewer" + (", or a --timeout in seconds to wait longer" if timeout else
-                                                   " (switchscope run takes a --timeout to wait longer)"))
 
 
 def _check_identity(stream: Stream, job: Job, samples: int) -> None:
@@ -89,8 +52,9 @@ def _less(raw, overheads) -> np.ndarray:
     return np.asarray(raw, dtype=np.int64) - np.asarray(overheads, dtype=np.int64)
 
 
-def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, samples: int) -> Result:
-    """The Result of a completed run of `samples` samples."""
+def analyse(firmware: Firmware, job: Job, output: RunOutput, samples: int, read: KindReading) -> Result:
+    """The Result of a completed run of `samples` samples, read by the job's kind of scenario (`read`)."""
+    stream = output.stream
     _check_identity(stream, job, samples)
     samples = stream.samples
     flags = samples.column("flags")
@@ -102,21 +66,17 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
             "says it does", "this is a bug in the scenario or its mapping onto the kernel")
 
     target = job.target
-    latency_facts = {}
     seqs, tags = samples.column("seq"), samples.column("tag")
-    if job.scenario.latency:
-        reading, latency_facts = latency.reading(job, firmware.elf, output, len(samples))
-        kept = np.asarray(latency_facts.pop("kept"), dtype=np.int64)  # irq-latency: one sample per phase
+    reading = read.reading
+    if read.kept is not None:  # e.g. irq-latency: one sample per step of the loop
+        kept = np.asarray(read.kept, dtype=np.int64)
         flags, seqs, tags = flags[kept], seqs[kept], tags[kept]
-    else:
-        reading = job.method.reading(stream, output, target, str(job), job.counted_in)
     corrected = _less(reading.raw, reading.overheads)
     clamped = int(np.count_nonzero(corrected < 0))  # a raw reading below the method's cost: set to 0
     corrected = np.maximum(corrected, 0)
     in_window = (flags & wire.TICK_IN_WINDOW) != 0
     wrapped = (flags & wire.STAMP_WRAPPED) != 0  # the probe's stamps cannot say how long such a window was
-    # an interrupt's latency is kept whatever ran in its window: the tick is part of the workload
-    left_out = wrapped | (in_window if job.method.excludes_ticks and not job.scenario.latency else False)
+    left_out = wrapped | (in_window if read.leaves_out_ticks else False)
     reasons = np.where(wrapped, "stamp_wrapped", "tick_in_window")[left_out].tolist()
     excluded = [{"seq": seq, "value": value, "reason": reason} for seq, value, reason in
                 zip(seqs[left_out].tolist(), corrected[left_out].tolist(), reasons)]
@@ -147,7 +107,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         bounds=bounds,
         samples=values,
         overhead=reading.overhead,
-        first=stats.corrected(int(reading.raw[0]), int(reading.overheads[0]))[0],
+        first=int(corrected[0]),
         excluded_samples=excluded,
         clamped=clamped,
         kernel=job.kernel.name,
@@ -172,7 +132,7 @@ def analyse(stream: Stream, firmware: Firmware, job: Job, output: RunOutput, sam
         stream_problems=[str(p) for p in stream.problems],
         simulator={"name": output.simulator, "options": output.options},
         wall_seconds=round(output.wall_seconds, 3),
-        **latency_facts,
+        **read.facts,
     )
 
 
@@ -180,41 +140,36 @@ def measure(job: Job, samples: int, time_limit: float | None = None,
             progress: Progress | None = None, on_stage=None, vcd: Path | None = None) -> Result:
     """Build, run and analyse one job; raises a SwitchscopeError subclass on failure.
     With the scope method, `vcd` receives the pin's trace."""
+    samples, kind = _measurable(job, samples), kinds.of(job)
+    if on_stage:
+        on_stage("building")
+    config = job.resolved_config()
+    firmware = build(job.kernel, job.target, job.scenario, job.method, config)
+    if on_stage:
+        on_stage("running")
+    planned = kind.planned_run(samples, config, time_limit, firmware.elf)
+    output: RunOutput = run(job.target, firmware.elf, planned.parameters, planned.samples, planned.time_limit,
+                            progress, **planned.options)
+    output.check_completed(str(job))
+    result = analyse(firmware, job, output, planned.samples, kind.reading(output, firmware.elf))
+    if vcd is not None and output.edges is not None:  # the scope pin's trace, its time steps in the result's unit
+        timescale, ticks = job.target.vcd_scale(result.unit)
+        steps = " (time steps are cycles: the clock's period is no whole number of ps)" \
+            if job.target.vcd_steps_are_cycles(result.unit) else ""
+        scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result.scope["pin"] or "pin", timescale,
+                        ticks, f"switchscope {job}: scope pin{steps}, 1 {result.unit} = {ticks} x {timescale}")
+        result.scope["vcd"] = str(vcd)
+    return result
+
+
+def _measurable(job: Job, samples: int) -> int:
+    """The sample count asked for, once the job is known to be measurable and the count one the firmware takes."""
     why = job.kernel.not_measured(job.target, job.scenario, job.method, job.counted_in)
     if why:
         raise SwitchscopeError(f"{job}: not applicable: {why}")
     if not 1 <= samples <= MAX_SAMPLES:
         raise SwitchscopeError(f"{job}: {samples} samples: the firmware takes 1 to {MAX_SAMPLES}")
-    samples = latency.sweep_samples(job) or samples
-    if on_stage:
-        on_stage("building")
-    config = job.resolved_config()
-    firmware = build(job.kernel, job.target, job.scenario, job.method, config)
-    limit = (time_limit if time_limit is not None
-             else default_time_limit(samples, job.target) + latency.time_allowance(job))
-    if on_stage:
-        on_stage("running")
-    parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job)
-    if job.scenario.latency:
-        watches = latency.watches(firmware.elf, job)
-    else:
-        watches = job.method.watches(job.target, firmware.elf, str(job), job.counted_in)
-    output: RunOutput = run(job.target, firmware.elf, parameters, samples, limit, progress,
-                            watch_scope_pin=job.method.watches_scope_pin, watches=watches,
-                            unit=job.counted_in, stamps=job.method.stamps_in_cycles,
-                            latency=job.scenario.latency, more_events=latency.TICK_ROUND_EVENTS_PER_SAMPLE
-                            * latency.tick_round_samples(job))
-    check_completed(output, str(job))
-    result = analyse(output.stream, firmware, job, output, samples)
-    if vcd is not None and output.edges is not None:
-        timescale, ticks = job.target.vcd_scale(result.unit)
-        steps = " (time steps are cycles: the clock's period is no whole number of ps)" \
-            if job.target.vcd_steps_are_cycles(result.unit) else ""
-        scope.write_vcd(vcd, [(e.time, e.level) for e in output.edges], result.scope["pin"] or "pin",
-                        timescale, ticks,
-                        f"switchscope {job}: scope pin{steps}, 1 {result.unit} = {ticks} x {timescale}")
-        result.scope["vcd"] = str(vcd)
-    return result
+    return samples
 
 
 def board_samples(stream: Stream) -> int:
@@ -244,9 +199,9 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None
-    samples = latency.sweep_samples(job) or samples
+    samples = kinds.of(job).samples(samples)
     if flash_first:  # the image carries the run's parameters: a chip has no simulator to pass them
-        parameters = run_parameters(samples, job.tasks, config) + latency.parameters(job)
+        parameters = kinds.of(job).parameters(samples, config)
         image = flash.with_parameters(firmware.elf, parameters)
         if job.target.real_board.flashes_through_port:  # the bootloader has the port: flash, then read
             if on_stage:
@@ -267,8 +222,8 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
     skipped = f"; {reading.skipped} bytes before the run skipped" if reading.skipped else ""
     output = RunOutput(stream=reading.stream, exit_code=0, stopped=None, stderr="", wall_seconds=reading.seconds,
                        simulator=f"{board} at {port}", options=f"{baud} baud{skipped}; {stamps}")
-    check_completed(output, str(job))
-    return analyse(output.stream, firmware, job, output, samples or board_samples(output.stream))
+    output.check_completed(str(job))
+    return analyse(firmware, job, output, samples or board_samples(output.stream), kinds.of(job).reading(output, firmware.elf))
 
 
 def counted_over_port(job: Job, stream: Stream) -> tuple[Job, str]:

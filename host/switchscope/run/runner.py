@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from switchscope.catalog import Target
-from switchscope.common.errors import FirmwareFailed, UnknownName
+from switchscope.common.errors import SwitchscopeError, UnknownName
 from switchscope.common.tools import die_with_parent, end_group
 from switchscope.decode.event_log import EventLog
 from switchscope.decode.recording import RunOutput
@@ -37,6 +37,36 @@ LATENCY_EVENTS_PER_SAMPLE = 64
 EVENTS_LIMIT_BASE = 10_000  # a sample waits at most two 15 ms ticks (480,000 cycles)
 PIPE_BYTES = 1 << 20  # Linux's default /proc/sys/fs/pipe-max-size
 DECODE_BYTES = 1 << 18
+
+# Bounds a run: the time to boot and calibrate, and a generous allowance per
+# sample (a sample takes about 0.1 ms of QEMU's or simavr's time; each
+# simulator module states its own allowance, the RTL's being larger).
+BASE_TIME_LIMIT_S = 20.0
+BOARD_TIME_LIMIT_PER_SAMPLE_S = 0.002  # a board read over its port
+
+
+def default_time_limit(samples: int, target: Target | None = None) -> float:
+    """A run's bound when none is given: on a simulator, its own allowance per sample."""
+    per_sample = simulator_of(target).TIME_LIMIT_PER_SAMPLE_S if target is not None else BOARD_TIME_LIMIT_PER_SAMPLE_S
+    return BASE_TIME_LIMIT_S + samples * per_sample
+
+
+def check_within_longest_run(samples: int, target: Target, option: str = "--samples", timeout: bool = True) -> None:
+    """Before any work, where no --timeout is given (`timeout`: whether the command takes one): a count whose run, at the simulator's allowance per sample,
+    would outlast the longest run it allows (an RTL's LONGEST_RUN_S) is refused, saying how many fit: the run
+    would be stopped at its time limit anyway, the time spent for nothing."""
+    simulator = simulator_of(target)
+    longest = getattr(simulator, "LONGEST_RUN_S", None)
+    if longest is None or default_time_limit(samples, target) <= longest:
+        return
+    per_sample = simulator.TIME_LIMIT_PER_SAMPLE_S
+    fitting = int((longest - BASE_TIME_LIMIT_S) / per_sample)
+    raise SwitchscopeError(
+        f"{option} {samples:,} on {target.name}: its {simulator.NAME} run is allowed {per_sample * 1000:g} ms a "
+        f"sample, {default_time_limit(samples, target) / 3600:,.1f} hours for these, and switchscope bounds a "
+        f"run there to {longest / 3600:g} hour{'s' if longest != 3600 else ''}: at most {fitting:,} fit",
+        f"give {option} {fitting:,} or fewer" + (", or a --timeout in seconds to wait longer" if timeout else
+                                                   " (switchscope run takes a --timeout to wait longer)"))
 
 
 def simulator_of(target: Target) -> Simulator:
@@ -180,29 +210,3 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     return RunOutput(stream=stream, exit_code=exit_code, stopped=stopped, stderr=stderr, wall_seconds=seconds,
                      simulator=name, options=options, command=command, edges=edges, events=events,
                      events_limited=events_limited, trace=trace)
-
-
-def check_completed(output: RunOutput, what: str) -> None:
-    """Raise FirmwareFailed unless the run ended normally with a complete stream."""
-    stream = output.stream
-    said = "\n".join(f"    {line}" for line in stream.last_output()) or "    (nothing)"
-    received = f"{len(stream.samples)} samples received before it stopped"
-    if output.stopped:
-        raise FirmwareFailed(
-            f"{what}: {output.stopped} ({received}). Its last output:\n{said}",
-            "a scenario that never ends is a bug in it or in the kernel port; --timeout raises the limit for long runs",
-        )
-    if stream.fault:
-        raise FirmwareFailed(f"{what}: the firmware failed: {stream.fault} ({received}). Its last output:\n{said}")
-    if stream.resets:
-        raise FirmwareFailed(f"{what}: the firmware restarted {stream.resets} time(s) ({received}): it ran away "
-                             f"and reached its reset vector. Its last output:\n{said}")
-    if output.exit_code != 0:
-        tail = "\n".join(f"    {line}" for line in output.stderr.strip().splitlines()[-8:]) or "    (nothing)"
-        raise FirmwareFailed(
-            f"{what}: the simulator exited with code {output.exit_code} ({received}).\n"
-            f"  simulator said:\n{tail}\n  firmware's last output:\n{said}"
-        )
-    if not stream.complete:
-        problems = "; ".join(str(p) for p in stream.problems[-3:]) or "no end record"
-        raise FirmwareFailed(f"{what}: the sample stream is incomplete ({received}): {problems}")
