@@ -9,7 +9,8 @@
 #include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
-#include "switchscope/harness.h"
+#include "switchscope/harness_fail.h"
+#include "switchscope/load.h" /* SWITCHSCOPE_LOAD_VOIP: the load timer's vector */
 
 extern uint32_t __data_load, __data_start, __data_end, __bss_start, __bss_end, __stack_top;
 int main(void);

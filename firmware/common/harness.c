@@ -258,18 +258,6 @@ void harness_run(uint16_t (*window)(uint32_t seq))
     harness_end(samples_requested);
 }
 
-void harness_fail(const char *reason)
-{
-    send_text(RECORD_FAULT, reason, 0, 0, 0);
-    board_exit(3);
-}
-
-void harness_fail_formatted(const char *reason)
-{
-    send_text(RECORD_FAULT, 0, 0, reason, 1 << 2);
-    board_exit(3);
-}
-
 int main(void)
 {
     board_init();

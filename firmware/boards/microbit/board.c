@@ -10,7 +10,6 @@
 #include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
-#include "switchscope/harness.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 #define BOARD_STRINGIFY(x) #x
