@@ -274,7 +274,7 @@ int main(void)
     emit_meta_number(SS_TEXT("samples"), samples_requested);
     scenario.setup();
 #if SWITCHSCOPE_LOAD_VOIP
-    load_describe(emit_meta);
+    load_describe(emit_meta, emit_meta_number);
     load_setup();
 #endif
     ss_kernel_start();
