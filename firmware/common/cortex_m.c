@@ -2,7 +2,8 @@
  * What every Cortex-M board shares: the reset handler and vector table,
  * SysTick's count for pacing, the software interrupt, the semihosting call
  * (parameters in, exit code out, on QEMU), and the report of an unexpected
- * exception. A board supplies the rest of board.h.
+ * exception. A board supplies the rest of board.h (a board that QEMU runs to
+ * its end: cortex_m_semihosted.c, its flush, idle, exit and description).
  */
 #if defined(__arm__)
 #include <stdint.h>
