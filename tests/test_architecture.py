@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from import_circles import circles
+
 HOST = Path(__file__).resolve().parents[1] / "host" / "switchscope"
 # bottom to top: a stage may import its own modules and those of the stages before it
 STAGES = ("common", "decode", "catalog", "build", "run", "figures", "present", "cli")
@@ -68,35 +70,7 @@ def test_imports_run_down_the_stages(module, graph):
 
 
 def test_there_is_no_import_circle(graph):
-    # Tarjan's strongly connected components: any component of two or more modules is a circle
-    index, low, on_stack, stack, circles, counter = {}, {}, set(), [], [], [0]
-
-    def visit(module):
-        index[module] = low[module] = counter[0]
-        counter[0] += 1
-        stack.append(module)
-        on_stack.add(module)
-        for target in graph[module]:
-            if target not in index:
-                visit(target)
-                low[module] = min(low[module], low[target])
-            elif target in on_stack:
-                low[module] = min(low[module], index[target])
-        if low[module] == index[module]:
-            component = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == module:
-                    break
-            if len(component) > 1:
-                circles.append(sorted(component))
-
-    for module in graph:
-        if module not in index:
-            visit(module)
-    assert not circles, f"import circles: {circles}"
+    assert not (found := circles(graph)), f"import circles: {found}"
 
 
 def test_no_module_is_over_400_lines():

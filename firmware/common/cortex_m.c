@@ -2,14 +2,16 @@
  * What every Cortex-M board shares: the reset handler and vector table,
  * SysTick's count for pacing, the software interrupt, the semihosting call
  * (parameters in, exit code out, on QEMU), and the report of an unexpected
- * exception. A board supplies the rest of board.h.
+ * exception. A board supplies the rest of board.h (a board that QEMU runs to
+ * its end: cortex_m_semihosted.c, its flush, idle, exit and description).
  */
 #if defined(__arm__)
 #include <stdint.h>
 #include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
-#include "switchscope/harness.h"
+#include "switchscope/harness_fail.h"
+#include "switchscope/load.h" /* SWITCHSCOPE_LOAD_VOIP: the load timer's vector */
 
 extern uint32_t __data_load, __data_start, __data_end, __bss_start, __bss_end, __stack_top;
 int main(void);

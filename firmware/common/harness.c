@@ -258,18 +258,6 @@ void harness_run(uint16_t (*window)(uint32_t seq))
     harness_end(samples_requested);
 }
 
-void harness_fail(const char *reason)
-{
-    send_text(RECORD_FAULT, reason, 0, 0, 0);
-    board_exit(3);
-}
-
-void harness_fail_formatted(const char *reason)
-{
-    send_text(RECORD_FAULT, 0, 0, reason, 1 << 2);
-    board_exit(3);
-}
-
 int main(void)
 {
     board_init();
@@ -286,7 +274,7 @@ int main(void)
     emit_meta_number(SS_TEXT("samples"), samples_requested);
     scenario.setup();
 #if SWITCHSCOPE_LOAD_VOIP
-    load_describe(emit_meta);
+    load_describe(emit_meta, emit_meta_number);
     load_setup();
 #endif
     ss_kernel_start();

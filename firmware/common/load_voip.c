@@ -8,7 +8,8 @@
  * kernel's highest task priority (ss_highest_priority()), above the measured
  * tasks, as a codec's deadline would put them.
  */
-#include "switchscope/harness.h"
+#include "switchscope/board.h"
+#include "switchscope/kernel.h"
 #include "switchscope/load.h"
 
 #if SWITCHSCOPE_LOAD_VOIP
@@ -79,11 +80,12 @@ void load_setup(void)
 
 void load_start(void) { board_load_timer_start(SWITCHSCOPE_LOAD_PERIOD_US); }
 
-void load_describe(void (*emit)(const char *key, const char *value))
+void load_describe(void (*emit)(const char *key, const char *value),
+                   void (*emit_number)(const char *key, uint32_t value))
 {
     emit(SS_TEXT("config.load"), SS_TEXT("voip"));
-    harness_describe(SS_TEXT("config.load_period_us"), SWITCHSCOPE_LOAD_PERIOD_US);
-    harness_describe(SS_TEXT("config.load_tasks"), SWITCHSCOPE_LOAD_TASKS);
-    harness_describe(SS_TEXT("config.load_frame_samples"), FRAME_SAMPLES);
+    emit_number(SS_TEXT("config.load_period_us"), SWITCHSCOPE_LOAD_PERIOD_US);
+    emit_number(SS_TEXT("config.load_tasks"), SWITCHSCOPE_LOAD_TASKS);
+    emit_number(SS_TEXT("config.load_frame_samples"), FRAME_SAMPLES);
 }
 #endif

@@ -10,7 +10,7 @@
 #include <avr/pgmspace.h>
 #include <avr/sleep.h>
 #include "switchscope/board.h"
-#include "switchscope/harness.h"
+#include "switchscope/harness_fail.h"
 
 #define PARAMETER_MAGIC "ss:"
 

@@ -15,7 +15,7 @@
  * BOARD_VECTOR_TABLE (board_config.h says what it must do), before it starts.
  */
 #include "switchscope/board.h"
-#include "switchscope/harness.h"
+#include "switchscope/harness_fail.h"
 
 #define PARAMETER_MAGIC "ss:"
 

@@ -4,17 +4,15 @@
  * stamps, TIMER0 for load=voip, TIMER1 for the irq-latency scenarios, GPIO
  * P0.13 for the scope. ARMv6-M: every instruction written here is Thumb-1
  * (no MOVW/MOVT, no IT, no CBZ). Reset, vectors, the software interrupt and
- * the fault report: common/cortex_m.c.
+ * the fault report: common/cortex_m.c; the stream's flush, idle,
+ * exit and the board's description: common/cortex_m_semihosted.c.
  */
 #include <stdint.h>
 #include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
-#include "switchscope/harness.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
-#define BOARD_STRINGIFY(x) #x
-#define BOARD_TEXT(x) BOARD_STRINGIFY(x)
 
 /* nRF51 UART (nRF51 Series Reference Manual, "UART"): tasks start the
  * transmitter, an event register says a byte has gone, ENABLE = 4 turns it on. */
@@ -53,9 +51,8 @@ void board_init(void)
 }
 
 /* The record stream: in batches through semihosting under the simulator runner (cortex_m.c), else
- * every byte to the UART as it comes (the image read over its UART, as a board). */
-void board_flush(void) { cortex_m_batch_flush(); }
-
+ * every byte to the UART as it comes (the image read over its UART, as a board); cortex_m_semihosted.c
+ * flushes the batch. */
 void board_write(const uint8_t *data, size_t len)
 {
     if (cortex_m_batch_write(data, len))
@@ -192,22 +189,3 @@ __asm__(".syntax unified\n"
         ".ltorg\n"
         ".size board_latency_entry, . - board_latency_entry\n"
         ".text\n");
-
-/* Idle spins, through a straight run of NOPs: one translated block for QEMU
- * (mps2-an385's board.c says why not WFI). No window contains the idle task. */
-void board_idle(void) { __asm__ volatile(".rept 64\n nop\n .endr"); }
-
-void board_exit(int code)
-{
-    board_flush();
-    cortex_m_semihosting_exit(code);
-}
-
-void board_describe(void (*emit)(const char *key, const char *value))
-{
-    emit(SS_TEXT("board"), SS_TEXT(BOARD_NAME));
-    emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
-    emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
-    emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
-    emit(SS_TEXT("config.latency_irq_priority"), SS_TEXT(BOARD_TEXT(BOARD_LATENCY_IRQ_PRIORITY)));
-}

@@ -18,6 +18,9 @@
 #define BOARD_CPU_CLOCK_HZ 16000000u
 #define BOARD_CPU_CLOCK_HZ_TEXT "16000000"
 
+/* Its flush, idle, exit and description are common/cortex_m_semihosted.c's. */
+#define BOARD_SEMIHOSTED 1
+
 /* 16 KB of RAM: the kernel's heap holds the idle task and eight 1 KB task
  * stacks (board.toml's max_tasks); the rest is the harness's and the main stack's. */
 #define BOARD_KERNEL_HEAP_BYTES 10240

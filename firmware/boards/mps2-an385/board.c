@@ -1,17 +1,16 @@
 /*
  * mps2-an385 under QEMU: CMSDK UART0 for the record stream, semihosting for the
  * run parameters and the exit code, SysTick for stamps, TIMER0 for load=voip.
- * Reset, vectors, the software interrupt and the fault report: common/cortex_m.c.
+ * Reset, vectors, the software interrupt and the fault report: common/cortex_m.c;
+ * the stream's flush, idle, exit and the board's description:
+ * common/cortex_m_semihosted.c.
  */
 #include <stdint.h>
 #include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
-#include "switchscope/harness.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
-#define BOARD_STRINGIFY(x) #x
-#define BOARD_TEXT(x) BOARD_STRINGIFY(x)
 
 #define UART0_DATA REG(0x40004000u)
 #define UART0_STATE REG(0x40004004u)
@@ -29,9 +28,8 @@ void board_init(void)
 }
 
 /* The record stream: in batches through semihosting under the simulator runner (cortex_m.c), else
- * every byte to the UART as it comes (the image read over its UART, as a board). */
-void board_flush(void) { cortex_m_batch_flush(); }
-
+ * every byte to the UART as it comes (the image read over its UART, as a board); cortex_m_semihosted.c
+ * flushes the batch. */
 void board_write(const uint8_t *data, size_t len)
 {
     if (cortex_m_batch_write(data, len))
@@ -154,24 +152,3 @@ __asm__(".syntax unified\n"
         "    b switchscope_latency_irq\n"
         ".size board_latency_entry, . - board_latency_entry\n"
         ".text\n");
-
-/* Idle spins, through a straight run of NOPs: one translated block for QEMU
- * where a loop around an empty function was five per dozen instructions. (WFI
- * let QEMU skip to the tick, but each wake-up cost more host time than the
- * spin.) No window contains the idle task. */
-void board_idle(void) { __asm__ volatile(".rept 64\n nop\n .endr"); }
-
-void board_exit(int code)
-{
-    board_flush();
-    cortex_m_semihosting_exit(code);
-}
-
-void board_describe(void (*emit)(const char *key, const char *value))
-{
-    emit(SS_TEXT("board"), SS_TEXT(BOARD_NAME));
-    emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
-    emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
-    emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
-    emit(SS_TEXT("config.latency_irq_priority"), SS_TEXT(BOARD_TEXT(BOARD_LATENCY_IRQ_PRIORITY)));
-}

@@ -16,6 +16,9 @@
 #define BOARD_CPU_CLOCK_HZ 25000000u
 #define BOARD_CPU_CLOCK_HZ_TEXT "25000000"
 
+/* Its flush, idle, exit and description are common/cortex_m_semihosted.c's. */
+#define BOARD_SEMIHOSTED 1
+
 /*
  * Store the SysTick current value into `dest` (a uint32_t with a static
  * address) with a fixed instruction sequence that the compiler cannot

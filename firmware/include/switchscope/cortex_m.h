@@ -56,6 +56,15 @@ void cortex_m_batch_flush(void);
 
 void board_fault_handler(void);
 
+/* A board whose board_config.h defines BOARD_SEMIHOSTED as 1 is run by QEMU
+ * to its end and takes board_flush, board_idle, board_exit and
+ * board_describe from cortex_m_semihosted.c: flush sends the batch, idle
+ * spins, exit flushes and ends by semihosting, and the description is
+ * board_config.h's (BOARD_SCOPE_PIN, BOARD_LATENCY_IRQ_PRIORITY). */
+#ifndef BOARD_SEMIHOSTED
+#define BOARD_SEMIHOSTED 0
+#endif
+
 /* A board with a latency timer: the code its interrupt enters first (it reads
  * the timer, then runs switchscope_latency_irq). */
 void board_latency_entry(void);

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "switchscope/fp_work.h"
+#include "switchscope/harness_fail.h" /* harness_fail: a fatal condition */
 #include "switchscope/probe.h"
 
 struct scenario {
@@ -56,10 +57,5 @@ void harness_describe(const char *key, uint32_t value);
 
 /* Send a line of text (a board text: SS_TEXT("...")) to the host. */
 void harness_log(const char *text);
-
-/* Report a fatal condition (failed assertion, fault) and stop the machine.
- * The reason is a board text; harness_fail_formatted takes one built in RAM. */
-void harness_fail(const char *reason) __attribute__((noreturn));
-void harness_fail_formatted(const char *reason) __attribute__((noreturn));
 
 #endif

@@ -34,7 +34,9 @@ extern volatile uint32_t ss_load_interrupts; /* the load timer's interrupts so f
 /* Called only with load=voip, so that other builds stay as they were. */
 void load_setup(void); /* before the kernel starts: the encoding tasks */
 void load_start(void); /* once calibrated: the timer */
-void load_describe(void (*emit)(const char *key, const char *value));
+/* The load's options as key=value pairs: emit for a text, emit_number for a number. */
+void load_describe(void (*emit)(const char *key, const char *value),
+                   void (*emit_number)(const char *key, uint32_t value));
 
 /* The board's load timer (board_config.h names its BOARD_LOAD_IRQ_NUMBER). */
 void board_load_timer_start(uint32_t period_us);

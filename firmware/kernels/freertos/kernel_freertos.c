@@ -4,7 +4,8 @@
 #include "FreeRTOS.h"
 #include "semphr.h"
 #include "task.h"
-#include "switchscope/harness.h"
+#include "switchscope/board.h"
+#include "switchscope/harness_fail.h"
 #include "switchscope/kernel.h"
 
 #define STRINGIFY(x) #x

@@ -267,8 +267,8 @@ def application(kernel: Kernel, target: Target, own_sources: list[Path]) -> Appl
     gcc = require(target.gcc, target.gcc_package)
     firmware, board_dir = paths.firmware_dir(), target.board_code
     source = kernel_source.sources(kernel, target)
-    sources = [*sorted(board_dir.glob("*.c")), *(firmware / "common" / name for name in ("cortex_m.c",)
-                                                  if target.cpu.startswith("cortex-m")),
+    cortex_m = ("cortex_m.c", "cortex_m_semihosted.c") if target.cpu.startswith("cortex-m") else ()
+    sources = [*sorted(board_dir.glob("*.c")), *(firmware / "common" / name for name in cortex_m),
                *kernel.application_files, *own_sources, *source.sources]
     includes = [firmware / "include", *_own_folder(target), board_dir, kernel.directory, *source.include_dirs]
     defines = {**config.defines(), "BOARD_NAME": f'"{target.name}"', "BOARD_CPU": f'"{target.cpu}"'}
