@@ -25,6 +25,7 @@ from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.figures.measure import measure
 from switchscope.run.runner import run
+from test_irq_latency import IBEX_ENTRY
 
 pytestmark = pytest.mark.firmware  # every test here builds the model and firmware and runs them
 
@@ -203,7 +204,7 @@ soft_handler:
 hang:
     j hang
 """
-SOFT_LINE_AFTER_STORE, IBEX_ENTRY = 1, 4
+SOFT_LINE_AFTER_STORE = 1
 
 
 @pytest.mark.parametrize("target", IBEX)
