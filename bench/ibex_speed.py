@@ -2,9 +2,11 @@
 """How fast the Ibex targets measure: 10,000 `yield` samples with
 `switchscope run` (wall time, the model and firmware built first), and the
 harness alone on the same firmware: the cycles it simulated, its CPU time and
-so the simulated cycles per CPU second.
+so the simulated cycles per CPU second; and how long Verilator took to build
+each target's model (as cached in build/ibex/, or with --rebuild a fresh
+build in a scratch folder).
 
-    python3 bench/ibex_speed.py [--samples 10000] [--rounds 3]
+    python3 bench/ibex_speed.py [--samples 10000] [--rounds 3] [--rebuild]
 
 Prints one Markdown table: per target, the medians of the rounds with their range.
 """
@@ -12,11 +14,13 @@ Prints one Markdown table: per target, the medians of the rounds with their rang
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 from checkout import CHECKOUT, switchscope_command
@@ -24,6 +28,7 @@ from checkout import CHECKOUT, switchscope_command
 sys.path.insert(0, str(CHECKOUT / "host"))
 
 from switchscope import catalog  # noqa: E402
+from switchscope.build import verilator  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.run.runner import run  # noqa: E402
 
@@ -54,6 +59,22 @@ def end_to_end(target: str, samples: int) -> float:
     return time.monotonic() - started
 
 
+def model_build_seconds(config: str, fresh: bool) -> float:
+    """Verilator's wall time building the configuration's model: the cached model's, or a fresh build's."""
+    if not fresh:
+        return float((verilator.ensure(config).parent / "build-seconds.txt").read_text())
+    kept = os.environ.get("SWITCHSCOPE_BUILD")
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ["SWITCHSCOPE_BUILD"] = scratch
+        try:
+            return float((verilator.ensure(config).parent / "build-seconds.txt").read_text())
+        finally:
+            if kept is None:
+                del os.environ["SWITCHSCOPE_BUILD"]
+            else:
+                os.environ["SWITCHSCOPE_BUILD"] = kept
+
+
 def spread(values: list[float], form: str) -> str:
     return f"{format(statistics.median(values), form)} ({format(min(values), form)}-{format(max(values), form)})"
 
@@ -62,6 +83,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rebuild", action="store_true", help="time a fresh build of each model in a scratch folder")
     args = parser.parse_args()
     rows = []
     for name in TARGETS:
@@ -71,10 +93,11 @@ def main() -> int:
             walls.append(end_to_end(name, args.samples))
             simulated, cpu = harness_alone(catalog.TARGETS[name], args.samples)
             rates.append(simulated / cpu / 1e6)
-        rows.append(f"| {name} | {spread(walls, '.1f')} | {simulated:,} | {spread(rates, '.2f')} |")
+        built = model_build_seconds(catalog.TARGETS[name].core_config, args.rebuild)
+        rows.append(f"| {name} | {spread(walls, '.1f')} | {simulated:,} | {spread(rates, '.2f')} | {built:.0f} |")
     print(f"| target | `switchscope run --scenario yield --samples {args.samples:,}` s | cycles simulated "
-          f"| million cycles per CPU s |")
-    print("|---|--:|--:|--:|")
+          f"| million cycles per CPU s | model build s ({'fresh' if args.rebuild else 'as cached'}) |")
+    print("|---|--:|--:|--:|--:|")
     print("\n".join(rows))
     return 0
 

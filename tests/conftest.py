@@ -1,8 +1,6 @@
 """Shared helpers: jobs for tests that build and run real firmware, and the
 harness that runs a command line in-process and checks a refusal's promises."""
 
-import importlib.util
-import sys
 import time
 from pathlib import Path
 
@@ -12,18 +10,6 @@ from switchscope import catalog
 from switchscope.catalog.job import Job
 
 TEST_FIRMWARE = Path(__file__).parent / "firmware"
-IBEX_PROTOTYPE = Path(__file__).resolve().parents[1] / "host" / "ibex-harness"
-
-
-def ibex_script(name: str):
-    """host/ibex-harness/NAME.py as a module, through run.py's sibling(), the one loader of those scripts
-    (the folder is no package, and sys.path stays as it is); run.py itself is loaded by its path under the
-    name sibling() gives it."""
-    if "ibex_harness_run" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("ibex_harness_run", IBEX_PROTOTYPE / "run.py")
-        sys.modules["ibex_harness_run"] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(sys.modules["ibex_harness_run"])
-    return sys.modules["ibex_harness_run"].sibling(name)
 
 
 def layout_blind(names) -> list[str]:

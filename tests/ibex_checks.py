@@ -1,5 +1,6 @@
 """What the Ibex tests of FreeRTOS (tests/run/test_ibex.py) and of the floor (tests/run/test_floor_ibex.py)
-share: an irq-latency job with options, and the count of Ibex's mid-word instruction fetches in a window.
+share: an irq-latency job with options, the count of Ibex's mid-word instruction fetches in a window, and a bare
+program assembled for simple_system.
 
 Each method is a build of its own, and its stamps, pin stores or marks move the code after them: where a jump
 lands on a 32-bit instruction that starts mid-word, it costs a cycle more (instruction_fetch.rst line 36: after a
@@ -117,3 +118,16 @@ def assert_a_partial_sweep_repeats(job) -> None:
     assert runs[0].exit_code == 0 and len(runs[0].stream.samples) == 300
     assert runs[0].stream.samples == runs[1].stream.samples
     assert list(runs[0].events.time) == list(runs[1].events.time)
+
+
+def assembled(folder, source: str):
+    """A bare RV32 program of `source` (its code in section .boot) linked at simple_system's boot address,
+    0x100080."""
+    import shutil
+
+    (folder / "program.S").write_text(source)
+    (folder / "program.ld").write_text("ENTRY(_start)\nSECTIONS { . = 0x100080; .boot : { *(.boot) } }\n")
+    subprocess.run([shutil.which(catalog.TARGETS["ibex"].gcc), "-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32",
+                    "-nostdlib", "-nostartfiles", "-T", str(folder / "program.ld"), str(folder / "program.S"), "-o",
+                    str(folder / "program.elf")], check=True)
+    return folder / "program.elf"

@@ -207,7 +207,8 @@ Options parse_options(int argc, char **argv) {
 #if IBEX_SIM_TRACER
       options.trace_base = value();
 #else
-      usage_error("this model was built without Ibex's tracer", "build it with build.py --tracer");
+      usage_error("this model was built without Ibex's tracer",
+                  "build one with it: switchscope.build.verilator.ensure(CONFIG, tracer=True)");
 #endif
     } else if (argument == "--window-trace") {
       options.window_trace_path = value();

@@ -68,6 +68,16 @@ def test_a_missing_compiler_names_its_debian_package(tmp_path, monkeypatch, caps
     assert "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi" in err
 
 
+def test_a_missing_riscv_compiler_names_its_debian_package(tmp_path, monkeypatch, capsys):
+    from switchscope.build import native
+
+    monkeypatch.setattr(native, "ensure", lambda simulator, core_config=None: tmp_path / "ibex-sim")  # the model
+    monkeypatch.setenv("PATH", _path_with(tmp_path))
+    assert main(["run", "--target", "ibex", "--scenario", "yield", "--samples", "10", "--quiet"]) == 1
+    err = capsys.readouterr().err
+    assert "riscv64-unknown-elf-gcc not found" in err and "apt-get install gcc-riscv64-unknown-elf" in err
+
+
 def test_a_missing_simulator_names_its_debian_package(tmp_path, monkeypatch, capsys, helper_built):
     monkeypatch.setenv("PATH", _path_with(tmp_path, "arm-none-eabi-gcc", "arm-none-eabi-size", "cargo"))
     assert main(["run", "--scenario", "resume", "--samples", "10", "--quiet"]) == 1

@@ -11,19 +11,21 @@ load/store (lines 48-54) stall "1 - N", N the memory's wait states, 0 in
 simple_system: 2 cycles in the two-stage small. The three-stage maxperf has the
 writeback stage, which lines 26-30 leave undocumented ("The details of its
 impact are not yet documented here"): there a store nothing waits on takes 1
-cycle (host/ibex-harness/README.md, measured by tests/ibex_harness)."""
+cycle, as measured (test_each_instruction_group_takes_its_documented_cycles)."""
 
 import dataclasses
 import json
+import subprocess
 
 import pytest
 
 from conftest import run_command
-from ibex_checks import assert_a_partial_sweep_repeats, fetches_apart, latency_job
+from ibex_checks import assembled, assert_a_partial_sweep_repeats, fetches_apart, latency_job
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.figures.measure import measure
 from switchscope.run.runner import run
+from test_irq_latency import IBEX_ENTRY
 
 pytestmark = pytest.mark.firmware  # every test here builds the model and firmware and runs them
 
@@ -101,15 +103,52 @@ def test_rotate_and_deadlock_break_measure_by_every_method(target, tmp_path, cap
     assert all(stats["min"] == stats["max"] for stats in found.values()), found
 
 
-def test_measure_times_a_users_rv32_program_between_two_labels():
-    """switchscope measure on ibex: the prototype's timing program, from its first mark to its second: the first
-    mark's csrr and 8 addi, 1 cycle each (pipeline_details.rst lines 42 and 45)."""
-    from switchscope.figures.measure_elf import measure_elf
-    from conftest import ibex_script
+# Each group of tests/firmware/ibex_instruction_groups.c, by pipeline_details.rst (lines 35 and 39-90: stall
+# cycles + 1): integer 1 (line 42), load/store 2 (48-54), jump 2 (67-72), taken branch 3, 2 with the branch
+# target ALU (77-89), not taken 1 (74-75), MUL 3 fast / 1 single-cycle, MULH 4 / 2 (56-61); DIV 37, and 2 by
+# zero, as instruction_decode_execute.rst line 147 says ("it takes 37 cycles to compute (though only requires 2
+# cycles when there is a divide by 0)"; the table's "1 or 37" stall cycles would make 38); a compressed
+# instruction costs its expansion (instruction_fetch.rst). The three-stage maxperf is not documented there
+# (lines 26-30): its loads and stores that nothing waits on take 1 cycle, as measured.
+GROUPS = ("alu", "load", "store", "jump", "taken", "not_taken", "mul", "mulh", "div", "div_zero", "compressed")
+GROUP_CYCLES = {
+    "small": dict(alu=8 * INTEGER, load=4 * 2, store=4 * 2, jump=4 * 2, taken=4 * 3, not_taken=4 * 1, mul=4 * 3,
+                  mulh=2 * 4, div=37, div_zero=2, compressed=8 * INTEGER),
+    "maxperf": dict(alu=8 * INTEGER, load=4 * 1, store=4 * 1, jump=4 * 2, taken=4 * 2, not_taken=4 * 1, mul=4 * 1,
+                    mulh=2 * 2, div=37, div_zero=2, compressed=8 * INTEGER),
+}
 
-    program = ibex_script("programs").build("timing")
-    result = measure_elf(program, catalog.TARGETS["ibex"], "mark_alu", "mark_load", count=1, time_limit=60)
-    assert result.samples == [CSR + 8 * INTEGER] and result.unit == "cycles"
+
+@pytest.mark.parametrize("target", IBEX)
+@pytest.mark.parametrize("method", ["probe", "marker"])
+def test_each_instruction_group_takes_its_documented_cycles(make_job, method, target):
+    """The probe's reads of mcycle, its calibrated cost subtracted, and the marker's watch log of the harness
+    give every group the same documented cycles, in every window."""
+    job = dataclasses.replace(make_job("ibex_instruction_groups", target=target), method=catalog.METHODS[method])
+    result = measure(job, samples=4 * len(GROUPS))
+    assert result.excluded == 0
+    found = {}
+    for tag, cycles in zip(result.sample_tags, result.samples):
+        found.setdefault(GROUPS[tag], set()).add(cycles)
+    assert found == {group: {cycles} for group, cycles in GROUP_CYCLES[IBEX[target]].items()}
+
+
+def test_the_ibex_firmware_links_no_c_library_but_the_boards_own_functions():
+    """picolibc is not installed by set-up: FreeRTOS builds against the board's string.h and stdlib.h and links
+    libgcc alone, the board's libc.c defining what the kernel calls."""
+    target = catalog.TARGETS["ibex"]
+    assert "-nostdlib" in target.ldflags and not any("picolibc" in flag or flag == "-lc"
+                                                     for flag in (*target.cflags, *target.ldflags))
+    elf = build(catalog.KERNELS["freertos"], target, catalog.SCENARIOS["yield"]).elf
+    symbols = subprocess.run(["riscv64-unknown-elf-nm", "--line-numbers", str(elf)], capture_output=True, text=True,
+                             check=True).stdout.splitlines()
+    # "address T name<TAB>file:line", the file read from the image's debug information
+    defined = {line.split()[2]: line.partition("\t")[2] for line in symbols if " T " in line}
+    string_functions = {name: where for name, where in defined.items()
+                        if name in ("memset", "memcpy", "memcmp", "strlen", "strstr")}
+    assert {"memset", "memcpy"} <= set(string_functions)  # what gcc itself calls for copies and zeroing
+    assert all(where.startswith(f"{target.board_code / 'libc.c'}:") for where in string_functions.values()), \
+        string_functions
 
 
 def test_an_arm_elf_is_refused_on_ibex(tmp_path):
@@ -123,6 +162,59 @@ def test_an_arm_elf_is_refused_on_ibex(tmp_path):
 
 # isr and irq-latency: the harness's software interrupt and latency timer (host/verilator-harness/harness.cc),
 # FreeRTOS's RISC-V port entering the board's board_interrupt() for them (firmware/boards/ibex/board_config.h).
+
+# The software interrupt from a run of nops, in a bare program: its line rises in the cycle after the store's
+# (board_config.h, SOFT_IRQ), and with interrupts vectored (mtvec mode 1) the core enters at mtvec + 4 x 3
+# (exception_interrupts.rst: "the base address plus four times the interrupt ID"; the software interrupt is 3),
+# in the 4 cycles an interrupt takes on either of the latency timer's lines (tests/run/test_irq_latency.py).
+SOFT_INTERRUPT = """
+    .option norvc
+    .section .boot, "ax"
+    .globl _start, raise, soft_vector
+_start:
+    j setup
+    .org 0x80                    # 0x100100: mtvec's 256-byte alignment
+vectors:
+    .rept 3
+    j hang
+    .endr
+soft_vector:
+    j soft_handler
+    .rept 28
+    j hang
+    .endr
+setup:
+    la t0, vectors
+    ori t0, t0, 1
+    csrw mtvec, t0
+    li t0, 8
+    csrs mie, t0
+    csrsi mstatus, 8
+    li s1, 0x20014
+    li s2, 1
+raise:
+    sw s2, 0(s1)
+    .rept 16
+    nop
+    .endr
+    j raise
+soft_handler:
+    sw zero, 0(s1)
+    mret
+hang:
+    j hang
+"""
+SOFT_LINE_AFTER_STORE = 1
+
+
+@pytest.mark.parametrize("target", IBEX)
+def test_the_software_interrupt_is_entered_at_its_vector_as_the_latency_timers_lines_are(target, tmp_path):
+    from switchscope.figures.measure_elf import measure_elf
+
+    program = assembled(tmp_path, SOFT_INTERRUPT)
+    result = measure_elf(program, catalog.TARGETS[target], "raise", "soft_vector", count=8, time_limit=60)
+    assert result.samples == [SOFT_LINE_AFTER_STORE + IBEX_ENTRY] * 8
+
 
 @pytest.mark.parametrize("target", IBEX)
 def test_isr_switches_on_the_way_out_of_the_handler(make_job, target):
@@ -165,7 +257,8 @@ def test_irq_priority_high_is_the_nmi_which_nothing_masks(target):
     agreement = result.details["agreement"]
     assert agreement["equal"] == agreement["samples"]
     assert result.phases["covered"] == result.phases["period"]
-    assert result.stats.max <= 6  # the entry (tests/ibex_harness: 4 cycles) and at most a load's or a jump's rest
+    # the entry (4 cycles, tests/run/test_irq_latency.py) and at most a load's or a jump's rest
+    assert result.stats.max <= 6
     assert result.config["latency_irq"] == "irq_nm_i"
 
 

@@ -243,10 +243,10 @@ def test_irq_latency_is_one_sample_per_step_of_the_loop_whatever_the_samples_ask
 
 # Ibex (RV32, the harness's latency timer on irq_fast_i[0]): the ruler's loop is csrci mstatus (MIE clear), the
 # no-ops, csrsi mstatus (MIE set), lbu, beqz, 32-bit each at word addresses. pipeline_details.rst (lines 35, 42, 45)
-# gives the csrci and each no-op 1 cycle; Ibex's documentation gives no cycles for taking an interrupt, so the entry
-# is the one tests/ibex_harness measures from its harness's lines: 4 cycles from the line's rise to the vector's
-# first instruction in a run of nops, and, asserted while MIE is clear, the vector's first instruction 1 + 4 cycles
-# after the csrsi's cycle (its "masked" case). The cycles after the csrsi (it flushes the pipeline:
+# gives the csrci and each no-op 1 cycle; Ibex's documentation gives no cycles for taking an interrupt
+# (exception_interrupts.rst describes the behaviour only), so the entry is the one measured below in a run of nops:
+# 4 cycles from the line's rise to the vector's first instruction, and, asserted while MIE is clear, the vector's
+# first instruction 1 + 4 cycles after the csrsi's cycle. The cycles after the csrsi (it flushes the pipeline:
 # ibex_id_stage.sv, csr_pipeline_flushes) and the load's and the branch's stalls around an interrupt are not
 # documented: those steps are held only to the entry or a few cycles more.
 IBEX_ENTRY = 4
@@ -269,3 +269,32 @@ def test_on_ibex_the_ruler_reads_the_entry_after_the_csrsi_at_every_masked_step(
             assert latency <= IBEX_ENTRY + 2, (phase, latency)
     assert masked >= IBEX_CSRSI_AT  # every masked step met
     assert result.worst["cycles"] == max(result.samples) > IBEX_CSRSI_AT + IBEX_ENTRY
+
+
+# Nothing in a run of nops (integer computation, 1 cycle each: pipeline_details.rst lines 35 and 42) holds an
+# interrupt back, so its entry must come the same number of cycles after the line rises wherever in the run that
+# is, on the fast line as on the NMI (exception_interrupts.rst line 56: taken whatever mstatus.MIE).
+ENTRY_NOPS = 16  # tests/firmware/ibex_interrupt_entry.c: the no-ops at the top of its loop
+
+
+@pytest.mark.parametrize("target", ["ibex", "ibex-maxperf"])
+@pytest.mark.parametrize("irq_priority, line", [("low", "irq_fast_i[0]"), ("high", "irq_nm_i")])
+def test_on_ibex_an_interrupt_in_a_run_of_nops_is_entered_in_the_same_cycles_at_every_step(target, irq_priority,
+                                                                                            line):
+    from conftest import TEST_FIRMWARE
+
+    kernel, board = catalog.KERNELS["freertos"], catalog.TARGETS[target]
+    entry = catalog.Scenario("ibex_interrupt_entry", "the latency timer's line raised at every step of a loop of "
+                             "nops", check=True, latency=True, source=TEST_FIRMWARE / "ibex_interrupt_entry.c")
+    # irq_priority is irq-ruler's option, and this loop is irq-ruler's with no masked region
+    config = configs.resolve({"irq_priority": irq_priority}, kernel, board, catalog.SCENARIOS["irq-ruler"])
+    result = measure(Job(kernel, board, entry, catalog.METHODS["probe"], config=config), samples=60)
+    agreement = result.details["agreement"]
+    assert agreement["equal"] == agreement["samples"] == 60  # the entry's read of mcycle is the harness's view
+    assert result.config["latency_irq"] == line
+    period = result.phases["period"]
+    in_nops = {}
+    for phase, latency in zip(result.sample_phases, result.samples):
+        if phase >= 0 and phase % period < ENTRY_NOPS:
+            in_nops.setdefault(phase % period, set()).add(latency)
+    assert in_nops == {phase: {IBEX_ENTRY} for phase in range(ENTRY_NOPS)}  # every step of the run met

@@ -1,5 +1,5 @@
 """The Verilator runner (run/verilator.py): its command line, how it reads the
-harness's end, and the harness's run-control options on the Ibex model."""
+harness's end, and the harness's run-control options and refusals on the Ibex model."""
 
 import subprocess
 from dataclasses import replace
@@ -7,12 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from ibex_checks import assembled
 from switchscope import catalog
 from switchscope.build import native
 from switchscope.build import verilator as model
 from switchscope.run import runner, verilator
-from conftest import ibex_script
-
 
 
 def ibex_target(config="small"):
@@ -85,44 +84,88 @@ def test_runner_dispatches_a_verilator_board_to_its_module(monkeypatch, tmp_path
     assert (output.exit_code, output.stopped, output.simulator) == (7, None, "Ibex RTL")
 
 
+# Three watched points in a loop that never ends, at simple_system's boot address (0x100080).
+LAPS = """
+    .section .boot, "ax"
+    .globl _start, first, second, third
+_start:
+first:
+    nop
+second:
+    nop
+third:
+    nop
+    j _start
+"""
+
+
 @pytest.fixture(scope="module")
-def timing():
-    """The prototype's timing program and its mark_ labels."""
-    elf = ibex_script("programs").build("timing")
-    return elf, ibex_script("run").symbols(elf, "mark_")
+def laps(tmp_path_factory):
+    """The LAPS program and its three points' addresses."""
+    from switchscope.decode import elf
+
+    program = assembled(tmp_path_factory.mktemp("laps"), LAPS)
+    found = elf.symbols(program)
+    return program, {name: found[name] for name in ("first", "second", "third")}
+
+
+def ibex_sim(*arguments, timeout=120):
+    return subprocess.run([str(model.ensure("small")), *map(str, arguments)], capture_output=True, text=True,
+                          timeout=timeout)
 
 
 @pytest.mark.firmware
-def test_limit_ends_the_run_and_the_log_says_limit(timing, tmp_path):
-    elf, marks = timing
+def test_limit_ends_the_run_and_the_log_says_limit(laps, tmp_path):
+    program, points = laps
     log = tmp_path / "events.txt"
-    watches = [f"{name}={address:#x}" for name, address in marks.items()]
-    result = subprocess.run([str(model.ensure("small")), "--log", str(log), "--limit", "3",
-                             *(w for watch in watches for w in ("--watch", watch)), str(elf)],
-                            capture_output=True, text=True, timeout=120)
+    watches = [item for name, address in points.items() for item in ("--watch", f"{name}={address:#x}")]
+    result = ibex_sim("--log", log, "--limit", 3, *watches, program)
     assert result.returncode == 0 and "stop or limit reached" in result.stderr, result.stderr
     lines = log.read_text().splitlines()
-    assert len(lines) == 4 and lines[-1].endswith(" limit")
+    assert [line.split()[1] for line in lines] == ["first", "second", "third", "limit"]
 
 
 @pytest.mark.firmware
-def test_stop_ends_after_the_intervals_from_to(timing, tmp_path):
-    elf, marks = timing
+def test_stop_ends_after_the_intervals_from_to(laps, tmp_path):
+    program, points = laps
     log = tmp_path / "events.txt"
-    result = subprocess.run([str(model.ensure("small")), "--log", str(log), "--stop", "1",
-                             "--watch", f"from={marks['mark_alu']:#x}", "--watch", f"to={marks['mark_load']:#x}",
-                             "--watch", f"after={marks['mark_end']:#x}", str(elf)],
-                            capture_output=True, text=True, timeout=120)
+    result = ibex_sim("--log", log, "--stop", 1, "--watch", f"from={points['first']:#x}",
+                      "--watch", f"to={points['second']:#x}", "--watch", f"after={points['third']:#x}", program)
     assert result.returncode == 0 and "stop or limit reached" in result.stderr
     assert [line.split()[1] for line in log.read_text().splitlines()] == ["from", "to"]  # stopped before "after"
 
 
 @pytest.mark.firmware
-def test_parameters_outside_the_ram_are_refused(timing):
-    elf, _marks = timing
-    bad = subprocess.run([str(model.ensure("small")), "--parameters-at", "0x10", "--parameters", "x", str(elf)],
-                         capture_output=True, text=True, timeout=60)
+def test_the_cycle_bound_ends_a_run_with_status_1(laps):
+    result = ibex_sim("--max-cycles", 500, laps[0])
+    assert result.returncode == 1 and "cycle bound reached after 500 cycles" in result.stderr, result.stderr
+
+
+@pytest.mark.firmware
+def test_parameters_outside_the_ram_are_refused(laps):
+    bad = ibex_sim("--parameters-at", "0x10", "--parameters", "x", laps[0], timeout=60)
     assert bad.returncode == 2 and "--parameters needs --parameters-at inside the RAM" in bad.stderr
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("arguments, fragment", [
+    ((), "no program given"),
+    (("/nonexistent.elf",), "cannot open /nonexistent.elf"),
+    (("--watch", "nameless", "x.elf"), "is not NAME=ADDRESS"),
+    (("--max-cycles", "-5", "x.elf"), "is not a number"),
+    (("--trace", "t", "x.elf"), "built without Ibex's tracer"),
+    (("--frobnicate",), "unknown option --frobnicate"),
+])
+def test_the_harness_refuses_bad_usage_with_status_2(arguments, fragment):
+    result = ibex_sim(*arguments, timeout=60)
+    assert result.returncode == 2 and fragment in result.stderr and "fix:" in result.stderr, result.stderr
+
+
+@pytest.mark.firmware
+def test_the_harness_refuses_a_file_that_is_not_an_rv32_elf(tmp_path):
+    (tmp_path / "notes.elf").write_text("not an ELF at all, just text long enough to hold a header......")
+    result = ibex_sim(tmp_path / "notes.elf", timeout=60)
+    assert result.returncode == 2 and "not a 32-bit little-endian RISC-V ELF" in result.stderr
 
 
 def test_the_models_top_is_simple_systems_with_its_interrupt_lines_as_inputs(tmp_path):
@@ -163,19 +206,14 @@ never2:
 def test_a_point_the_rtl_never_reaches_ends_the_run_at_its_time_limit_with_the_reason(tmp_path, monkeypatch, capsys):
     """A firmware that spins (at simple_system's boot address, 0x100080) before either point: the run is stopped at its time limit (20 s and 10 ms a
     count, as on QEMU at its own allowance), and says which point was never reached."""
-    import shutil
     import time
 
     from conftest import run_command
-    (tmp_path / "loop.S").write_text(LOOP)
-    (tmp_path / "loop.ld").write_text("ENTRY(_start)\nSECTIONS { . = 0x100080; .boot : { *(.boot) } }\n")
-    subprocess.run([shutil.which(catalog.TARGETS["ibex"].gcc), "-march=rv32imc", "-mabi=ilp32", "-nostdlib",
-                    "-nostartfiles", "-T", str(tmp_path / "loop.ld"), str(tmp_path / "loop.S"), "-o",
-                    str(tmp_path / "loop.elf")], check=True)
+    assembled(tmp_path, LOOP)
     monkeypatch.chdir(tmp_path)
     model.ensure("small")  # built before the clock starts: a fresh checkout builds it once
     started = time.monotonic()
-    status, said = run_command(["measure", "loop.elf", "--target", "ibex", "--from", "never", "--to", "never2",
+    status, said = run_command(["measure", "program.elf", "--target", "ibex", "--from", "never", "--to", "never2",
                                 "--count", "100"], capsys)
     assert status != 0 and "Traceback" not in said, said
     assert "--from never (0x100082) was reached 0 time(s)" in said and "Illegal instruction" not in said, said
