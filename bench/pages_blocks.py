@@ -15,6 +15,8 @@ from pages_runs import Block
 from pages_times import script_block
 
 BLOCKS = (
+    # README.md
+    Block("switch-cost", ("suite",), studies.render_switch_cost),
     # docs/default-run.md
     Block("default-provenance", ("default",), default.render_provenance),
     Block("default-m3", ("default",), default.render_m3),
