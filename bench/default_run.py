@@ -5,7 +5,7 @@
 
 --cold removes the build directory first, so the time includes building every
 firmware. Prints the wall time of the whole command, the simulator time of each
-scenario, and a table of its results (bench/pages.py writes the README's).
+scenario, and a table of its results (bench/pages.py writes docs/default-run.md's).
 """
 
 from __future__ import annotations

@@ -16,23 +16,29 @@ from pages_times import script_block
 
 BLOCKS = (
     # README.md
+    Block("switch-cost", ("suite",), studies.render_switch_cost),
+    # docs/default-run.md
     Block("default-provenance", ("default",), default.render_provenance),
     Block("default-m3", ("default",), default.render_m3),
     Block("default-m4-instructions", ("default", "instructions"), default.render_m4_and_instructions),
     Block("default-avr", ("default",), default.render_avr),
     Block("default-run-time", ("default",), default.render_run_time),
     Block("compilers", (), default.render_compilers),
+    # docs/armv6m.md, docs/fpu.md
     Block("armv6m", ("armv6m",), cores.render_armv6m),
     Block("fpu", ("fpu",), cores.render_fpu),
     Block("fpu-breakdown", ("fpu", "fpu-breakdown"), cores.render_fpu_breakdown),
+    # docs/rust-kernels.md, docs/rhealstone.md
     Block("kernels", ("suite", "instructions"), kernels.render_kernels),
     Block("kernels-avr", ("suite",), kernels.render_kernels_avr),
     Block("rust-methods", ("methods",), ci.render_rust_methods),
     Block("rhealstone", ("suite", "instructions", "mutex", "msg-size"), kernels.render_rhealstone),
     Block("rhealstone-m4-avr", ("suite", "mutex", "msg-size"), kernels.render_rhealstone_m4_avr),
     Block("rhealstone-prose", ("suite", "mutex", "msg-size"), kernels.render_rhealstone_prose),
+    # docs/switches.md
     Block("switches-example", ("switches",), latency.render_switches),
     Block("switches-prose", ("switches",), latency.render_switches_prose),
+    # docs/studies.md, docs/floor.md
     Block("bertos", ("suite",), studies.render_bertos),
     Block("rotate-curve", ("suite",), studies.render_rotate_curve),
     Block("mechanism", ("mechanism", "suite"), studies.render_mechanism),
@@ -42,11 +48,13 @@ BLOCKS = (
     Block("load-prose", ("load",), studies.render_load_prose),
     Block("floor", ("suite",), studies.render_floor),
     Block("floor-prose", ("suite",), studies.render_floor_prose),
+    # docs/irq-latency.md
     Block("irq-latency", ("default", "irq-latency"), latency.render_latency),
     Block("irq-latency-prose", ("default", "irq-latency"), latency.render_latency_prose),
+    # docs/boards.md, docs/methods.md, docs/throughput.md
     Block("kits", ("instructions", "suite"), default.render_kits),
     Block("methods-table", ("default", "instructions", "suite", "intrusion"), ci.render_methods_table),
-    Block("intrusion-readme", ("intrusion",), docs.render_intrusion_readme),
+    Block("intrusion-summary", ("intrusion",), docs.render_intrusion_summary),
     Block("suite-size", ("suite",), ci.render_suite_size),
     Block("throughput", ("throughput",), lambda m: script_block(m, "throughput", "python3 bench/throughput.py"),
           slow=True),

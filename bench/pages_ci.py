@@ -1,7 +1,7 @@
 """docs/ci.md's comparison, docs/architecture.md's suite cost,
 docs/reliability.md's stamp-timer wraps, the methods' costs and the Rust
-kernels' three methods (README and docs/measurement.md), and the suite's size
-and time (README)."""
+kernels' three methods (docs/rust-kernels.md and docs/measurement.md), and the suite's
+size and time (docs/throughput.md)."""
 
 from __future__ import annotations
 

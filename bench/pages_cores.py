@@ -1,4 +1,4 @@
-"""README's cores beyond the Cortex-M3 and M4: the Cortex-M0 and M0+ (ARMv6-M)
+"""The cores beyond the Cortex-M3 and M4 (docs/armv6m.md, docs/fpu.md): the Cortex-M0 and M0+ (ARMv6-M)
 with FreeRTOS beside the floor and their interrupt latency, and the
 Cortex-M4F, what a floating-point context costs a switch, with one yield
 window's breakdown for each number of tasks that use the FPU."""

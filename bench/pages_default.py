@@ -1,6 +1,6 @@
-"""README's "What you get": the default run on each simulated core, in cycles
-and in instructions, the compilers' figures side by side, and the real
-boards' images on their simulated twins."""
+"""docs/default-run.md: the default run on each simulated core, in cycles
+and in instructions, the compilers' figures side by side, and (docs/boards.md)
+the real boards' images on their simulated twins."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def render_run_time(measured) -> str:
     s = latency["stats"]
     return (f"The default run also measures `irq-latency` (by the simulator, `marker`: {latency['count']:,} "
             f"interrupts; on the Cortex-M3 best {s['min']}, median {median(s['median'])}, worst {s['max']} cycles, "
-            f"see [Interrupt latency, exactly](#interrupt-latency-exactly)). Once built, on {timed(machine())}, "
+            f"see [Interrupt latency, exactly](irq-latency.md)). Once built, on {timed(machine())}, "
             f"`switchscope run` took {timed(f'{total:.1f} s')}: its nine switch scenarios' own runs "
             f"{timed(f'{switches:.1f} s')} in all, the irq-latency sweep {timed(seconds(latency['wall_seconds']))} "
             f"({timed(format(latency['wall_seconds'] / switches, '.1f'))} times the nine switch scenarios); "

@@ -1,5 +1,5 @@
 """docs/measurement.md's figures: the options, the TRM range, the tick, the
-windows left out, and the intrusion report (README quotes its extremes)."""
+windows left out, and the intrusion report (docs/methods.md quotes its extremes)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def render_intrusion(measured) -> str:
     return text
 
 
-def render_intrusion_readme(measured) -> str:
+def render_intrusion_summary(measured) -> str:
     parts, factors = [], []
     for target in ("mps2-an385", "atmega328p"):
         mine = [r for r in pick(measured["intrusion"].results, target=target) if "adds" in r["print"]]
@@ -113,7 +113,7 @@ def render_intrusion_readme(measured) -> str:
                      f"({worst['print']['adds'] * worst['ns_per_unit'] / 1000:,.0f} µs) on {target}")
         factors += [r["print"]["factor"] for r in mine]
     return (f"On every FreeRTOS target of QEMU and simavr, for every scenario, the three give the same samples (on "
-            f"Ibex the probe and the scope can read a cycle or two off the marker, as the Ibex section says). "
+            f"Ibex the probe and the scope can read a cycle or two off the marker, as [rtl.md](rtl.md) says). "
             f"`switchscope intrusion` "
             f"shows what each method adds before its correction, and what printing from inside the window does to "
             f"the figure: up to {' and '.join(parts)}, {min(factors):.0f} to {max(factors):.0f} times the switch "

@@ -1,4 +1,4 @@
-"""The kernels side by side (README): the Rust kernels beside FreeRTOS,
+"""The kernels side by side (docs/rust-kernels.md, docs/rhealstone.md): the Rust kernels beside FreeRTOS,
 Rhealstone's figures, the floor and each kernel's multiple of it, BeRTOS's
 four columns and rotate's curve. All from one suite run (cycles) and the
 instruction counts of `run --kernel all --unit instructions`."""

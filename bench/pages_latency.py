@@ -1,5 +1,5 @@
-"""README's interrupt latency (every step of a busy kernel's loop) and the
-example application's every switch, by task pair and cause."""
+"""Interrupt latency (docs/irq-latency.md: every step of a busy kernel's loop) and
+the example application's every switch, by task pair and cause (docs/switches.md)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""README's studies: the floor and each kernel's multiple of it, BeRTOS's
-four columns, rotate against the number of tasks, software against PendSV
-switching (with one window's breakdown) and under load."""
+"""The studies' figures (docs/floor.md, docs/studies.md) and the front page's table: the floor and each
+kernel's multiple of it, what a switch costs on every core, BeRTOS's four columns, rotate against the number
+of tasks, software against PendSV switching (with one window's breakdown) and under load."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import statistics
 from collections import Counter
 
 from pages_kernels import suite_result
-from pages_results import default_options, kernel_label, med, one, pick, us
+from pages_results import default_options, kernel_label, med, mhz, one, pick, us
 from pages_text import counted, figure, markdown_table, median
 
 FLOOR_ROWS = ("resume", "signal", "yield", "isr", "rotate", "sem-shuffle", "deadlock-raise", "deadlock-release",
@@ -17,6 +17,8 @@ FLOOR_CORES = (("Cortex-M3 (mps2-an385)", "mps2-an385"), ("Cortex-M4 (mps2-an386
                ("Cortex-M4F, fp_tasks=0 (mps2-an386-fpu)", "mps2-an386-fpu"), ("Cortex-M0 (microbit)", "microbit"),
                ("Cortex-M0+ (microbit-m0plus)", "microbit-m0plus"), ("ATmega328P (simavr)", "atmega328p"),
                ("Ibex small (RTL)", "ibex"), ("Ibex maxperf (RTL)", "ibex-maxperf"))
+COST_SCENARIOS = ("yield", "signal")
+FLOOR_KERNELS = ("floor", "freertos", "embassy", "lilos")
 BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
                   ("Cooperative PRI", {"preemption": "off", "priorities": "on"}),
                   ("Preemptive NOPRI", {"preemption": "on", "priorities": "off"}),
@@ -43,15 +45,37 @@ def _floor_cell(measured, kernel: str, target: str, scenario: str) -> str:
 
 
 def render_floor(measured) -> str:
-    kernels = ("floor", "freertos", "embassy", "lilos")
     rows = []
     for core, target in FLOOR_CORES:
         for i, scenario in enumerate(FLOOR_ROWS):
             label = "rotate, 2 tasks" if scenario == "rotate" else scenario
-            rows.append([core if i == 0 else "", label, *(_floor_cell(measured, k, target, scenario) for k in kernels)])
+            rows.append([core if i == 0 else "", label,
+                         *(_floor_cell(measured, k, target, scenario) for k in FLOOR_KERNELS)])
     return (f"Medians in cycles (probe, `-O2`, {counted(format(measured['suite'].samples, ','))} samples, the suite's), "
             f"each kernel as a multiple of the floor (`x_floor` in the JSON):\n\n"
             + markdown_table(["core (board)", "scenario", "floor", "FreeRTOS", "Embassy", "lilos"], "llrrrr", rows))
+
+
+def _cost_cell(measured, kernel: str, target: str) -> str:
+    """"yield / signal" medians, "n/a" where the kernel cannot switch that way, "" where it does not run."""
+    if kernel not in _kernels_on(measured, target):
+        return ""
+    results = [suite_result(measured, kernel, target, scenario) for scenario in COST_SCENARIOS]
+    return "n/a" if None in results else " / ".join(med(result) for result in results)
+
+
+def render_switch_cost(measured) -> str:
+    """The front page's table: every core, every kernel that runs on it, two switches each."""
+    rows = []
+    for core, target in FLOOR_CORES:
+        freertos = [suite_result(measured, "freertos", target, scenario) for scenario in COST_SCENARIOS]
+        rows.append([core, mhz(freertos[0]), *(_cost_cell(measured, k, target) for k in FLOOR_KERNELS),
+                     " / ".join(us(result) for result in freertos)])
+    return (f"Medians in cycles of `yield` / `signal` (two tasks of equal priority handing over / a task waking a "
+            f"more urgent one through a semaphore; probe, `-O2`, {counted(format(measured['suite'].samples, ','))} "
+            f"samples, the suite's), and FreeRTOS's in µs at the board's clock:\n\n"
+            + markdown_table(["core (board)", "clock", "floor", "FreeRTOS", "Embassy", "lilos", "FreeRTOS, µs"],
+                             "llrrrrr", rows))
 
 
 def render_floor_prose(measured) -> str:

@@ -162,16 +162,17 @@ def test_the_example_application_shows_its_pairs_and_causes(target, tmp_path, ca
     assert bool(result.get("bounds")) == (target == "mps2-an385")  # a model's cycles carry the TRM's range
 
 
-def readme_example_targets():
-    """The targets the README names for the example application: the T of its measure --build-example command."""
-    text = (paths.checkout() / "README.md").read_text()
+def documented_example_targets():
+    """The targets docs/switches.md names for the example application: the T of its measure --build-example
+    command."""
+    text = (paths.checkout() / "docs/switches.md").read_text()
     said = re.search(r"--build-example --target T .*?\(T: ([^:)]*)", text, re.S)
-    assert said, "the README names the example application's targets after its command"
+    assert said, "docs/switches.md names the example application's targets after its command"
     return re.split(r",\s*|\s+or\s+", " ".join(said.group(1).split()))
 
 
-def test_the_readme_names_the_example_on_every_board_whose_code_drives_a_spare_timer():
-    named = readme_example_targets()
+def test_the_docs_name_the_example_on_every_board_whose_code_drives_a_spare_timer():
+    named = documented_example_targets()
     # the example's interrupt comes from the spare timer ([latency_timer]) of a board with C code and a compiler
     fitting = [t.name for t in catalog.TARGETS.values() if t.gcc and t.has_c_board and t.latency_timer]
     assert sorted(named) == sorted(fitting)
@@ -180,8 +181,8 @@ def test_the_readme_names_the_example_on_every_board_whose_code_drives_a_spare_t
             assert target == "T" or target in named, f"{text.name} runs the example on {target}"
 
 
-@pytest.mark.parametrize("target", readme_example_targets())
-def test_the_example_switches_on_every_target_the_readme_names(target, capsys):
+@pytest.mark.parametrize("target", documented_example_targets())
+def test_the_example_switches_on_every_target_the_docs_name(target, capsys):
     # on Ibex the port's tick set-up (machine_timer.c) must be linked, or xPortStartScheduler calls the weak,
     # undefined vPortSetupTimerInterrupt at address 0 and the firmware ends before its first task
     status, said = run_command(["measure", "--build-example", "--target", target, "--switches", "--kernel",
