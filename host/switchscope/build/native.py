@@ -38,7 +38,9 @@ class NativeTool:
 
 TOOLS = {
     "simavr": NativeTool("switchscope-simavr", "simavr-runner", ("switchscope_simavr.c",), ("-lsimavr", "-lelf")),
-    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin", ("switchscope_plugin.c", "cortex_m_timing.c", "ibex_timing.c"),
+    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin",
+                       ("switchscope_plugin.c", "cortex_m_timing.c", "cortex_m_fpu_timing.c", "cortex_m_run_time_costs.c",
+                        "ibex_timing.c"),
                        ("-shared", "-fPIC", "-fvisibility=hidden")),
 }
 
