@@ -29,13 +29,6 @@ static int32_t sign_extend(uint32_t value, unsigned bits)
     return (int32_t)((value ^ sign) - sign);
 }
 
-/* The range the TRM gives the instruction's cost: `least` to `most` cycles. */
-static void allow(struct insn_timing *t, uint32_t least, uint32_t most)
-{
-    t->below = (uint8_t)(t->cycles - least);
-    t->above = (uint8_t)(most - t->cycles);
-}
-
 /* A refill of `point` cycles after a branch, P in the TRM's 1 to 3 (Table 3-1). An exception
  * return replaces it with the unstacking (Figure 5-5), so the plugin can take it back. */
 static void add_refill(struct insn_timing *t, uint32_t point)
@@ -127,126 +120,6 @@ static void writes(struct insn_timing *t, unsigned rd)
         t->alu_writes |= (uint16_t)(1u << rd);
 }
 
-/* ---- the Cortex-M4's FPU (FPv4-SP): the Cortex-M4 TRM (DDI 0439D), 7.2.3, Table 7-1 ------------------ */
-
-/* A single-precision register's number from its four bits and the extra bit (Vd:D, Vn:N, Vm:M). */
-static unsigned single_register(unsigned four, unsigned extra) { return four << 1 | extra; }
-
-/* The single registers s<first> .. s<first + count - 1> as a mask (a double dN is s<2N>, s<2N+1>: 7.2.1). */
-static uint32_t singles(unsigned first, unsigned count)
-{
-    uint32_t mask = 0;
-    for (unsigned i = 0; i < count && first + i < 32; i++)
-        mask |= 1u << (first + i);
-    return mask;
-}
-
-/* VLDR, VSTR, VLDM, VSTM, VPUSH, VPOP. Table 7-1: "single float" 2, "single double" 3; multiple
- * "1+N, where N is the number of floats", "1+2*N, where N is the number of doubles": imm8 counts
- * the words either way, so 1 + imm8. */
-static void fp_transfer(struct insn_timing *t, uint16_t hw1, uint16_t hw2)
-{
-    unsigned rn = hw1 & 0xF, load = (hw1 >> 4) & 1, writeback = (hw1 >> 5) & 1, pre = (hw1 >> 8) & 1;
-    /* a base update (VPUSH, VPOP, VLDM/VSTM with !) is no data processing: as PUSH and POP, no stall after */
-    unsigned words = hw2 & 0xFF, is_double = (hw2 >> 8) & 1, d = (hw1 >> 6) & 1, vd = (hw2 >> 12) & 0xF;
-    unsigned first = is_double ? (d << 4 | vd) * 2 : single_register(vd, d);
-    t->address_mask = (uint16_t)(1u << rn);
-    if (pre && !writeback) { /* VLDR, VSTR */
-        t->cycles = is_double ? 3 : 2;
-        words = is_double ? 2 : 1;
-    } else {
-        t->cycles = 1 + words;
-    }
-
-    if (!load)
-        t->fp_operands = singles(first, words);
-}
-
-/* The FP data-processing instructions (CDP): Table 7-1. Their result is "consumed by the following
- * instruction" for the note's extra cycle when they are arithmetic (add, subtract, multiply, divide,
- * square root, the multiply-accumulates, conversions), not VABS, VNEG, VMOV or VCMP. */
-static void fp_data_processing(struct insn_timing *t, uint16_t hw1, uint16_t hw2)
-{
-    unsigned opc1 = (hw1 >> 4) & 0xB, opc2 = hw1 & 0xF, opc3 = (hw2 >> 6) & 3;
-    unsigned sd = single_register((hw2 >> 12) & 0xF, (hw1 >> 6) & 1);
-    uint32_t sn = 1u << single_register(hw1 & 0xF, (hw2 >> 7) & 1);
-    uint32_t sm = 1u << single_register(hw2 & 0xF, (hw2 >> 5) & 1);
-    int arithmetic = 1;
-    t->cycles = 1; /* VADD, VSUB, VMUL, VNMUL, VABS, VNEG, VCMP, VCVT, VMOV: "1" */
-    t->fp_operands = sn | sm;
-    switch (opc1) {
-    case 0x0: case 0x1: case 0x9: case 0xA: /* VMLA, VMLS, VNMLA, VNMLS, VFMA, VFMS, VFNMA, VFNMS: "3" */
-        t->cycles = 3; /* the addend, s<d>, is consumed a cycle later (the note): not an operand here */
-        break;
-    case 0x8: /* VDIV: "14"; the note: "one cycle if no more floating-point instructions are executed" */
-        t->cycles = 14;
-        allow(t, TIMING_FP_VDIV_LEAST, 14);
-        break;
-    case 0xB: /* VMOV immediate, and the two-register group by opc2 */
-        t->fp_operands = sm;
-        if ((opc3 & 1) == 0) { /* VMOV immediate */
-            t->fp_operands = 0;
-            arithmetic = 0;
-        } else if (opc2 == 0x1 && opc3 == 3) { /* VSQRT: "14", as VDIV */
-            t->cycles = 14;
-            allow(t, TIMING_FP_VDIV_LEAST, 14);
-        } else if (opc2 == 0x0 || opc2 == 0x1) { /* VMOV register, VABS, VNEG */
-            arithmetic = 0;
-        } else if (opc2 == 0x4 || opc2 == 0x5) { /* VCMP, VCMPE (0x5: with zero): the flags only */
-            arithmetic = 0;
-            if (opc2 == 0x5)
-                t->fp_operands = 0;
-            t->fp_operands |= 1u << sd;
-        }
-        break;
-    default: /* 0x2 VMUL, VNMUL; 0x3 VADD, VSUB */
-        break;
-    }
-    if (arithmetic)
-        t->fp_results = 1u << sd;
-}
-
-/* The FPU's instructions: the coprocessor space of CP10 and CP11 (hw1 1110 11xx, coproc 101x). Returns
- * 1 when `hw1`, `hw2` is one. */
-static int fp_instruction(struct insn_timing *t, uint16_t hw1, uint16_t hw2)
-{
-    if ((hw1 & 0xFC00) != 0xEC00 || ((hw2 >> 8) & 0xE) != 0xA)
-        return 0;
-    unsigned op1 = (hw1 >> 4) & 0x3F;
-    t->is_fp = 1;
-    if ((op1 & 0x20) == 0) {
-        if ((op1 & 0x3A) == 0x00) { /* VMOV of two core registers and two singles or a double: "2" */
-            t->cycles = 2;
-            if (op1 & 1) { /* to the core registers: reads the FP registers; writes two, not by data processing */
-                t->fp_operands = singles(single_register(hw2 & 0xF, (hw2 >> 5) & 1), 2);
-                t->special_writes = (uint16_t)(1u << ((hw2 >> 12) & 0xF) | 1u << (hw1 & 0xF));
-            }
-        } else {
-            fp_transfer(t, hw1, hw2);
-        }
-    } else if ((hw2 & 0x10) == 0) {
-        fp_data_processing(t, hw1, hw2);
-    } else if ((hw2 & 0x0100) || (hw1 & 0x00E0) == 0x00E0) {
-        /* VMOV of a double's half, VMRS, VMSR: "1" */
-        t->cycles = 1;
-        if ((hw1 & 0x00E0) == 0x00E0 && (hw1 & 0x10) && ((hw2 >> 12) & 0xF) != PC)
-            t->special_writes = (uint16_t)(1u << ((hw2 >> 12) & 0xF)); /* VMRS rt: as MRS, no data processing */
-    } else {
-        /* VMOV between a core register and a single. Table 7-1 (DDI 0439D), row "Move | two floats/one
-         * double to/from two core registers or one float to/from one core register | VMOV | 2": the point
-         * is the row's 2. Published measurements on silicon (compendium.i-0.nl, "FPU registers") time
-         * this single move at 1 cycle, the two-register one at the row's 2: the range takes 1 to 2. */
-        t->cycles = TIMING_FP_VMOV_CORE;
-        allow(t, TIMING_FP_VMOV_CORE_LEAST, TIMING_FP_VMOV_CORE);
-        unsigned sn = single_register(hw1 & 0xF, (hw2 >> 7) & 1);
-        if (hw1 & 0x10) { /* to the core register: as MRS, not data processing, for the address stall */
-            t->fp_operands = 1u << sn;
-            t->special_writes = (uint16_t)(1u << ((hw2 >> 12) & 0xF));
-        }
-    }
-    return 1;
-}
-
 static unsigned thumb16(uint32_t address, uint16_t hw, const struct insn_timing *previous, struct insn_timing *t)
 {
     t->cycles = 1; /* data processing, moves, compares, MUL, extends, REV, CPS, hints, IT */
@@ -321,7 +194,7 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
 {
     unsigned op1 = (hw1 >> 11) & 3, rn = hw1 & 0xF;
     t->cycles = 1; /* data processing (immediate, register, shifted register), bit fields, MOVW/MOVT, CLZ */
-    if (core == CORE_CORTEX_M4F && fp_instruction(t, hw1, hw2))
+    if (core == CORE_CORTEX_M4F && cortex_m_fpu_timing(t, hw1, hw2))
         return 4;
     if (op1 == 1) {
         if ((hw1 & 0x0640) == 0x0000) { /* LDM, STM, PUSH.W, POP.W */
@@ -332,7 +205,7 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
                 /* TBB, TBH. Table 3-1: 2 + P; 3.3.2: "at least two cycles for the load, one cycle for
                  * the add, and three cycles for the pipeline reload ... at least six": the point is six */
                 t->cycles = 2 + 1 + TIMING_REFILL_BLOCKING;
-                allow(t, 2 + TIMING_REFILL_LEAST, t->cycles);
+                cortex_m_allow(t, 2 + TIMING_REFILL_LEAST, t->cycles);
                 t->flow = FLOW_INDIRECT;
                 t->address_mask = (uint16_t)(1u << rn | 1u << (hw2 & 0xF));
             } else if (op == 0 || (op == 1 && (hw1 & 0x0020) == 0)) { /* LDREX, STREX: as an LDR */
@@ -359,7 +232,7 @@ static unsigned thumb32(enum core_model core, uint32_t address, uint16_t hw1, ui
                 branch_to(t, address + 4 + (uint32_t)sign_extend(imm, 21), 1);
             } else if ((hw1 & 0x07E0) == 0x0380 || (hw1 & 0x07E0) == 0x03E0) {
                 t->cycles = 2; /* MSR, MRS: Table 3-1 "1 or 2"; the point takes 2 */
-                allow(t, 1, 2);
+                cortex_m_allow(t, 1, 2);
                 if ((hw1 & 0x07E0) == 0x03E0) /* MRS writes a register, outside data processing */
                     t->special_writes = (uint16_t)(1u << ((hw2 >> 8) & 0xF));
             } else if ((hw1 & 0x07F0) == 0x03B0 && ((hw2 >> 4) & 0xF) == 6) { /* ISB: its refill */
@@ -488,7 +361,7 @@ static unsigned armv6m_timing(enum core_model core, uint32_t address, uint16_t h
             armv6m_branch(t, costs->indirect);
         }
     } else if ((hw1 & 0xFFC0) == 0x4340) { /* MULS */
-        allow(t, ARMV6M_MULTIPLY, ARMV6M_MULTIPLY_MOST);
+        cortex_m_allow(t, ARMV6M_MULTIPLY, ARMV6M_MULTIPLY_MOST);
     } else if ((hw1 & 0xFE00) == 0xB400) { /* PUSH */
         t->cycles = 1 + popcount16((hw1 & 0xFF) | ((hw1 >> 8) & 1) << LR);
     } else if ((hw1 & 0xFE00) == 0xBC00) { /* POP, with PC: "and return" */
@@ -562,70 +435,6 @@ uint8_t cortex_m_it_condition(struct it_state *state, uint16_t hw1)
         state->bits = (uint8_t)(hw1 & 0xFF);
     }
     return condition;
-}
-
-int cortex_m_condition_holds(uint8_t cond, uint32_t xpsr)
-{
-    int n = (xpsr >> 31) & 1, z = (xpsr >> 30) & 1, c = (xpsr >> 29) & 1, v = (xpsr >> 28) & 1;
-    int holds;
-    switch (cond >> 1) {
-    case 0: holds = z; break;            /* EQ / NE */
-    case 1: holds = c; break;            /* CS / CC */
-    case 2: holds = n; break;            /* MI / PL */
-    case 3: holds = v; break;            /* VS / VC */
-    case 4: holds = c && !z; break;      /* HI / LS */
-    case 5: holds = n == v; break;       /* GE / LT */
-    case 6: holds = n == v && !z; break; /* GT / LE */
-    default: return 1;                   /* AL */
-    }
-    return (cond & 1) ? !holds : holds;
-}
-
-static unsigned leading_zeros(uint32_t value)
-{
-    return value ? (unsigned)__builtin_clz(value) : 32;
-}
-
-/* Significant bits of a multiply operand: early termination by operand size. */
-static int is_wide(uint32_t value)
-{
-    int32_t signed_value = (int32_t)value;
-    return value > 0xFFFF && !(signed_value < 0 && signed_value >= -0x8000);
-}
-
-/* A cost of `cycles` that the TRM lets go from `least` to `most`. */
-static struct cost within(uint32_t cycles, uint32_t least, uint32_t most)
-{
-    struct cost cost = {(int32_t)cycles, cycles - least, most - cycles};
-    return cost;
-}
-
-struct cost cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm)
-{
-    (void)core;
-    switch (kind) {
-    case OPERANDS_SIGNED_DIVIDE: /* as unsigned, on the magnitudes */
-        rn = (int32_t)rn < 0 ? -rn : rn;
-        rm = (int32_t)rm < 0 ? -rm : rm;
-        /* fall through */
-    case OPERANDS_UNSIGNED_DIVIDE: {
-        /* Table 3-1: 2 to 12 cycles by early termination. The point used here: 2 when the
-         * quotient is 0 (dividend below divisor, or a zero divisor), else 2 plus one
-         * cycle per 3 quotient bits, at most 12. Quotient bits: the difference of the
-         * operands' leading zeros, plus one. Magnitudes for SDIV as for UDIV. */
-        if (rm == 0 || rn < rm)
-            return within(2, 2, 12);
-        unsigned quotient_bits = leading_zeros(rm) - leading_zeros(rn) + 1;
-        uint32_t cycles = 2 + (quotient_bits + 2) / 3;
-        return within(cycles > 12 ? 12 : cycles, 2, 12);
-    }
-    case OPERANDS_LONG_MULTIPLY: /* 3 to 5: 3, plus one per operand wider than 16 bits */
-        return within(3 + (uint32_t)is_wide(rn) + (uint32_t)is_wide(rm), 3, 5);
-    case OPERANDS_LONG_MULTIPLY_ACCUMULATE: /* 4 to 7: 4, 5 with one wide operand, 7 with two */
-        return within(is_wide(rn) && is_wide(rm) ? 7 : 4 + (uint32_t)(is_wide(rn) || is_wide(rm)), 4, 7);
-    default:
-        return within(0, 0, 0);
-    }
 }
 
 /* A fixed cost, or a point with its range. */

@@ -140,4 +140,16 @@ int cortex_m_is_armv6m(enum core_model core);
 /* Cycles of an operand-dependent instruction, from its source operands, with the TRM's range. */
 struct cost cortex_m_operand_cycles(enum core_model core, enum insn_operands kind, uint32_t rn, uint32_t rm);
 
+/* Between the model's files: */
+/* The range the TRM gives the instruction's cost: `least` to `most` cycles. */
+static inline void cortex_m_allow(struct insn_timing *t, uint32_t least, uint32_t most)
+{
+    t->below = (uint8_t)(t->cycles - least);
+    t->above = (uint8_t)(most - t->cycles);
+}
+
+/* The FPU's instructions (cortex_m_fpu_timing.c): the coprocessor space of CP10 and CP11 (hw1 1110 11xx,
+ * coproc 101x). Returns 1 when `hw1`, `hw2` is one, its timing in `t`. */
+int cortex_m_fpu_timing(struct insn_timing *t, uint16_t hw1, uint16_t hw2);
+
 #endif

@@ -60,6 +60,7 @@ typedef struct {
     unsigned int len;
 } GByteArray;
 GByteArray *g_byte_array_new(void);
+GByteArray *g_byte_array_set_size(GByteArray *array, unsigned int length);
 
 enum qemu_plugin_cb_flags {
     QEMU_PLUGIN_CB_NO_REGS,

@@ -38,7 +38,12 @@ class NativeTool:
 
 TOOLS = {
     "simavr": NativeTool("switchscope-simavr", "simavr-runner", ("switchscope_simavr.c",), ("-lsimavr", "-lelf")),
-    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin", ("switchscope_plugin.c", "cortex_m_timing.c", "ibex_timing.c"),
+    # one concern a file: switchscope_plugin.c's opening comment names each
+    "qemu": NativeTool("libswitchscope-qemu.so", "qemu-plugin",
+                       ("switchscope_plugin.c", "counters.c", "event_log.c", "trace.c", "watches.c", "guest.c",
+                        "stamps.c", "latency.c", "switches.c",
+                        "cortex_m_flow.c", "cortex_m_lazy_fp.c", "cortex_m_timing.c", "cortex_m_fpu_timing.c",
+                        "cortex_m_run_time_costs.c", "ibex_flow.c", "ibex_timing.c"),
                        ("-shared", "-fPIC", "-fvisibility=hidden")),
 }
 
