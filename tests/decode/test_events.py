@@ -37,6 +37,16 @@ def test_a_malformed_log_is_refused(tmp_path):
         read_event_log(log)
 
 
+def test_a_log_cut_inside_its_last_line_gives_the_events_before_it(tmp_path):
+    """A simulator stopped at the run's time limit is killed: the log ends where its buffer was last written,
+    inside a line or a number."""
+    log = tmp_path / "events.txt"
+    for cut in ("2", "20 clo", "20 close 9 8"):
+        log.write_text("10 open 5 4 6\n" + cut)
+        events, limited = read_event_log(log)
+        assert not limited and [e.time for e in events] == [10] and events.names == ["open"]
+
+
 def _columns(events):
     return (events.time.tolist(), [events.names[i] for i in events.name_index.tolist()], events.instructions.tolist(),
             events.least.tolist(), events.most.tolist(), events.names)

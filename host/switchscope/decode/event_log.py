@@ -40,8 +40,8 @@ class EventLog:
             self._parse(data[:cut].splitlines())
 
     def finish(self) -> tuple[Events, bool]:
-        if self._partial.strip():
-            self._parse([self._partial])
+        # the simulator ends every line it writes: a last line without its end was cut when the simulator was
+        # stopped (killed at the run's time limit, its buffer lost mid-line), and is no event
         self._partial = b""
         fields = self._fields or 2
         pieces = self._columns or [tuple(np.zeros(0, dtype=np.int64) for _ in range(5))]
