@@ -21,6 +21,7 @@ def test_the_riscv_port_adds_its_assembly_and_its_extension_folder(monkeypatch, 
     assert tree / "portable/GCC/RISC-V/portASM.S" in found.sources
     assert tree / "portable/GCC/RISC-V/port.c" in found.sources
     assert found.include_dirs[-1] == tree / "portable/GCC/RISC-V/chip_specific_extensions/RISCV_MTIME_CLINT_no_extensions"
+    assert found.folder_files == tuple(sorted(kernel.directory.glob("*.c")))  # its folder's own, as they stand
 
 
 def test_a_cortex_port_is_unchanged(monkeypatch, tmp_path):
