@@ -140,7 +140,7 @@ def test_the_switch_keeps_exactly_the_callee_saved_registers_in_the_documented_c
     assert result.samples == [expected] * 50
 
 
-# Interrupts: the floor's trap entry (kernel_floor.c, floor_trap_entry) for the harness's software interrupt and
+# Interrupts: the floor's trap entry (portable/rv32/port.c, floor_trap_entry) for the harness's software interrupt and
 # latency timer, through the board's board_interrupt() (firmware/boards/ibex/board_config.h).
 
 _FIGURES: dict[str, tuple[int | None, str, dict]] = {}

@@ -199,7 +199,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
     sources = [
         *sorted((firmware / "common").glob("*.c")),
         *sorted(board_dir.glob("*.c")),
-        *sorted(port_dir.glob("*.c")),
+        *source.folder_files,
         scenario_file,
         *source.sources,
     ]
