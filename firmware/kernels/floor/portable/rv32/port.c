@@ -21,7 +21,7 @@
  * the run by name.
  */
 #include "floor.h"
-#include "switchscope/harness.h"
+#include "switchscope/harness_fail.h"
 
 uint64_t floor_next_tick;
 
