@@ -7,7 +7,8 @@
  *
  *   uint8_t floor_interrupts_mask(void)       masks every interrupt; says whether they were masked
  *   void floor_interrupts_restore(uint8_t)    unmasks them unless they were
- *   void floor_switch_from_handler(ss_task *) an interrupt handler's switch to a task it made ready
+ *   void floor_switch_from_handler(ss_task *) an interrupt handler's switch to a task it made ready (or
+ *                                             FLOOR_HANDLER_SWITCHES_BY_CALL 1: the task's own call)
  *   void floor_prepare_stack(ss_task *, uint8_t *top, ss_task_fn, void *)
  *                                             a new task's stack, as floor_switch leaves one, whose
  *                                             return enters floor_task_start
@@ -57,5 +58,11 @@ static inline void floor_switch_to(ss_task *next)
 }
 
 #include "floor_port.h"
+
+#if FLOOR_HANDLER_SWITCHES_BY_CALL
+/* A port whose handlers switch by the task's own call: the handler's frame stays on the interrupted task's
+ * stack, and the switch returns into it when that task runs again. */
+static inline void floor_switch_from_handler(ss_task *next) { floor_switch_to(next); }
+#endif
 
 #endif

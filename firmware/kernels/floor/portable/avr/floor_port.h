@@ -22,7 +22,7 @@ static inline void floor_interrupts_restore(uint8_t was_masked)
 }
 
 /* An interrupt handler's switch is the same call: its frame stays on the interrupted task's stack. */
-static inline void floor_switch_from_handler(ss_task *next) { floor_switch_to(next); }
+#define FLOOR_HANDLER_SWITCHES_BY_CALL 1
 
 static inline void floor_prepare_stack(ss_task *task, uint8_t *top, ss_task_fn fn, void *arg)
 {
