@@ -37,7 +37,7 @@ case "${ID:-unknown}:$codename" in
     *)
         if [ -z "${SWITCHSCOPE_ANY_SYSTEM:-}" ]; then
             fail "this is ${PRETTY_NAME:-an unknown system}; set-up supports Debian 12 (bookworm) and Debian 13 (trixie)" \
-                 "install what the README's 'What set-up installs' lists by hand, or run SWITCHSCOPE_ANY_SYSTEM=1 ./setup.sh to try anyway"
+                 "install what docs/install.md lists by hand, or run SWITCHSCOPE_ANY_SYSTEM=1 ./setup.sh to try anyway"
         fi
         echo "${PRETTY_NAME:-unknown system}: not supported, trying anyway (SWITCHSCOPE_ANY_SYSTEM is set)" ;;
 esac

@@ -164,7 +164,9 @@ def check_built_for(firmware_elf: Path, target: Target) -> str | None:
     else None."""
     if not firmware_elf.is_file():  # never opened unless a regular file: a FIFO would wait for a writer forever
         if not firmware_elf.exists():
-            raise SwitchscopeError(f"no firmware file {firmware_elf}")
+            raise SwitchscopeError(f"no firmware file {firmware_elf}",
+                                   "give your firmware's ELF as your build writes it (switchscope new-project starts "
+                                   "one), or --build-example for switchscope's own example")
         kind = "a directory" if firmware_elf.is_dir() else paths.special_kind(firmware_elf)
         raise SwitchscopeError(f"{firmware_elf} is {kind}, not a firmware file",
                                "give the ELF file the firmware's build wrote (its linker's output, e.g. app.elf)")

@@ -160,7 +160,7 @@ def files_in(path: Path, side: str) -> list[Path]:
         raise SwitchscopeError(f"{side} {path}: {kind}, not a file: results are read from files and directories "
                                "(a stream can be read only once, and a directory's files are read in turn)",
                                "save it to a file first (switchscope ... --json FILE, or cat > FILE), and give that")
-    raise SwitchscopeError(f"{side} {path}: no such file or directory")
+    raise SwitchscopeError(f"{side} {path}: no such file or directory", HINT)
 
 
 def read_file(file: Path, side: str = "") -> ResultsFile:
