@@ -111,6 +111,9 @@ def test_zsh_and_fish_scripts_name_every_subcommand(capsys, shell):
     (["run", "--config", "preemption=of"], "did you mean off?"),
     (["completion", "bsh"], "did you mean bash"),
     (["compare", "a", "b", "--fail-on", "outside"], "did you mean outside-range?"),
+    (["run", "--targt", "mps2-an385"], "did you mean --target?"),
+    (["run", "--samles", "200"], "did you mean --samples?"),
+    (["compare", "a", "b", "--junt", "c.xml"], "did you mean --junit?"),
 ])
 def test_a_misspelt_name_gets_the_closest_valid_one(tmp_path, monkeypatch, capsys, arguments, fragment):
     refused_cleanly(tmp_path, {}, arguments, 2, fragment, monkeypatch, capsys)

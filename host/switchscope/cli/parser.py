@@ -49,6 +49,20 @@ class _Parser(argparse.ArgumentParser):
             message += ": " + did_you_mean(wrong.group(1), re.findall(r"'([^']*)'", wrong.group(2))).strip()
         super().error(message.rstrip(": "))
 
+    def parse_args(self, args=None, namespace=None):
+        """An option the command does not take is refused by the command's own parser, with its usage and the
+        closest of its options (--targt: did you mean --target?)."""
+        parsed, unknown = self.parse_known_args(args, namespace)
+        if unknown:
+            command = next((action.choices.get(getattr(parsed, action.dest, None)) for action in self._actions
+                            if isinstance(action, argparse._SubParsersAction)), None) or self
+            options = [name[2:] for action in command._actions for name in action.option_strings
+                       if name.startswith("--")]
+            wrong = next((word.split("=")[0] for word in unknown if word.startswith("--")), "--")
+            guess = did_you_mean(wrong[2:], options, prefix="--")
+            command.error(f"unrecognized arguments: {' '.join(unknown)}" + (f": {guess.strip()}" if guess else ""))
+        return parsed
+
 
 def _add_exports(command) -> None:
     """What a table shows, for other tools (as hyperfine's options of the same names)."""
