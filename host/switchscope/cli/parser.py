@@ -116,7 +116,8 @@ def parser() -> argparse.ArgumentParser:
                           "timing model on QEMU: Cortex-M, ibex-qemu), or instructions (what QEMU itself counts)")
     run.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="a kernel or build option, each once: preemption=off, priorities=off, opt=-Os, "
-                          "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value. An "
+                          "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value; "
+                          "NAME=V,OTHER=W (or --config again) sets two options. An "
                           "option of some scenarios (lock: sem-shuffle, msg_size: msg, ...) applies to those, the "
                           "others are measured without it")
     run.add_argument("--tasks", type=int, metavar="N",
