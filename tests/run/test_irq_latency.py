@@ -285,7 +285,7 @@ def test_on_ibex_an_interrupt_in_a_run_of_nops_is_entered_in_the_same_cycles_at_
 
     kernel, board = catalog.KERNELS["freertos"], catalog.TARGETS[target]
     entry = catalog.Scenario("ibex_interrupt_entry", "the latency timer's line raised at every step of a loop of "
-                             "nops", check=True, latency=True, source=TEST_FIRMWARE / "ibex_interrupt_entry.c")
+                             "nops", check=True, kind="latency", source=TEST_FIRMWARE / "ibex_interrupt_entry.c")
     # irq_priority is irq-ruler's option, and this loop is irq-ruler's with no masked region
     config = configs.resolve({"irq_priority": irq_priority}, kernel, board, catalog.SCENARIOS["irq-ruler"])
     result = measure(Job(kernel, board, entry, catalog.METHODS["probe"], config=config), samples=60)
