@@ -43,7 +43,8 @@ def command_flash(args) -> int:
         check_samples(args.samples)
     config = job.resolved_config()
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
-    image = flash.with_parameters(firmware.elf, kinds.of(job).parameters(args.samples, config))
+    kind = kinds.of(job)
+    image = flash.with_parameters(firmware.elf, kind.parameters(kind.samples(args.samples), config))
     try:
         flash.flash(target, image, args.port or "")
     except FirmwareFailed as error:  # the flasher ran and failed: not bad input, a failed step

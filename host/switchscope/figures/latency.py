@@ -57,10 +57,22 @@ class InterruptLatency(ScenarioKind):
         return sweep_samples(self.job) or asked
 
     def time_allowance(self) -> float:
-        return time_allowance(self.job)
+        """irq-latency's sweep on its simulator (SWEEP_TIME_ALLOWANCE_S); nothing for the ruler."""
+        return SWEEP_TIME_ALLOWANCE_S.get(self.job.target.simulator, 0.0) if sweeps_every_phase(self.job) else 0.0
 
     def parameters(self, samples: int | None, config: Config) -> list[str]:
-        return super().parameters(samples, config) + parameters(self.job)
+        """Beyond the switch window's, the sweep's step, as a fraction of latency-timer counts (half an
+        instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the least the board's code
+        can arm), its round, and its tick round where the board can aim at the tick."""
+        job = self.job
+        step = job.target.latency_counts_per_step()
+        first = max(job.target.latency_timer.least_counts, -(-step.numerator // step.denominator))
+        found = [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
+                 f"round={round_steps(job)}"]
+        if tick_round_samples(job):
+            before = -(-TICK_ROUND_BEFORE_STEPS * step.numerator // step.denominator)
+            found += [f"tick_samples={tick_round_samples(job)}", f"tick_before={before}"]
+        return super().parameters(samples, config) + found
 
     def watches(self, firmware_elf: Path) -> list[tuple[int, str]]:
         return watches(firmware_elf, self.job)
@@ -79,11 +91,6 @@ def sweeps_every_phase(job: Job) -> bool:
     return job.scenario.name == "irq-latency"
 
 
-def time_allowance(job: Job) -> float:
-    """Seconds beyond the usual limit an irq-latency run may take on its simulator (0 for the ruler)."""
-    return SWEEP_TIME_ALLOWANCE_S.get(job.target.simulator, 0.0) if sweeps_every_phase(job) else 0.0
-
-
 def round_steps(job: Job) -> int:
     return LATENCY_ROUND_STEPS.get(job.target.simulator, LATENCY_ROUND_STEPS["simavr"])
 
@@ -92,22 +99,6 @@ def sweep_samples(job: Job) -> int | None:
     """The samples irq-latency takes, whatever --samples says (None for the ruler): one per step of
     a round, then the tick round's."""
     return round_steps(job) + tick_round_samples(job) if sweeps_every_phase(job) else None
-
-
-def parameters(job: Job) -> list[str]:
-    """The irq-latency sweep's step, as a fraction of latency-timer counts (half an
-    instruction of QEMU's virtual time, or a cycle), its first delay (a step, or the
-    least the board's code can arm), its round, and its tick round where the board
-    can aim at the tick."""
-    step = job.target.latency_counts_per_step()
-    timer = job.target.latency_timer
-    first = max(timer.least_counts, -(-step.numerator // step.denominator))
-    found = [f"step_num={step.numerator}", f"step_den={step.denominator}", f"first={first}",
-             f"round={round_steps(job)}"]
-    if tick_round_samples(job):
-        before = -(-TICK_ROUND_BEFORE_STEPS * step.numerator // step.denominator)
-        found += [f"tick_samples={tick_round_samples(job)}", f"tick_before={before}"]
-    return found
 
 
 def tick_round_samples(job: Job) -> int:

@@ -57,9 +57,10 @@ class ScenarioKind:
         return 0.0
 
     def parameters(self, samples: int | None, config: Config) -> list[str]:
-        """What the firmware is told of a run ("name=value"): the sample count and rotate's task count where
-        given (else it keeps its defaults), and what the configuration's run options set."""
-        samples, tasks = self.samples(samples), self.job.tasks
+        """What the firmware is told of a run ("name=value"): the sample count (as samples() decided it) and
+        rotate's task count where given (else it keeps its defaults), and what the configuration's run options
+        set."""
+        tasks = self.job.tasks
         return [*([f"samples={samples}"] if samples else []), *([f"tasks={tasks}"] if tasks else []),
                 *configs.run_parameters(config)]
 
