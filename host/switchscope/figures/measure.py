@@ -8,11 +8,9 @@ from pathlib import Path
 import numpy as np
 
 from switchscope.build.firmware import Firmware, build
-from switchscope.catalog import Target, configs
-from switchscope.catalog.configs import Config
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
-from switchscope.decode import scope, stats, wire
+from switchscope.decode import scope, wire
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import Stream
 from switchscope.figures import kinds
