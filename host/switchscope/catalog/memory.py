@@ -1,0 +1,118 @@
+"""A chip's flash and the accelerator in front of it, as data (board.toml [flash]).
+
+The core's timing model counts each instruction as if it were fetched at once;
+a chip that runs its flash with wait states at full clock stalls the core
+whenever a fetch or a load finds its flash read neither in the line being
+read, nor in the prefetch buffer, nor in a cache. The rules for what each of
+those costs are the plugin's (host/qemu-plugin/flash_memory.c), each stated
+once with the reference manual's words; what differs from chip to chip is
+data: the region, how many bytes a flash read gives, the wait states at the
+board's clock, and the accelerator's geometry. The flash interface's register
+(FLASH_ACR on the STM32s) is what the firmware programs: the plugin follows
+its stores, as the chip does, unless a run forces a setting (what-if options).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The layouts of the flash interface's control register the plugin knows, by the manual that gives them.
+REGISTER_LAYOUTS = {
+    "stm32f4": "RM0090 3.9.1 / RM0394 3.7.1 FLASH_ACR: LATENCY bits 3:0, PRFTEN 8, ICEN 9, DCEN 10, ICRST 11, "
+               "DCRST 12",
+    "stm32f1": "RM0008 3.3.3 FLASH_ACR: LATENCY bits 2:0, HLFCYA 3, PRFTBE 4",
+}
+
+
+@dataclass(frozen=True)
+class Cache:
+    """A cache of flash reads: `lines` of `line_bytes`, `ways` lines a set (ways == lines: fully associative)."""
+    lines: int
+    line_bytes: int
+    ways: int
+
+    def describe(self) -> str:
+        return f"{self.lines} lines of {self.line_bytes * 8} bits" + (
+            "" if self.ways == self.lines else f", {self.ways}-way")
+
+    def argument(self) -> str:
+        return f"{self.lines}:{self.line_bytes}:{self.ways}"
+
+
+@dataclass(frozen=True)
+class Flash:
+    """The flash a board's code runs from, as its chip is shipped at the board's clock."""
+    start: int
+    size: int
+    read_bytes: int  # what one flash read gives: 16 (128 bits) on the STM32F4, 8 on the STM32L4 and F1
+    wait_states: int  # at the board's clock and supply, from the manual's table (what its firmware programs)
+    wait_states_source: str  # where that number is read
+    prefetch: bool  # a prefetch of the next sequential read while the core executes the current one
+    icache: Cache | None = None
+    dcache: Cache | None = None  # the literal pools and constants read through the D-Code bus
+    register: int | None = None  # the flash interface's control register the firmware programs (FLASH_ACR)
+    register_layout: str = ""  # a key of REGISTER_LAYOUTS
+    manual: str = ""  # the reference manual whose rules the chip follows ("RM0090")
+
+    @property
+    def has_accelerator(self) -> bool:
+        return self.prefetch or self.icache is not None or self.dcache is not None
+
+    @property
+    def has_cache(self) -> bool:
+        return self.icache is not None or self.dcache is not None
+
+    def accelerator(self) -> str:
+        """The accelerator in words: "prefetch, I-cache 64 lines of 128 bits, D-cache 8 lines of 128 bits"."""
+        parts = (["prefetch"] if self.prefetch else []) + [
+            f"{name} {cache.describe()}" for name, cache in (("I-cache", self.icache), ("D-cache", self.dcache))
+            if cache is not None]
+        return ", ".join(parts) or "none"
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    """What a run asks of the memory model: None where the firmware's own programming of the register decides."""
+    wait_states: int | None = None  # forced wait states
+    accelerator: bool | None = None  # forced: every part of the accelerator on, or all off
+    cold: bool = False  # the firmware empties the caches before each window
+
+    def describe(self, flash: Flash) -> str:
+        """The memory a figure was measured with, for every table, JSON and report."""
+        wait_states = (f"{flash.wait_states} wait states as programmed" if self.wait_states is None
+                       else f"{self.wait_states} wait states (forced)")
+        accelerator = flash.accelerator()
+        if self.accelerator is False:
+            accelerator = "accelerator off (forced)"
+        elif self.accelerator is True:
+            accelerator += " (forced on)"
+        state = ", cold caches" if self.cold else (", warm" if flash.has_cache else "")
+        return f"flash {wait_states}, {accelerator}{state}"
+
+
+def plugin_arguments(flash: Flash, settings: MemorySettings) -> str:
+    """The timing plugin's arguments for this flash (each with a leading comma):
+    flash=START:SIZE:READ_BYTES   the region, and what one read gives
+    flash_ws=N                    the wait states when no register is followed, or forced
+    flash_prefetch=1              the accelerator has a prefetch buffer
+    flash_icache=LINES:BYTES:WAYS, flash_dcache=...  its caches
+    flash_register=ADDRESS:LAYOUT the control register whose stores the plugin follows
+    flash_force_ws=1              flash_ws holds whatever the firmware programs
+    flash_accelerator=on|off      forced on or off, whatever the firmware programs
+    """
+    arguments = f",flash={flash.start:#x}:{flash.size:#x}:{flash.read_bytes}"
+    forced_ws = settings.wait_states is not None
+    arguments += f",flash_ws={settings.wait_states if forced_ws else flash.wait_states}"
+    if forced_ws:
+        arguments += ",flash_force_ws=1"
+    if flash.prefetch:
+        arguments += ",flash_prefetch=1"
+    if flash.icache:
+        arguments += f",flash_icache={flash.icache.argument()}"
+    if flash.dcache:
+        arguments += f",flash_dcache={flash.dcache.argument()}"
+    if flash.register is not None:
+        arguments += f",flash_register={flash.register:#x}:{flash.register_layout}"
+    if settings.accelerator is not None:
+        arguments += f",flash_accelerator={'on' if settings.accelerator else 'off'}"
+    return arguments
