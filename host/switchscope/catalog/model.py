@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
+from switchscope.catalog.memory import Flash
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode.methods import Method
 
@@ -240,6 +241,7 @@ class Target:
     fpu: str | None = None  # the floating-point unit the build uses (board.toml fpu: "FPv4-SP"); None: none
     flash_wait_states: int = 0  # the real chip's flash wait states at f_cpu_hz, which the simulation does not model
     flash_wait_states_source: str = ""  # where that number is read (the reference manual's table)
+    flash: "Flash | None" = None  # the chip's flash and accelerator the timing model charges; None: zero wait states
 
     @property
     def simulated_machine(self) -> str:
