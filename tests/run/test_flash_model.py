@@ -18,7 +18,8 @@ from switchscope import catalog
 from switchscope.catalog.memory import Cache, Flash, MemorySettings
 from switchscope.figures.measure_elf import measure_elf
 
-from tests.run.test_timing_model import ALU, LDR_LITERAL, NOP, P_IMMEDIATE, Cycles, branch, build, fixed, total
+from tests.run.test_timing_model import (ALU, EXCEPTION_ENTRY, LDR_LITERAL, NOP, P_IMMEDIATE, Cycles, branch, build,
+                                         exception_return, fixed, total)
 
 pytestmark = pytest.mark.firmware
 
@@ -86,15 +87,26 @@ def ruler_source(reset_acr: int | None, pass_acr: tuple[int, ...] = ()) -> str:
         "branch": "nop\n    nop\n    b.n 1f\n    .balign 16\n    .space 16\n    1: nop",
         # LDR from a literal in a read of its own (no other load shares it), NOP
         "literal": "ldr r1, literal_word\n    nop",
+        # SVC into a handler in a read of its own (BX LR), then a NOP back in the SVC's read
+        "svc": "svc #0\n    nop",
     }
     body = "\n".join(f"{preamble(name)}\n    {code}\n    {name}_to:\n    nop" for name, code in rulers.items())
     return textwrap.dedent(f"""
     .syntax unified
     .thumb
     .section .vectors, "a"
+    .type vectors, %object
+    vectors:
     .word stack_top
     .word reset
+    .rept 9
+    .word hang
+    .endr
+    .word svc_handler            @ 11: SVCall
+    .size vectors, . - vectors
     .text
+    .thumb_func
+    hang: b hang
     .thumb_func
     reset:
     ldr r5, ={FLASH_ACR:#x}
@@ -113,6 +125,10 @@ def ruler_source(reset_acr: int | None, pass_acr: tuple[int, ...] = ()) -> str:
     .ltorg
     .balign 16
     literal_word: .word 0x12345678
+    .balign 16
+    .space 16
+    .thumb_func
+    svc_handler: bx lr
     .balign 16
     .space 16
     .bss
@@ -208,6 +224,15 @@ def test_a_literal_load_stalls_for_the_flash_unless_the_data_cache_holds_it(rule
     # RM0090: the data cache "works like the instruction cache memory": the first pass fills it, the next hit
     samples, found = measured(rulers, chip(dcache=DCACHE), "literal")
     assert cold_then_warm(samples, found, total(BRANCH_MISS, core, LITERAL_MISS), total(BRANCH_MISS, core, HIT))
+
+
+def test_an_exception_entry_hides_the_vector_read_and_may_hide_the_handlers(rulers):
+    # SVC 1, entry 12 (Cortex-M4 TRM: the stacking in parallel with the vector fetch), the handler's read a miss:
+    # its WS in the point, and how much of it the entry's twelve cycles hide is not said: 0 to WS; the vector read
+    # hidden behind the stacking, or not: + WS at most. BX LR, exit 10; the NOP's read again a miss
+    handler_read = Cycles(WS, 0, WS) + Cycles(0, 0, WS)
+    assert steady(rulers, chip(), "svc") == total(BRANCH_MISS, ALU, EXCEPTION_ENTRY, handler_read,
+                                                  exception_return(ALU), BRANCH_MISS, NOP)
 
 
 def test_code_that_fits_the_instruction_cache_misses_once_then_hits(rulers):
