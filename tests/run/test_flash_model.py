@@ -294,3 +294,19 @@ def test_the_same_firmware_twice_gives_identical_samples(rulers):
     first, second = (measure_elf(rulers, target, "seq16_from", "literal_to", count=20, time_limit=30, unit="cycles")
                      for _ in range(2))
     assert first.samples == second.samples and first.bounds == second.bounds
+
+
+def test_the_plugin_is_given_the_flash_only_where_the_run_counts_cycles(rulers, tmp_path):
+    from switchscope.run import qemu
+    from switchscope.run.simulator import Request
+
+    def arguments(target, cycles: bool, memory: MemorySettings = MemorySettings()) -> str:
+        request = Request(target=target, firmware_elf=rulers, parameters=[], samples=1, event_log=tmp_path / "e",
+                          pin_log=tmp_path / "p", trace_log=tmp_path / "t", event_limit=10, interrupt_entry_cycles=0,
+                          memory=memory)
+        return qemu._plugin_arguments(request, cycles)
+    target = chip(prefetch=True, icache=ICACHE, register=True)
+    assert ",flash=0x8000000:0x100000:16,flash_ws=5,flash_prefetch=1,flash_icache=64:16:64," \
+           "flash_register=0x40023c00:stm32f4" in arguments(target, True)
+    assert ",flash" not in arguments(target, False) and ",flash" not in arguments(NETDUINO, True)
+    assert ",flash_ws=2,flash_force_ws=1" in arguments(target, True, MemorySettings(wait_states=2))
