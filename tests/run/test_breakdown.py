@@ -31,7 +31,7 @@ def test_the_flash_models_lines_stay_in_the_instruction_as_its_stall_and_how_its
     assert [step.core for step in steps[:3]] == [3, 2, 1]
     traced = Breakdown(Job(FREERTOS, AN385, YIELD, catalog.METHODS["marker"]), 0, 28, steps, "cycles")
     shown = breakdown_text.text(traced, every_instruction=True)
-    assert "fetch stall: 10 of 28 cycles (35.7%)" in shown
+    assert "flash stall (fetches and loads): 10 of 28 cycles (35.7%)" in shown
     assert "(3 core + 5 stall: miss)" in shown and "(2 core + 5 stall: I-cache hit, literal miss)" in shown
 
 

@@ -75,12 +75,12 @@ def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
 
 
 def _stall_share(breakdown: Breakdown) -> list[str]:
-    """The window's share that is fetch stall, where a flash model charged it."""
+    """The window's share that is flash stall (fetches and loads), where a flash model charged it."""
     if not breakdown.has_memory_model:
         return []
     share = 100 * breakdown.stall / breakdown.total if breakdown.total else 0.0
-    return [f"  fetch stall: {breakdown.stall} of {breakdown.total} {breakdown.unit} ({share:.1f}%), the rest the "
-            f"core's own"]
+    return [f"  flash stall (fetches and loads): {breakdown.stall} of {breakdown.total} {breakdown.unit} "
+            f"({share:.1f}%), the rest the core's own"]
 
 
 def side_by_side(first: Breakdown, second: Breakdown) -> str:
