@@ -71,9 +71,9 @@ def preamble(name: str) -> str:
     """
 
 
-def ruler_source(reset_acr: int | None, pass_acr: tuple[int, ...] = ()) -> str:
-    """The rulers, run in turn forever. `reset_acr`: what the reset code stores in FLASH_ACR (None: nothing);
-    `pass_acr`: what each pass stores there, in turn, before its first ruler."""
+def ruler_source(reset_acr: int | None, pass_acr: tuple[int, ...] = (), register: int = FLASH_ACR) -> str:
+    """The rulers, run in turn forever. `reset_acr`: what the reset code stores in FLASH_ACR (at `register`; None:
+    nothing); `pass_acr`: what each pass stores there, in turn, before its first ruler."""
     store = lambda value: f"ldr r1, ={value:#x}\n    str r1, [r5]\n"
     rulers = {
         # 8 + 8 16-bit ADDS: two full reads
@@ -109,7 +109,7 @@ def ruler_source(reset_acr: int | None, pass_acr: tuple[int, ...] = ()) -> str:
     hang: b hang
     .thumb_func
     reset:
-    ldr r5, ={FLASH_ACR:#x}
+    ldr r5, ={register:#x}
     {store(reset_acr) if reset_acr is not None else ""}
     movs r6, #0
     loop:
@@ -310,3 +310,22 @@ def test_the_plugin_is_given_the_flash_only_where_the_run_counts_cycles(rulers, 
            "flash_register=0x40023c00:stm32f4" in arguments(target, True)
     assert ",flash" not in arguments(target, False) and ",flash" not in arguments(NETDUINO, True)
     assert ",flash_ws=2,flash_force_ws=1" in arguments(target, True, MemorySettings(wait_states=2))
+
+
+# The STM32F1 (RM0008): 2 wait states above 48 MHz, reads of 64 bits, a prefetch buffer enabled by PRFTBE (FLASH_ACR
+# bit 4, LATENCY bits 2:0); RM0364's words for the same buffer: "The prefetch buffer is 2 blocks wide where each
+# block consists of 8 bytes".
+F1_ACR, F1_WS, F1_READ, PRFTBE = 0x4002_2000, 2, 8, 1 << 4
+
+
+def test_the_stm32f1s_prefetch_buffer_of_two_64_bit_blocks(tmp_path):
+    firmware = build(tmp_path, flash=FLASH_BASE, source=ruler_source(F1_WS | PRFTBE, register=F1_ACR))
+    flash = Flash(start=FLASH_BASE, size=128 << 10, read_bytes=F1_READ, wait_states=F1_WS,
+                  wait_states_source="RM0008 3.3.3", prefetch=True, register=F1_ACR, register_layout="stm32f1",
+                  manual="RM0008")
+    target = dataclasses.replace(catalog.TARGETS["stm32vldiscovery"], flash=flash)
+    # 8 ADDS.W in four reads of two: the first a branch target's miss (2), each next one prefetched when the one
+    # before was delivered, ready 1 + 2 = 3 cycles later and needed 2 later: 1 each
+    wait = fixed(max(0, 1 + F1_WS - 2))
+    assert steady(firmware, target, "seq32") == total(fixed(F1_WS), ALU * 2, wait, ALU * 2, wait, ALU * 2, wait,
+                                                      ALU * 2)
