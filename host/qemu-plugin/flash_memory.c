@@ -39,6 +39,7 @@
  * | FLASH_ACR (stm32f4) | LATENCY 3:0, PRFTEN 8, ICEN 9, DCEN 10; ICRST 11, DCRST 12 empty that cache | - | RM0090 3.9.1; the chip leaves reset at 0 WS with every part off |
  * | FLASH_ACR (stm32f1) | LATENCY 2:0, PRFTBE 4; HLFCYA 3 changes nothing timed | - | RM0008 3.3.3; the F1's prefetch buffer is the current read and the next: RM0364: "The prefetch buffer is 2 blocks wide where each block consists of 8 bytes" |
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,7 +93,7 @@ int flash_argument(const char *arg)
     int bad = 0;
     if (!strncmp(arg, "flash=", 6)) {
         flash_given = 1;
-        bad = sscanf(arg + 6, "%li:%li:%u", (long *)&flash_base, (long *)&flash_size, &read_bytes) != 3 || !read_bytes;
+        bad = sscanf(arg + 6, "%" SCNx64 ":%" SCNx64 ":%u", &flash_base, &flash_size, &read_bytes) != 3 || !read_bytes;
     } else if (!strncmp(arg, "flash_ws=", 9)) {
         ws_argument = (unsigned)strtoul(arg + 9, NULL, 0);
     } else if (!strcmp(arg, "flash_force_ws=1")) {
@@ -104,7 +105,7 @@ int flash_argument(const char *arg)
     } else if (!strncmp(arg, "flash_dcache=", 13)) {
         bad = parse_cache(arg + 13, &dcache);
     } else if (!strncmp(arg, "flash_register=", 15)) {
-        bad = sscanf(arg + 15, "%li:%15s", (long *)&register_address, layout) != 2;
+        bad = sscanf(arg + 15, "%" SCNx64 ":%15s", &register_address, layout) != 2;
         register_layout = !strcmp(layout, "stm32f4") ? LAYOUT_STM32F4 : !strcmp(layout, "stm32f1") ? LAYOUT_STM32F1
                                                                                                   : LAYOUT_NONE;
         bad |= register_layout == LAYOUT_NONE;
@@ -139,15 +140,27 @@ static void set_parts(unsigned programmed_ws, int prefetch, int instruction_cach
         prefetch_read = NO_READ;
 }
 
-void flash_start(void)
+/* A cache's line holds whole reads, at most 32 of them (a bit each). */
+static int fits(const struct flash_cache *cache)
+{
+    return !cache->lines || (cache->line_bytes % read_bytes == 0 && cache->line_bytes / read_bytes <= 32);
+}
+
+int flash_start(void)
 {
     flash_active = flash_given && count_cycles && !ibex_core;
     if (!flash_active)
-        return;
+        return 0;
+    if (!fits(&icache) || !fits(&dcache)) {
+        fprintf(stderr, "switchscope plugin: a flash cache's line must hold 1 to 32 whole reads of %u bytes\n",
+                read_bytes);
+        return -1;
+    }
     if (register_layout != LAYOUT_NONE)
         set_parts(0, 0, 0, 0); /* out of reset: 0 WS, every part off, until the firmware programs it */
     else
         set_parts(ws_argument, 1, 1, 1);
+    return 0;
 }
 
 static int in_flash(uint64_t address) { return address >= flash_base && address - flash_base < flash_size; }

@@ -87,7 +87,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     cortex_m_start();
     latency_start();
     lazy_fp_start();
-    flash_start();
+    if (flash_start())
+        return -1;
     if (latency_check())
         return -1;
     if (ibex_core && (switches_active() || latency_active())) {

@@ -132,7 +132,7 @@ void switch_at_block(unsigned int vcpu_index, const struct block *previous, uint
  * on top of the core's cycles; flash_active only with flash= and unit=cycles on a Cortex-M core */
 extern int flash_active;
 int flash_argument(const char *arg);
-void flash_start(void);
+int flash_start(void);
 /* For each instruction of a block in turn, before its cycles are added: a callback where its fetch starts a read
  * other than the previous instruction's (`previous_read`: that one's last read, carried from instruction to
  * instruction, UINT64_MAX at a block's start). */
