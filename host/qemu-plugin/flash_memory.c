@@ -34,8 +34,8 @@
  * | literal load (LDR, LDRD, VLDR from [pc]), any other load from the flash | WS unless the D-cache holds it | - | RM0090: "Literal pools are fetched from flash memory through the D-Code bus during the execution stage of the CPU pipeline. The CPU pipeline is consequently stalled until the requested literal pool is provided." |
  * | a data read while a prefetch is in flight | the prefetch finishes 1 + WS later | - | RM0090: "accesses through the AHB databus D-Code have priority over accesses through the AHB instruction bus I-Code" |
  * | D-cache | as the I-cache, filled by data reads that miss | - | RM0090: "This feature works like the instruction cache memory, but the retained data size is limited to 8 rows of 128 bits" |
- * | exception entry: the vector read | hidden behind the stacking | + WS | Cortex-M3/M4 TRM 5.5.1: the stacking runs "in parallel with the vector fetch"; the most: the read's wait states not hidden |
- * | exception entry: the handler's first read | as any read (WS on a miss) | 0 to that | the model's: how much of the handler's read fits in the entry's twelve cycles the TRM does not say |
+ * | exception entry: the vector read | hidden behind the stacking | + WS | Cortex-M4 Devices Generic User Guide, exception entry: "In parallel with the stacking operation, the processor performs a vector fetch that reads the exception handler start address from the vector table"; the most: its wait states not hidden |
+ * | exception entry: the handler's first read | as any read (WS on a miss) | 0 to that | the same: "When stacking is complete, the processor starts executing the exception handler"; whether its read starts before, inside the TRM's twelve cycles, is not said: the model's |
  * | FLASH_ACR (stm32f4) | LATENCY 3:0, PRFTEN 8, ICEN 9, DCEN 10; ICRST 11, DCRST 12 empty that cache | - | RM0090 3.9.1; the chip leaves reset at 0 WS with every part off |
  * | FLASH_ACR (stm32f1) | LATENCY 2:0, PRFTBE 4; HLFCYA 3 changes nothing timed | - | RM0008 3.3.3; the F1's prefetch buffer is the current read and the next: RM0364: "The prefetch buffer is 2 blocks wide where each block consists of 8 bytes" |
  */

@@ -227,9 +227,11 @@ def test_a_literal_load_stalls_for_the_flash_unless_the_data_cache_holds_it(rule
 
 
 def test_an_exception_entry_hides_the_vector_read_and_may_hide_the_handlers(rulers):
-    # SVC 1, entry 12 (Cortex-M4 TRM: the stacking in parallel with the vector fetch), the handler's read a miss:
-    # its WS in the point, and how much of it the entry's twelve cycles hide is not said: 0 to WS; the vector read
-    # hidden behind the stacking, or not: + WS at most. BX LR, exit 10; the NOP's read again a miss
+    # SVC 1, entry 12; the Cortex-M4 Devices Generic User Guide: "In parallel with the stacking operation, the
+    # processor performs a vector fetch that reads the exception handler start address from the vector table": the
+    # vector read hidden behind the stacking, or not: + WS at most. "When stacking is complete, the processor starts
+    # executing the exception handler": its read a miss, WS in the point; whether the entry's twelve cycles hide
+    # it is not said: 0 to WS. BX LR, exit 10; the NOP's read again a miss
     handler_read = Cycles(WS, 0, WS) + Cycles(0, 0, WS)
     assert steady(rulers, chip(), "svc") == total(BRANCH_MISS, ALU, EXCEPTION_ENTRY, handler_read,
                                                   exception_return(ALU), BRANCH_MISS, NOP)
