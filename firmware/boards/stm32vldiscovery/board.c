@@ -183,8 +183,8 @@ static void flash_interface_for_clock(void)
 }
 
 #if defined(FLASH_ACR_AT_CLOCK) && (defined(STM32_F4) || defined(STM32_L4))
-/* RM0090 3.5.2 and RM0394 3.3.5: a cache is reset (ICRST, DCRST) only while it is disabled. So: disable both,
- * reset them, release the reset, enable them again as they were programmed. */
+/* FLASH_ACR's ICRST and DCRST (RM0090 3.9.1, RM0394 3.7.1) can be written only while their cache is disabled.
+ * So: disable both caches, reset them, release the reset, enable them again as they were programmed. */
 void board_empty_caches(void)
 {
     uint32_t disabled = flash_acr_programmed & ~(FLASH_ACR_ICEN | FLASH_ACR_DCEN);
