@@ -9,9 +9,10 @@
  *   flash_force_ws=1              flash_ws, whatever the firmware programs
  *   flash_prefetch=1              a prefetch buffer of the next sequential read
  *   flash_icache=LINES:BYTES:WAYS, flash_dcache=LINES:BYTES:WAYS   the caches (set-associative, LRU)
- *   flash_register=ADDRESS:LAYOUT the control register (FLASH_ACR) whose stores the plugin follows:
- *                                 stm32f4 (RM0090, RM0394) or stm32f1 (RM0008); the chip then leaves
- *                                 reset at 0 wait states with every part off
+ *   flash_register=ADDRESS:LAYOUT:RESET  the control register (FLASH_ACR) whose stores the plugin
+ *                                 follows: stm32f4 (RM0090, RM0394) or stm32f1 (RM0008); the chip
+ *                                 leaves reset with the register at RESET (0 on the F4: 0 WS, every
+ *                                 part off; 0x600 on the L4: both caches on; 0x30 on the F1: prefetch on)
  *   flash_accelerator=on|off      every part present forced on, or all off
  *
  * The rules, each once with its source (docs/measurement.md, "The flash and its accelerator", has the
@@ -36,7 +37,7 @@
  * | D-cache | as the I-cache, filled by data reads that miss | - | RM0090: "This feature works like the instruction cache memory, but the retained data size is limited to 8 rows of 128 bits" |
  * | exception entry: the vector read | hidden behind the stacking | + WS | Cortex-M4 Devices Generic User Guide, exception entry: "In parallel with the stacking operation, the processor performs a vector fetch that reads the exception handler start address from the vector table"; the most: its wait states not hidden |
  * | exception entry: the handler's first read | as any read (WS on a miss) | 0 to that | the same: "When stacking is complete, the processor starts executing the exception handler"; whether its read starts before, inside the TRM's twelve cycles, is not said: the model's |
- * | FLASH_ACR (stm32f4) | LATENCY 3:0, PRFTEN 8, ICEN 9, DCEN 10; ICRST 11, DCRST 12 empty that cache | - | RM0090 3.9.1; the chip leaves reset at 0 WS with every part off |
+ * | FLASH_ACR (stm32f4) | LATENCY 3:0, PRFTEN 8, ICEN 9, DCEN 10; ICRST 11, DCRST 12 empty that cache | - | RM0090 3.9.1 (reset value 0: 0 WS, every part off); RM0394's FLASH_ACR resets to 0x600 (both caches on) |
  * | FLASH_ACR (stm32f1) | LATENCY 2:0, PRFTBE 4; HLFCYA 3 changes nothing timed | - | RM0008 3.3.3; the F1's prefetch buffer is the current read and the next: RM0364: "The prefetch buffer is 2 blocks wide where each block consists of 8 bytes" |
  */
 #include <inttypes.h>
@@ -69,6 +70,7 @@ static int force_ws, has_prefetch, forced_accelerator = -1;
 static struct flash_cache icache, dcache;
 static uint64_t register_address;
 static enum layout register_layout;
+static uint32_t register_reset; /* the register's value out of reset */
 /* the parts in force, as the register (or the arguments) set them */
 static int prefetch_on, icache_on, dcache_on;
 /* the I-Code side: the read being served, and the one the prefetch brings */
@@ -105,7 +107,7 @@ int flash_argument(const char *arg)
     } else if (!strncmp(arg, "flash_dcache=", 13)) {
         bad = parse_cache(arg + 13, &dcache);
     } else if (!strncmp(arg, "flash_register=", 15)) {
-        bad = sscanf(arg + 15, "%" SCNx64 ":%15s", &register_address, layout) != 2;
+        bad = sscanf(arg + 15, "%" SCNx64 ":%15[^:]:%" SCNx32, &register_address, layout, &register_reset) != 3;
         register_layout = !strcmp(layout, "stm32f4") ? LAYOUT_STM32F4 : !strcmp(layout, "stm32f1") ? LAYOUT_STM32F1
                                                                                                   : LAYOUT_NONE;
         bad |= register_layout == LAYOUT_NONE;
@@ -140,6 +142,8 @@ static void set_parts(unsigned programmed_ws, int prefetch, int instruction_cach
         prefetch_read = NO_READ;
 }
 
+static void follow_register(uint32_t value);
+
 /* A cache's line holds whole reads, at most 32 of them (a bit each). */
 static int fits(const struct flash_cache *cache)
 {
@@ -157,7 +161,7 @@ int flash_start(void)
         return -1;
     }
     if (register_layout != LAYOUT_NONE)
-        set_parts(0, 0, 0, 0); /* out of reset: 0 WS, every part off, until the firmware programs it */
+        follow_register(register_reset); /* out of reset, until the firmware programs it */
     else
         set_parts(ws_argument, 1, 1, 1);
     return 0;
