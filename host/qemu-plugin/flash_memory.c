@@ -28,6 +28,7 @@
  * | a read that is neither the current one, nor prefetched, nor cached (a miss) | WS | WS; after a branch + what a prefetch in flight still needs | RM0090: "the penalty in terms of number of cycles is at least equal to the number of wait states"; the point: the branch's read starts at once (the prefetch abandoned), the most: it waits for the prefetch |
  * | the next sequential read, no prefetch | WS, the read asked when the instruction that needs it starts | 0 to WS | the model's: when the core's prefetch unit asks for a sequential read the manuals do not say; at the earliest it hides it all |
  * | prefetch | the next read starts when the current one is delivered, ready 1 + WS cycles later; the instruction that needs it waits what is left | - | RM0090: "Prefetch on the I-Code bus can be used to read the next sequential instruction line from the flash memory while the current instruction line is being requested by the CPU"; "in case of sequential code, at least four CPU cycles are needed to execute the previous read instruction line" |
+ * | at 0 WS | nothing: a read takes the one cycle the core's own fetch is timed with | - | the cores' TRMs time every instruction at zero wait states: at 0 WS the model is the core's, whatever the accelerator |
  * | I-cache hit | 0 | - | RM0090: "If some data contained in the instruction cache memory are requested by the CPU, they are provided without inserting any delay" |
  * | I-cache fill | only on a miss; a read the prefetch gave is not copied | - | RM0090: "Each time a miss occurs (requested data not present in the currently used instruction line, in the prefetched instruction line or in the instruction cache memory), the line read is copied into the instruction cache memory" |
  * | I-cache replacement | least recently used, per set | - | RM0090: "Once all the instruction cache memory lines have been filled, the LRU (least recently used) policy is used" |
@@ -215,7 +216,8 @@ static struct cost serve_fetch(unsigned int vcpu_index, uint64_t read, uint64_t 
         what = "flash-icache-hit";
     } else if (prefetch_on && read == prefetch_read) {
         what = "flash-prefetch";
-        cost.cycles = prefetch_ready > now ? (int32_t)(prefetch_ready - now) : 0;
+        /* at 0 WS a read takes the one cycle the core's own fetch is timed with: nothing to wait for */
+        cost.cycles = wait_states && prefetch_ready > now ? (int32_t)(prefetch_ready - now) : 0;
     } else {
         what = "flash-read";
         cost.cycles = (int32_t)wait_states;
@@ -272,7 +274,7 @@ static void data_read(unsigned int vcpu_index, uint64_t address, unsigned bytes,
         if (dcache_on)
             cache_fill(&dcache, read * read_bytes);
         uint64_t now = counters_now(vcpu_index).cycles;
-        if (prefetch_on && prefetch_read != NO_READ && prefetch_ready > now)
+        if (wait_states && prefetch_on && prefetch_read != NO_READ && prefetch_ready > now)
             prefetch_ready += 1 + wait_states; /* the D-Code read goes first */
     }
     if (stall)
