@@ -23,6 +23,11 @@ REGISTER_LAYOUTS = {
     "stm32f1": "RM0008 3.3.3 FLASH_ACR: LATENCY bits 2:0, HLFCYA 3, PRFTBE 4",
 }
 
+# The most wait states each layout's LATENCY field can be programmed with: RM0090's four bits (0000 to 1111:
+# "Fifteen wait states"); RM0008's three bits take 000 to 010 only ("Two wait states"), the rest reserved.
+MOST_WAIT_STATES = {"stm32f4": 15, "stm32f1": 2}
+ANY_WAIT_STATES = 15  # a flash no register is followed for: what-if values up to RM0090's most
+
 
 @dataclass(frozen=True)
 class Cache:
@@ -57,6 +62,11 @@ class Flash:
     @property
     def has_accelerator(self) -> bool:
         return self.prefetch or self.icache is not None or self.dcache is not None
+
+    @property
+    def most_wait_states(self) -> int:
+        """The most wait states a run may force: what the flash interface's register can be programmed with."""
+        return MOST_WAIT_STATES.get(self.register_layout, ANY_WAIT_STATES)
 
     @property
     def has_cache(self) -> bool:

@@ -40,14 +40,14 @@ def wait_states(result: Result) -> int:
     target = catalog.TARGETS.get(result.target or "")
     if target is None or (result.timer or {}).get("name") == "DWT" or result.unit != "cycles":
         return 0
-    return target.flash_wait_states
+    return target.flash.wait_states if target.flash else 0
 
 
 def wait_states_note(result: Result) -> str:
     """What a µs figure of such a board is: a zero-wait-state one, and what the chip would add."""
-    target = catalog.TARGETS[result.target]
-    return (f"{result.target}: zero-wait-state figures; the real chip runs its flash with {target.flash_wait_states} "
-            f"wait states at {result.f_cpu_hz / 1e6:g} MHz ({target.flash_wait_states_source}), which the "
+    flash = catalog.TARGETS[result.target].flash
+    return (f"{result.target}: zero-wait-state figures; the real chip runs its flash with {flash.wait_states} "
+            f"wait states at {result.f_cpu_hz / 1e6:g} MHz ({flash.wait_states_source}), which the "
             "simulation does not model: the chip's time can be longer")
 
 
