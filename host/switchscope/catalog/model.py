@@ -247,7 +247,7 @@ class Target:
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
     fpu: str | None = None  # the floating-point unit the build uses (board.toml fpu: "FPv4-SP"); None: none
-    flash: Flash | None = None  # the chip's flash and its accelerator ([flash]); None: no memory model, zero wait states
+    flash: "Flash | None" = None  # the chip's flash and accelerator the timing model charges; None: zero wait states
 
     @property
     def simulated_machine(self) -> str:

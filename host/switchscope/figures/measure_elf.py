@@ -12,6 +12,7 @@ from switchscope.build import native
 from switchscope.build.firmware import link_flags
 from switchscope import catalog
 from switchscope.catalog import Target
+from switchscope.catalog.memory import MemorySettings
 from switchscope.common import paths
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
@@ -230,7 +231,7 @@ def _check_core(firmware_elf: Path, target: Target) -> str | None:
 
 
 def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count: int,
-                time_limit: float, unit: str | None = None) -> Result:
+                time_limit: float, unit: str | None = None, memory: MemorySettings = MemorySettings()) -> Result:
     check_built_for(firmware_elf, target)
     found = elf.symbols(firmware_elf)
     start_address, stop_address = resolve(start, found, firmware_elf), resolve(stop, found, firmware_elf)
@@ -240,7 +241,7 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
     unit = target.resolve_unit(unit)
     native.ensure(target.simulator, target.core_config)
     output = run(target, firmware_elf, [], count, time_limit,
-                 watches=[(start_address, "from"), (stop_address, "to")], stop_after=count, unit=unit)
+                 watches=[(start_address, "from"), (stop_address, "to")], stop_after=count, unit=unit, memory=memory)
     events = output.events or []
     intervals, unpaired = stats.intervals([(e.time, e.name) for e in events], "from", "to")
     reached = {name: sum(e.name == name for e in events) for name in ("from", "to")}

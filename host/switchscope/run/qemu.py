@@ -13,6 +13,7 @@ from pathlib import Path
 
 from switchscope.build import native
 from switchscope.catalog import Target
+from switchscope.catalog.memory import plugin_arguments
 from switchscope.common.errors import SwitchscopeError
 from switchscope.common.tools import require, version_line
 from switchscope.decode import elf
@@ -135,6 +136,8 @@ def _plugin_arguments(request: Request, cycles: bool) -> str:
             ends = {start: end for start, end, _ in elf.functions(firmware_elf)}
             arguments += "".join(f",switch_call={hex(a)}:{hex(ends[a])}" for a in request.switch_path
                                  if a not in handlers and a in ends)
+        if target.flash and not riscv:  # the chip's flash, its wait states and accelerator (flash_memory.c)
+            arguments += plugin_arguments(target.flash, request.memory)
     if request.trace_window is not None:
         arguments += f",trace={request.trace_log},trace_window={request.trace_window}"
     return arguments

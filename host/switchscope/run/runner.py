@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from switchscope.catalog import Target
+from switchscope.catalog.memory import MemorySettings
 from switchscope.common.errors import SwitchscopeError, UnknownName
 from switchscope.common.tools import die_with_parent, end_group
 from switchscope.decode.event_log import EventLog
@@ -153,7 +154,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
         interrupt_entry_cycles: int = INTERRUPT_ENTRY_CYCLES, unit: str | None = None,
         stamps: bool = False, trace_window: int | None = None, latency: bool = False,
         more_events: int = 0, switch_word: tuple[int, int, int] | None = None,
-        switch_path: tuple[int, ...] = ()) -> RunOutput:
+        switch_path: tuple[int, ...] = (), memory: MemorySettings = MemorySettings()) -> RunOutput:
     """Run the firmware on the target's simulator until it exits, or until `time_limit` seconds pass.
 
     `watches`: (code address, name) pairs; every time execution reaches one the
@@ -179,6 +180,8 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
     the calls of the `switch_path` functions and the returns to a task
     (entry@, nest@, chain@ and resume@ events); `stop_after` then counts
     switches.
+    `memory`: what the run asks of the target's flash model (its wait states, accelerator, cold caches),
+    where the target has one and the run counts cycles.
     `interrupt_entry_cycles` exists to show the simavr correction; leave it
     alone otherwise."""
     simulator = simulator_of(target)
@@ -191,7 +194,7 @@ def run(target: Target, firmware_elf: Path, parameters: list[str], samples: int,
             trace_log=Path(scratch) / "trace.txt", event_limit=event_limit,
             interrupt_entry_cycles=interrupt_entry_cycles, watches=tuple(watches), watch_scope_pin=watch_scope_pin,
             stop_after=stop_after, unit=unit, stamps=stamps, trace_window=trace_window, latency=latency,
-            switch_word=switch_word, switch_path=tuple(switch_path))
+            switch_word=switch_word, switch_path=tuple(switch_path), memory=memory)
         command = simulator.start(request)
         name, options = simulator.provenance(request)
         log = EventLog(request.event_log)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Protocol
 
 from switchscope.catalog import Target
+from switchscope.catalog.memory import MemorySettings
 from switchscope.decode.recording import Edge, Events
 
 PARAMETERS_SYMBOL = "board_host_parameters"  # the board's buffer a simulator writes the run's parameters into
@@ -44,6 +45,7 @@ class Request:
     latency: bool = False
     switch_word: tuple[int, int, int] | None = None
     switch_path: tuple[int, ...] = ()
+    memory: MemorySettings = MemorySettings()  # what the run asks of the target's flash model (target.flash)
 
 
 class Simulator(Protocol):
