@@ -87,11 +87,18 @@ class MemorySettings:
     accelerator: bool | None = None  # forced: every part of the accelerator on, or all off
     cold: bool = False  # the firmware empties the caches before each window
 
-    def describe(self, flash: Flash) -> str:
-        """The memory a figure was measured with, for every table, JSON and report."""
+    def describe(self, flash: Flash, own_firmware: bool = False) -> str:
+        """The memory a figure was measured with, for every table, JSON and report. `own_firmware`: a firmware of
+        one's own (measure), whose stores to the register decide what is programmed, from the chip's reset state."""
         wait_states = (f"{flash.wait_states} wait states as programmed" if self.wait_states is None
                        else f"{self.wait_states} wait states (forced)")
+        own_firmware = own_firmware and flash.register is not None  # else no store of the firmware's changes them
+        if own_firmware and self.wait_states is None:
+            wait_states = (f"wait states as the firmware programs them (0 from reset, {flash.wait_states} at the "
+                           "board's clock)")
         accelerator = flash.accelerator()
+        if own_firmware and self.accelerator is None and flash.has_accelerator:
+            accelerator += " as the firmware enables them (off from reset)"
         if self.accelerator is False:
             accelerator = "accelerator off (forced)"
         elif self.accelerator is True:

@@ -13,7 +13,8 @@ from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import scope, wire
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import Stream
-from switchscope.figures import kinds
+from switchscope.catalog import configs
+from switchscope.figures import kinds, memory_used
 from switchscope.figures.scenario_kind import KindReading
 from switchscope.figures.result import Result, Stats
 from switchscope.run import flash, serial_port
@@ -121,6 +122,7 @@ def analyse(firmware: Firmware, job: Job, output: RunOutput, samples: int, read:
         firmware={"flash_bytes": firmware.flash_bytes, "ram_bytes": firmware.ram_bytes,
                   "flash_limit": target.flash_bytes, "ram_limit": target.ram_bytes},
         timer=_named_timer(reading.extra.get("timer"), stream.meta.get("stamp_timer", target.stamp_timer)),
+        memory=memory_used.record(target, unit, configs.memory_settings(firmware.config)),
         scope=reading.extra.get("scope"),
         tasks=(job.tasks or 2) if rotate else None,  # 2: the firmware's default
         pairs=[[tag >> 8, tag & 0xFF] for tag in tags] if rotate else None,
