@@ -11,7 +11,7 @@ from pathlib import Path
 
 from switchscope.common import outputs
 from switchscope.figures.result import Result
-from switchscope.present.board_facts import wait_states_lines
+from switchscope.present.board_facts import memory_lines
 from switchscope.present.report import PERCENTILES, percentile_label
 
 IDENTITY = ("kernel", "kernel_version", "target", "scenario", "tasks", "method", "configuration", "unit")
@@ -55,7 +55,7 @@ def markdown_text(results: list[Result], percentiles=PERCENTILES) -> str:
                       f"commit {(r.project or {}).get('commit', '')[:12]}" if (r.project or {}).get("commit") else None]
     provenance = dict.fromkeys(", ".join(part for part in said(r) if part) for r in results)  # in order, once each
     lines += ["", *(f"Measured with {line}." for line in provenance if line)]
-    lines += [f"{line.strip()}." for line in wait_states_lines(results)]  # ns_per_unit of a zero-wait-state run
+    lines += [f"{line.strip()}." for line in memory_lines(results)]
     return "\n".join(lines) + "\n"
 
 
