@@ -172,6 +172,32 @@ def not_applying_where(option: Option, target: Target, scenario: Scenario) -> st
     return target.name if not option.applies_on(target) else scenario.name
 
 
+def memory_choice(chosen: dict[str, str], target: Target) -> MemorySettings:
+    """measure's --config, on a firmware of one's own: the memory options alone (its build is its own), checked
+    as a run's are; cache=cold is refused there, since switchscope's harness is what empties the caches."""
+    memory = {name: option for name, option in RUN_OPTIONS.items() if option.target_needs == "flash"}
+    for name, value in chosen.items():
+        option = memory.get(name)
+        if option is None:
+            raise SwitchscopeError(f"measure takes the memory options only ({', '.join(memory)}), not {name}",
+                                   "a firmware of one's own is built as its own build says")
+        if not option.applies_on(target):
+            raise SwitchscopeError(f"option {name} applies on {targets_having(option)} only, not {target.name} "
+                                   f"({name}={value})", targets_hint(option))
+        if value not in option.values:
+            raise SwitchscopeError(f"'{value}' is not a value of {name}", f"{name} takes {option.describe_values()}")
+    if chosen.get("cache") == "cold":
+        raise SwitchscopeError("cache=cold empties the caches through switchscope's harness, before each of its "
+                               "windows: a firmware of one's own has none", "leave out cache=cold")
+
+    def refuse(why: str, hint: str | None = None):
+        raise ConfigurationRefused(f"invalid configuration for {target.name}: {why}", hint)
+
+    values = {**{name: option.default for name, option in memory.items()}, **chosen}
+    _check_memory(values, target, refuse)
+    return memory_settings(Config(tuple(sorted(values.items()))))
+
+
 def applies(chosen: dict[str, str], kernel: Kernel) -> bool:
     """Whether every option chosen is one the kernel has."""
     return all(name in options_of(kernel) for name in chosen)
@@ -281,10 +307,14 @@ def _targets_taking(chosen: dict[str, str], kernel: Kernel, scenario: Scenario) 
             and _conflict({**defaults(kernel, targets[name]), **chosen}, kernel, targets[name], scenario) is None]
 
 
+def targets_hint(option: Option) -> str:
+    having = [name for name, other in catalog.current().targets.items() if option.applies_on(other)]
+    return "leave it out" + (f", or measure it with --target {' or '.join(having)}" if having else "")
+
+
 def applying_hint(option: Option, scenario: Scenario, target: Target) -> str:
     if not option.applies_on(target):
-        having = [name for name, other in catalog.current().targets.items() if option.applies_on(other)]
-        return "leave it out" + (f", or measure it with --target {' or '.join(having)}" if having else "")
+        return targets_hint(option)
     if not option.applies_to(scenario):
         return f"leave it out, or measure it with --scenario {' or '.join(option.scenarios)}"
     return "add " + " ".join(f"--config {name}={value}" for name, value in option.requires) + ", or leave it out"

@@ -214,6 +214,9 @@ def parser() -> argparse.ArgumentParser:
                      help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
                           "(what QEMU itself counts)")
     elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
+    elf.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                     help="on a target with a flash model, what to force of it: wait_states=N, accelerator=on|off "
+                          "(by default as the firmware programs the flash interface)")
     elf.add_argument("--json", type=output_path, metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)
 
