@@ -76,15 +76,16 @@ def memory_of(result: Result) -> str | None:
     a chip's own count (DWT), whose memory is the chip's, and for a count that is no clock's cycles."""
     if said(result):
         return said(result)
-    chips_own = (result.timer or {}).get("name") == "DWT"
-    return ZERO_WAIT_STATES if result.unit == "cycles" and not chips_own and not wait_states(result) else None
+    if result.unit != "cycles" or (result.timer or {}).get("name") == "DWT":
+        return None
+    return f"{ZERO_WAIT_STATES}, without the chip's memory model" if wait_states(result) else ZERO_WAIT_STATES
 
 
 def memory_lines(results: list[Result]) -> list[str]:
     """Under a table with µs: the memory each board's figures were counted with, once per board and memory;
     the note of each board whose µs are zero-wait-state figures of a chip with wait states (marked)."""
     timed = [r for r in results if r.ns_per_unit is not None]
-    said_once = dict.fromkeys((r.target, memory_of(r)) for r in timed if memory_of(r))
+    said_once = dict.fromkeys((r.target, memory_of(r)) for r in timed if memory_of(r) and not wait_states(r))
     boards = {r.target: r for r in timed if wait_states(r)}
     return [f"  memory on {target}: {memory}" for target, memory in said_once] + \
         [f"  {WAIT_STATES_MARK} {wait_states_note(r)}" for r in boards.values()]
