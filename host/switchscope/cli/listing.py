@@ -95,5 +95,5 @@ def command_list(args) -> int:
     width = max(len(name) for name in every_option)
     for name, (option, kernels) in every_option.items():
         print(f"  {name.ljust(width)}  {option.summary} [{option.describe_values().replace(' | ', '|')}, "
-              f"default {option.default}] ({', '.join(kernels)})")
+              f"default {option.default}] ({configs.targets_having(option) if option.target_needs else ', '.join(kernels)})")
     return 0

@@ -119,7 +119,8 @@ def parser() -> argparse.ArgumentParser:
                           "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value; "
                           "NAME=V,OTHER=W (or --config again) sets two options. An "
                           "option of some scenarios (lock: sem-shuffle, msg_size: msg, ...) applies to those, the "
-                          "others are measured without it")
+                          "others are measured without it; so does one of the targets with a flash model "
+                          "(wait_states=N, accelerator=on|off, cache=cold)")
     run.add_argument("--tasks", type=int, metavar="N",
                      help="rotate scenario: how many tasks (default 2); with --scenario all, rotate alone")
     run.add_argument("--floor", action="store_true",
