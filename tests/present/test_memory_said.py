@@ -17,7 +17,7 @@ F405, MPS2 = catalog.TARGETS["netduinoplus2"], catalog.TARGETS["mps2-an385"]
 FREERTOS = catalog.KERNELS["freertos"]
 ART_ON = ("flash 5 wait states as programmed, prefetch, I-cache 64 lines of 128 bits, D-cache 8 lines of 128 bits, "
           "warm")
-ART_OFF = "flash 5 wait states as programmed, accelerator off (forced), warm"
+ART_OFF = "flash 5 wait states as programmed, accelerator off (forced)"
 
 
 def result(target=F405, samples=(263,) * 9, settings=MemorySettings(), chosen=None, recorded=True) -> Result:

@@ -103,7 +103,7 @@ class MemorySettings:
             accelerator = "accelerator off (forced)"
         elif self.accelerator is True:
             accelerator += " (forced on)"
-        state = ", cold caches" if self.cold else (", warm" if flash.has_cache else "")
+        state = ", cold caches" if self.cold else (", warm" if flash.has_cache and self.accelerator is not False else "")
         return f"flash {wait_states}, {accelerator}{state}"
 
 

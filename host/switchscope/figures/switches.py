@@ -145,7 +145,9 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
         if switch.incoming_name:
             names.tasks.setdefault(switch.incoming, switch.incoming_name)
     in_firmware = [name for name in marks.switch_path if name in found]  # the switching code this firmware has
-    return _result(firmware_elf, target, kernel, found_switches, unswitched, names, in_firmware, output, count)
+    result = _result(firmware_elf, target, kernel, found_switches, unswitched, names, in_firmware, output, count)
+    result.memory = memory_used.record(target, "cycles", memory, own_firmware=True)
+    return result
 
 
 def _result(firmware_elf, target, kernel, found: list[Switch], unswitched: int, names: _Names,
@@ -161,7 +163,6 @@ def _result(firmware_elf, target, kernel, found: list[Switch], unswitched: int, 
         kind="switches", scenario="switches", method="marker", unit="cycles", timing_model=target.timing_model,
         bounds=bounds, samples=samples, overhead=0, first=samples[0], kernel=kernel.name,
         source=str(firmware_elf), target=target.name, cpu=target.cpu, f_cpu_hz=target.f_cpu_hz,
-        memory=memory_used.record(target, "cycles", memory, own_firmware=True),
         simulator={"name": output.simulator, "options": output.options},
         wall_seconds=round(output.wall_seconds, 3),
         details={"switches": {
