@@ -82,10 +82,14 @@ def memory_of(result: Result) -> str | None:
 
 
 def memory_lines(results: list[Result]) -> list[str]:
-    """Under a table with µs: the memory each board's figures were counted with, once per board and memory;
-    the note of each board whose µs are zero-wait-state figures of a chip with wait states (marked)."""
+    """Under a table with µs: the memory each board's figures were counted with, once per memory with every
+    board counted with it; the note of each board whose µs are zero-wait-state figures of a chip with wait
+    states (marked)."""
     timed = [r for r in results if r.ns_per_unit is not None]
-    said_once = dict.fromkeys((r.target, memory_of(r)) for r in timed if memory_of(r) and not wait_states(r))
+    boards_by_memory: dict[str, dict[str, None]] = {}
+    for r in timed:
+        if memory_of(r) and not wait_states(r):
+            boards_by_memory.setdefault(memory_of(r), {})[r.target] = None
     boards = {r.target: r for r in timed if wait_states(r)}
-    return [f"  memory on {target}: {memory}" for target, memory in said_once] + \
+    return [f"  memory on {', '.join(targets)}: {memory}" for memory, targets in boards_by_memory.items()] + \
         [f"  {WAIT_STATES_MARK} {wait_states_note(r)}" for r in boards.values()]
