@@ -158,6 +158,9 @@ def not_applying(chosen: dict[str, str], kernel: Kernel, target: Target, scenari
 
 
 TARGET_NEEDS = {"flash": "a flash model"}  # what each Option.target_needs is, in words
+# where `switchscope list` names the options' kernels, what each Option.target_needs says instead
+TARGET_NEEDS_LISTED = {need: f"every kernel, on the targets with {words}"
+                       for need, words in TARGET_NEEDS.items()}
 
 
 def targets_having(option: Option) -> str:
