@@ -3,6 +3,8 @@ each board's memory once per setting (a flash model's wait states, accelerator a
 on a board without one), rows of a sweep over the accelerator side by side, and a comparison whose sides
 were counted with other memories saying so beside its verdict. Pure: hand-made results."""
 
+import csv
+import io
 from html import unescape
 
 from switchscope import catalog
@@ -58,6 +60,8 @@ def test_every_target_at_its_own_clock_and_memory():
 
 def test_exports_and_the_page_say_it(tmp_path):
     assert f"memory on netduinoplus2: {ART_OFF}." in exports.markdown_text([OFF])
+    rows = list(csv.DictReader(io.StringIO(exports.csv_text([OFF, result(MPS2, (124,) * 9)]))))
+    assert [row["memory"] for row in rows] == [ART_OFF, "zero wait states"]
     page = unescape(html_report.render([ResultsFile(tmp_path / "results.json", [ON, OFF])], tmp_path / "r.html"))
     assert f"<dt>memory</dt><dd>{ART_ON}</dd>" in page and f"<dt>memory</dt><dd>{ART_OFF}</dd>" in page
 
