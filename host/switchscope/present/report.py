@@ -341,7 +341,9 @@ def intrusion_table(rows: list[dict]) -> str:
         printed = [r for r in group if "adds" in r["print"]]
         if ns and printed:
             worst = max(printed, key=lambda r: r["print"]["adds"])
+            memory = (worst.get("memory") or {}).get("description")
             lines.append(f"  printing one trace line inside the window adds up to "
-                         f"{worst['print']['adds'] * ns / 1000:.1f} µs at {1000 / ns:g} MHz ({worst['scenario']})")
+                         f"{worst['print']['adds'] * ns / 1000:.1f} µs at {1000 / ns:g} MHz ({worst['scenario']})"
+                         + (f"; memory: {memory}" if memory else ""))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
