@@ -7,10 +7,15 @@ import dataclasses
 import json
 
 import jsonschema
+import pytest
 
 from switchscope import catalog
+from switchscope.catalog import configs
+from switchscope.catalog.job import Job
 from switchscope.catalog.memory import MemorySettings
+from switchscope.common.errors import SwitchscopeError
 from switchscope.figures import memory_used
+from switchscope.figures.measure import measure_on_port
 from switchscope.figures.result import Result
 from switchscope.figures.results_files import SCHEMA_FILE
 
@@ -64,3 +69,12 @@ def test_the_record_is_what_the_results_schema_accepts_and_reads_back():
         document = json.loads(json.dumps({"results": [result.to_json()]}))
         jsonschema.validate(document, schema)
         assert Result.from_json(document["results"][0]).memory == record
+
+
+def test_a_board_read_over_its_port_refuses_what_only_the_model_can_force():
+    """On the kit its firmware's FLASH_ACR decides: a forced setting would be recorded and not applied."""
+    kernel, scenario = catalog.KERNELS["freertos"], catalog.SCENARIOS["yield"]
+    job = Job(kernel, F405, scenario, catalog.METHODS["probe"],
+              configs.resolve({"accelerator": "off"}, kernel, F405, scenario))
+    with pytest.raises(SwitchscopeError, match="a board's own flash runs as its firmware programs it"):
+        measure_on_port(job, "socket://127.0.0.1:9", 1_000_000, 10, flash_first=False)

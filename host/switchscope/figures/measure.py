@@ -196,6 +196,12 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
         raise SwitchscopeError(f"{job.target.name} is no real board switchscope can flash",
                                "flash its image by other means, then read the board with --no-flash")
     config = job.resolved_config()
+    forced = configs.memory_settings(config)
+    if forced.wait_states is not None or forced.accelerator is not None:
+        raise SwitchscopeError(f"{job}: wait_states and accelerator force the timing model's flash, and a board's "
+                               "own flash runs as its firmware programs it",
+                               "measure the what-if on the simulator (leave out --port), or the chip as shipped "
+                               "(leave out wait_states and accelerator)")
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None
