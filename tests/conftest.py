@@ -20,6 +20,21 @@ def layout_blind(names) -> list[str]:
             and not (catalog.TARGETS[name].timing_model or "").startswith("ibex")]
 
 
+def machines_once(names) -> list[str]:
+    """The targets less those timed on another chip's machine ([simulator] caveat) whose QEMU machine and core
+    model another of them already runs (bluepill: stm32vldiscovery's machine and Cortex-M3 model): for the tests
+    of what the machine, the kernel's port and the harness do, which such a target repeats. The tests of a
+    figure (methods agree, rulers) keep every target: its chip's memory is its own."""
+    kept, seen = [], set()
+    for name in sorted(names, key=lambda name: catalog.TARGETS[name].caveat is not None):
+        target = catalog.TARGETS[name]
+        pair = (target.simulator, target.simulated_machine, target.timing_model)
+        if target.caveat is None or pair not in seen:
+            kept.append(name)
+        seen.add(pair)
+    return [name for name in names if name in kept]
+
+
 def job(scenario: str, target: str = "mps2-an385", kernel: str = "freertos") -> Job:
     """A job for a catalogued scenario, or for one of the test scenarios in tests/firmware/."""
     if scenario in catalog.SCENARIOS:

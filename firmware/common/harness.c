@@ -51,6 +51,11 @@ static void emit_meta_number(const char *key, uint32_t value)
 
 static const char *parameters = "";
 
+uint32_t harness_cold_caches; /* run parameter cold=1: PROBE_OPEN() empties the caches before each window */
+
+/* A board whose code memory has no cache to empty (board.h). */
+__attribute__((weak)) void board_empty_caches(void) {}
+
 uint32_t harness_samples(void) { return samples_requested; }
 
 uint32_t harness_parameter(const char *name, uint32_t fallback)
@@ -267,11 +272,14 @@ int main(void)
     samples_requested = harness_parameter("samples", DEFAULT_SAMPLES);
     if (samples_requested == 0)
         samples_requested = DEFAULT_SAMPLES;
+    harness_cold_caches = harness_parameter("cold", 0) != 0;
     board_describe(emit_meta);
     ss_kernel_describe(emit_meta);
     emit_meta(SS_TEXT("scenario"), scenario.name);
     emit_meta(SS_TEXT("method"), SS_TEXT(PROBE_METHOD));
     emit_meta_number(SS_TEXT("samples"), samples_requested);
+    if (harness_cold_caches) /* said only when asked, so that every other stream stays as it was */
+        emit_meta_number(SS_TEXT("cold_caches"), harness_cold_caches);
     scenario.setup();
 #if SWITCHSCOPE_LOAD_VOIP
     load_describe(emit_meta, emit_meta_number);

@@ -146,6 +146,7 @@ static void on_block(unsigned int vcpu_index, void *userdata)
     if (exception_returning) {
         exception_returning = 0;
         if (block->starts_handler) { /* a pending exception taken at the return */
+            flash_exception_entry();
             charge_flow_cost(vcpu_index, "tail-chain", flow.tail_chain);
             switch_at_chain(block->start);
             return;
@@ -160,6 +161,7 @@ static void on_block(unsigned int vcpu_index, void *userdata)
         return;
     }
     if (block->starts_handler && !flows_to(previous, block->start)) {
+        flash_exception_entry();
         if (!lazy_fp_entry(vcpu_index))
             charge_flow_cost(vcpu_index, "exception-entry", flow.entry);
         switch_at_entry(block->start, nesting);
@@ -225,6 +227,7 @@ void cortex_m_translate(struct qemu_plugin_tb *tb)
     uint32_t known[16];
     uint16_t valid = 0;
     struct it_state it = {0}; /* an IT block that a 1 KB page boundary cuts is timed unconditionally after the cut */
+    uint64_t flash_read = UINT64_MAX; /* the last flash read of the instruction before */
     for (size_t i = 0; i < count; i++) {
         struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
         uint64_t address = qemu_plugin_insn_vaddr(insn);
@@ -239,6 +242,7 @@ void cortex_m_translate(struct qemu_plugin_tb *tb)
             continue;
         cortex_m_timing(cortex_m_core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
         timing.condition = cortex_m_it_condition(&it, halfwords[0]);
+        register_flash_fetch(insn, address, &flash_read); /* its stall before its own cycles: counters_now */
         register_cycles(insn, timing.cycles);
         if (i == 0 && (timing.is_memory || timing.address_mask)) {
             block->first_across = watched ? ACROSS_AFTER_WATCHES : ACROSS_AT_START;
@@ -247,6 +251,7 @@ void cortex_m_translate(struct qemu_plugin_tb *tb)
         }
         register_range(insn, timing.below, timing.above);
         register_run_time_costs(insn, &timing, i ? &previous : NULL);
+        register_flash_data(insn, address, halfwords[0], halfwords[1], &timing);
         previous = timing;
         if (i == 0)
             block->first = timing;

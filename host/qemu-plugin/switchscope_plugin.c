@@ -19,6 +19,7 @@
  *   cortex_m_flow.c     core=cortex-m0, cortex-m0plus, cortex-m3, cortex-m4, cortex-m4f: the blocks and
  *                       the exception flow of a Cortex-M, timed by cortex_m_timing.c
  *   cortex_m_lazy_fp.c  core=cortex-m4f: the floating-point context at exceptions
+ *   flash_memory.c      flash= and the rest: the chip's flash, its wait states, prefetch and caches
  *   ibex_flow.c         core=ibex-small, ibex-small-documentation: the blocks and traps of Ibex, timed
  *                       by ibex_timing.c
  * switchscope_plugin.h says what they share and which of them owns it. This
@@ -36,7 +37,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = SWITCHSCOPE_QEMU_PLUGIN_API_VERSION
 
 static int (*const argument_readers[])(const char *arg) = {
     event_log_argument, trace_argument, counters_argument, cortex_m_argument, ibex_argument,
-    stamps_argument,    latency_argument, switches_argument, guest_argument, watches_argument,
+    stamps_argument,    latency_argument, switches_argument, guest_argument, watches_argument, flash_argument,
 };
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -86,6 +87,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     cortex_m_start();
     latency_start();
     lazy_fp_start();
+    if (flash_start())
+        return -1;
     if (latency_check())
         return -1;
     if (ibex_core && (switches_active() || latency_active())) {

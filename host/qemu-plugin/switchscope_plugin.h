@@ -128,6 +128,21 @@ void switch_at_chain(uint64_t handler);
 void switch_at_thread_return(unsigned int vcpu_index, uint64_t address, int nesting);
 void switch_at_block(unsigned int vcpu_index, const struct block *previous, uint64_t address, int nesting);
 
+/* flash_memory.c: the chip's flash, its wait states, prefetch and caches (flash= and the rest), charged
+ * on top of the core's cycles; flash_active only with flash= and unit=cycles on a Cortex-M core */
+extern int flash_active;
+int flash_argument(const char *arg);
+int flash_start(void);
+/* For each instruction of a block in turn, before its cycles are added: a callback where its fetch starts a read
+ * other than the previous instruction's (`previous_read`: that one's last read, carried from instruction to
+ * instruction, UINT64_MAX at a block's start). */
+void register_flash_fetch(struct qemu_plugin_insn *insn, uint64_t address, uint64_t *previous_read);
+/* After its run-time costs: its literal load, its loads from the flash, its stores to the flash's register. */
+void register_flash_data(struct qemu_plugin_insn *insn, uint64_t address, uint16_t hw1, uint16_t hw2,
+                         const struct insn_timing *timing);
+/* An exception entry or tail-chain: the next fetch is the handler's first. */
+void flash_exception_entry(void);
+
 /* ibex_flow.c: core=ibex-small (RISC-V), its blocks and its traps */
 extern int ibex_core;
 int ibex_argument(const char *arg);

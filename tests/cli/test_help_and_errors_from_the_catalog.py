@@ -12,12 +12,13 @@ from switchscope.cli.parser import parser
 from conftest import refused_cleanly, run_command
 
 
-def _measure_help() -> str:
+def _measure_help(monkeypatch) -> str:
+    monkeypatch.setenv("COLUMNS", "10000")  # one line each: argparse wraps a long list at a name's hyphen
     return " ".join(parser()._subparsers._group_actions[0].choices["measure"].format_help().split())
 
 
 def test_measure_help_names_every_target_switches_are_found_on_and_no_other(tmp_path, monkeypatch, capsys):
-    said = _measure_help()
+    said = _measure_help(monkeypatch)
     named = set(re.search(r"--switches time every task switch instead \(in cycles; needs --kernel\), on (.*?) "
                           r"--kernel", said).group(1).replace(",", " ").split())
     assert {"ibex", "ibex-maxperf", "atmega328p", "mps2-an385", "microbit"} <= named  # the RTL, simavr, QEMU's Cortex-M

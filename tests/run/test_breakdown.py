@@ -7,7 +7,8 @@ from conftest import run_command
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.figures.breakdown import Step, breakdown, parse, steps_of
+from switchscope.figures.breakdown import Breakdown, Step, breakdown, parse, steps_of
+from switchscope.present import breakdown_text
 
 FREERTOS, AN385, YIELD = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]
 
@@ -18,6 +19,20 @@ def test_each_instruction_costs_the_count_to_the_next_less_the_flow_charged_betw
     steps = steps_of(parse(lines), functions, {0x8a4: "movs r0, #1"})
     assert steps == [Step(2, 0x8a4, "task", 4, "movs r0, #1"), Step(3, 0x8a6, "task", 6),  # 117 - 102 - 12
                      Step(12, None, text="exception-entry"), Step(2, 0x400, "PendSV_Handler", 0)]
+
+
+def test_the_flash_models_lines_stay_in_the_instruction_as_its_stall_and_how_its_reads_were_served():
+    lines = ["100 i 8a4", "100 f flash-read 5", "108 i 8a6", "108 f flash-icache-hit 0", "108 f flash-literal 5",
+             "115 i 8a8", "116 f exception-entry 12", "128 end"]
+    steps = steps_of(parse(lines), [(0x8a0, 0x8b0, "task")], {})
+    assert steps == [Step(8, 0x8a4, "task", 4, "", 5, ("flash-read",)),
+                     Step(7, 0x8a6, "task", 6, "", 5, ("flash-icache-hit", "flash-literal")),
+                     Step(1, 0x8a8, "task", 8), Step(12, None, text="exception-entry")]
+    assert [step.core for step in steps[:3]] == [3, 2, 1]
+    traced = Breakdown(Job(FREERTOS, AN385, YIELD, catalog.METHODS["marker"]), 0, 28, steps, "cycles")
+    shown = breakdown_text.text(traced, every_instruction=True)
+    assert "flash stall (fetches and loads): 10 of 28 cycles (35.7%)" in shown
+    assert "(3 core + 5 stall: miss)" in shown and "(2 core + 5 stall: I-cache hit, literal miss)" in shown
 
 
 def test_a_trace_without_its_end_is_refused():

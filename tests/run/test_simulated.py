@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from conftest import machines_once
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.cli import main
@@ -16,7 +17,7 @@ from switchscope.run.runner import run
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
 SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
-TARGETS = list(catalog.KERNELS["freertos"].targets)
+TARGETS = machines_once(catalog.KERNELS["freertos"].targets)
 # every switch scenario on every target, but where a board cannot run one (board.toml [not_applicable])
 MEASURED = [(scenario, target) for scenario in SWITCH_SCENARIOS for target in TARGETS
             if not catalog.KERNELS["freertos"].not_measured(catalog.TARGETS[target], catalog.SCENARIOS[scenario],

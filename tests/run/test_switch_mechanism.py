@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from conftest import machines_once
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
@@ -28,7 +29,7 @@ def _has_the_software_switch(target: str) -> bool:
     return True
 
 
-CORTEX_M = [name for name in FREERTOS.targets
+CORTEX_M = [name for name in machines_once(FREERTOS.targets)
             if catalog.TARGETS[name].cpu.startswith("cortex-m") and _has_the_software_switch(name)]
 MODELLED = ["mps2-an385", "mps2-an386"]  # one board of each core the timing model knows
 

@@ -5,10 +5,26 @@
  * interrupt and the fault report: common/cortex_m.c.
  *
  * On the chip (the DWT cycle counter counts): the clock is set up from the
- * internal oscillator (no crystal assumed), the run's parameters are the
- * image's defaults and the run ends in a sleep loop. On QEMU (it has no DWT):
- * its model ignores the clock registers, and semihosting brings the
- * parameters in and the exit code out, as on mps2.
+ * internal oscillator (no crystal assumed; the STM32F103's PLL needs its
+ * crystal for 72 MHz), the run's parameters are the image's defaults and the
+ * run ends in a sleep loop. On QEMU (it has no DWT): the F1 and F4 models
+ * ignore the clock registers, so the clock is set up on the chip only; the
+ * L4 model has its clock tree (SysTick counts at what the PLL gives), so the
+ * L4 sets it up everywhere. Semihosting brings the parameters in and the exit
+ * code out, as on mps2.
+ *
+ * The flash interface (FLASH_ACR) is programmed everywhere, on QEMU too, as
+ * a real application's clock set-up does before the clock rises: QEMU ignores
+ * the register, but the timing plugin follows the stores to it, so the flash
+ * model sees the wait states and the accelerator the chip would run with.
+ * Each family's value is what STM32Cube's own start-up gives at that clock:
+ * HAL_Init() with the HAL configuration template's PREFETCH_ENABLE,
+ * INSTRUCTION_CACHE_ENABLE and DATA_CACHE_ENABLE, then SystemClock_Config()'s
+ * FLASH_LATENCY_n for the clock (STM32CubeF4 at 168 MHz: 5 wait states,
+ * prefetch and both caches; STM32CubeL4 at 80 MHz: 4 wait states, both caches
+ * and its template's prefetch off; STM32CubeF1 at 72 MHz: 2 wait states and
+ * the prefetch buffer). The value-line STM32F100 at 24 MHz has nothing to
+ * program: its FLASH_ACR holds only the half-cycle access bit (RM0041).
  */
 #include <stdint.h>
 #include <string.h>
@@ -23,21 +39,19 @@
 #define DWT_CTRL_CYCCNTENA 1u
 #define DWT_CYCCNT REG(0xE0001004u)
 
-#define USART_SR(base) REG((base) + 0x00u)
-#define USART_DR(base) REG((base) + 0x04u)
-#define USART_BRR(base) REG((base) + 0x08u)
-#define USART_CR1(base) REG((base) + 0x0Cu)
-#define USART_SR_TXE (1u << 7)
-#define USART_CR1_UE (1u << 13)
 #define USART_CR1_TE (1u << 3)
+#define USART_TXE (1u << 7)
 #define USART_BAUD 1000000u
 
-#define RCC_CR_HSION 1u
-#define RCC_CR_HSIRDY (1u << 1)
 #define RCC_CR_PLLON (1u << 24)
 #define RCC_CR_PLLRDY (1u << 25)
-#define RCC_CFGR_SW_PLL 2u
-#define RCC_CFGR_SWS_PLL (2u << 2)
+
+/* FLASH_ACR of the F4 and the L4 (RM0090 3.9.1, RM0394 3.7.1): the same bits. */
+#define FLASH_ACR_PRFTEN (1u << 8)
+#define FLASH_ACR_ICEN (1u << 9)
+#define FLASH_ACR_DCEN (1u << 10)
+#define FLASH_ACR_ICRST (1u << 11)
+#define FLASH_ACR_DCRST (1u << 12)
 
 #if defined(STM32_F4)
 /* STM32F405: HSI 16 MHz / M 8 x N 168 / P 2 = 168 MHz; APB2 (USART1) 84 MHz. */
@@ -47,9 +61,17 @@
 #define RCC_CFGR REG(RCC_BASE + 0x08u)
 #define RCC_AHB1ENR REG(RCC_BASE + 0x30u)
 #define RCC_APB2ENR REG(RCC_BASE + 0x44u)
+#define RCC_CR_HSION 1u
+#define RCC_CR_HSIRDY (1u << 1)
+#define RCC_SW_PLL 2u
 #define FLASH_ACR REG(0x40023C00u)
-#define FLASH_ACR_168MHZ (5u | 1u << 8 | 1u << 9 | 1u << 10) /* 5 wait states, prefetch, I and D caches */
+#define FLASH_ACR_AT_CLOCK (5u | FLASH_ACR_PRFTEN | FLASH_ACR_ICEN | FLASH_ACR_DCEN)
 #define USART1_BASE 0x40011000u
+#define USART_STATUS(base) REG((base) + 0x00u) /* SR */
+#define USART_TRANSMIT(base) REG((base) + 0x04u) /* DR */
+#define USART_BRR(base) REG((base) + 0x08u)
+#define USART_CR1(base) REG((base) + 0x0Cu)
+#define USART_CR1_UE (1u << 13)
 #define APB2_HZ (BOARD_CPU_CLOCK_HZ / 2u)
 #define GPIOA_BASE 0x40020000u
 #define GPIO_MODER(base) REG((base) + 0x00u)
@@ -57,14 +79,59 @@
 #define SCOPE_PIN_NAME "PA10" /* the Netduino Plus 2's LED */
 #define SCOPE_BSRR 0x40020018u
 #define SCOPE_PIN 10
+#elif defined(STM32_L4)
+/* STM32L4: MSI 4 MHz (its reset range) / M 1 x N 40 / R 2 = 80 MHz in voltage range 1 (the reset one);
+ * APB2 (USART1) 80 MHz. */
+#define RCC_BASE 0x40021000u
+#define RCC_CR REG(RCC_BASE + 0x00u)
+#define RCC_CFGR REG(RCC_BASE + 0x08u)
+#define RCC_PLLCFGR REG(RCC_BASE + 0x0Cu)
+#define RCC_AHB2ENR REG(RCC_BASE + 0x4Cu)
+#define RCC_APB2ENR REG(RCC_BASE + 0x60u)
+#define RCC_CR_MSIRDY (1u << 1)
+#define RCC_SW_PLL 3u
+#define FLASH_ACR REG(0x40022000u)
+#define FLASH_ACR_AT_CLOCK (4u | FLASH_ACR_ICEN | FLASH_ACR_DCEN)
+#define USART1_BASE 0x40013800u
+#define USART_CR1(base) REG((base) + 0x00u)
+#define USART_BRR(base) REG((base) + 0x0Cu)
+#define USART_STATUS(base) REG((base) + 0x1Cu) /* ISR */
+#define USART_TRANSMIT(base) REG((base) + 0x28u) /* TDR */
+#define USART_CR1_UE 1u
+#define APB2_HZ BOARD_CPU_CLOCK_HZ
+#define GPIOA_BASE 0x48000000u
+#define GPIOB_BASE 0x48000400u
+#define GPIO_MODER(base) REG((base) + 0x00u)
+#define GPIO_AFRH(base) REG((base) + 0x24u)
+#define SCOPE_PIN_NAME "PB3" /* the Nucleo-L432KC's LED (LD3) */
+#define SCOPE_BSRR 0x48000418u
+#define SCOPE_PIN 3
 #else
-/* STM32F100: HSI 8 MHz / 2 x 6 = 24 MHz, its maximum; APB2 (USART1) 24 MHz, no flash wait states. */
+/* STM32F1. The value line's STM32F100: HSI 8 MHz / 2 x 6 = 24 MHz, its maximum, no flash wait states. The
+ * performance line's STM32F103 (STM32_F103): HSE 8 MHz x 9 = 72 MHz, its maximum, APB1 / 2 (36 MHz at most). */
 #define RCC_BASE 0x40021000u
 #define RCC_CR REG(RCC_BASE + 0x00u)
 #define RCC_CFGR REG(RCC_BASE + 0x04u)
 #define RCC_APB2ENR REG(RCC_BASE + 0x18u)
-#define RCC_CFGR_PLLMUL_6 (4u << 18)
+#define RCC_CR_HSION 1u
+#define RCC_CR_HSIRDY (1u << 1)
+#define RCC_CR_HSEON (1u << 16)
+#define RCC_CR_HSERDY (1u << 17)
+#define RCC_SW_PLL 2u
+#if defined(STM32_F103)
+/* RM0008 3.3.3 FLASH_ACR: LATENCY 2 (48 < SYSCLK <= 72 MHz), PRFTBE (bit 4) */
+#define FLASH_ACR REG(0x40022000u)
+#define FLASH_ACR_AT_CLOCK (2u | 1u << 4)
+#define RCC_CFGR_PLL (1u << 16 /* HSE */ | 7u << 18 /* x 9 */ | 4u << 8 /* APB1 / 2 */)
+#else
+#define RCC_CFGR_PLL (4u << 18) /* HSI / 2 x 6, buses / 1 */
+#endif
 #define USART1_BASE 0x40013800u
+#define USART_STATUS(base) REG((base) + 0x00u) /* SR */
+#define USART_TRANSMIT(base) REG((base) + 0x04u) /* DR */
+#define USART_BRR(base) REG((base) + 0x08u)
+#define USART_CR1(base) REG((base) + 0x0Cu)
+#define USART_CR1_UE (1u << 13)
 #define APB2_HZ BOARD_CPU_CLOCK_HZ
 #define GPIOA_BASE 0x40010800u
 #define GPIOC_BASE 0x40011000u
@@ -72,6 +139,12 @@
 #define SCOPE_PIN_NAME "PC8" /* the STM32VLDISCOVERY's blue LED */
 #define SCOPE_BSRR 0x40011010u
 #define SCOPE_PIN 8
+#endif
+
+/* On QEMU the STM32F100's SysTick counts at the machine's own clock, whatever the target's (bluepill: the
+ * F100 at 24 MHz timed as an F103 at 72 MHz); board.toml's cflags say so where they differ. */
+#ifndef BOARD_SYSTICK_CLOCK_HZ
+#define BOARD_SYSTICK_CLOCK_HZ BOARD_CPU_CLOCK_HZ
 #endif
 
 uint32_t board_stamp_with_dwt;
@@ -94,21 +167,62 @@ static void wait_for(volatile uint32_t *reg, uint32_t mask, uint32_t value)
         ;
 }
 
-static void clock_from_internal_oscillator(void)
-{
-    RCC_CR |= RCC_CR_HSION;
-    wait_for(&RCC_CR, RCC_CR_HSIRDY, RCC_CR_HSIRDY);
-#if defined(STM32_F4)
-    FLASH_ACR = FLASH_ACR_168MHZ; /* before the clock rises */
-    RCC_PLLCFGR = 8u | 168u << 6 | 0u << 16 /* P = 2 */ | 0u << 22 /* HSI */ | 7u << 24 /* Q: 48 MHz */;
-    RCC_CFGR = (RCC_CFGR & ~0xFCF0u) | 5u << 10 /* APB1 / 4 */ | 4u << 13 /* APB2 / 2 */;
-#else
-    RCC_CFGR = (RCC_CFGR & ~(0xFu << 18 | 1u << 16 | 0x3FF0u)) | RCC_CFGR_PLLMUL_6; /* HSI / 2 x 6, buses / 1 */
+#if defined(FLASH_ACR_AT_CLOCK)
+/* What was programmed: QEMU reads the register as 0, so the caches' reset sequence works from this, not from
+ * a read of FLASH_ACR (which on the chip gives the same). */
+static uint32_t flash_acr_programmed;
 #endif
+
+/* The wait states for the clock about to be set, and the accelerator, before the clock rises. */
+static void flash_interface_for_clock(void)
+{
+#if defined(FLASH_ACR_AT_CLOCK)
+    flash_acr_programmed = FLASH_ACR_AT_CLOCK;
+    FLASH_ACR = flash_acr_programmed;
+#endif
+}
+
+#if defined(FLASH_ACR_AT_CLOCK) && (defined(STM32_F4) || defined(STM32_L4))
+/* FLASH_ACR's ICRST and DCRST (RM0090 3.9.1, RM0394 3.7.1) can be written only while their cache is disabled.
+ * So: disable both caches, reset them, release the reset, enable them again as they were programmed. */
+void board_empty_caches(void)
+{
+    uint32_t disabled = flash_acr_programmed & ~(FLASH_ACR_ICEN | FLASH_ACR_DCEN);
+    FLASH_ACR = disabled;
+    FLASH_ACR = disabled | FLASH_ACR_ICRST | FLASH_ACR_DCRST;
+    FLASH_ACR = disabled;
+    FLASH_ACR = flash_acr_programmed;
+}
+#endif
+
+static void clock_raised(void)
+{
     RCC_CR |= RCC_CR_PLLON;
     wait_for(&RCC_CR, RCC_CR_PLLRDY, RCC_CR_PLLRDY);
-    RCC_CFGR = (RCC_CFGR & ~3u) | RCC_CFGR_SW_PLL;
-    wait_for(&RCC_CFGR, 0xCu, RCC_CFGR_SWS_PLL);
+    RCC_CFGR = (RCC_CFGR & ~3u) | RCC_SW_PLL;
+    wait_for(&RCC_CFGR, 0xCu, RCC_SW_PLL << 2);
+}
+
+static void clock_set_up(void)
+{
+#if defined(STM32_F4)
+    RCC_CR |= RCC_CR_HSION;
+    wait_for(&RCC_CR, RCC_CR_HSIRDY, RCC_CR_HSIRDY);
+    RCC_PLLCFGR = 8u | 168u << 6 | 0u << 16 /* P = 2 */ | 0u << 22 /* HSI */ | 7u << 24 /* Q: 48 MHz */;
+    RCC_CFGR = (RCC_CFGR & ~0xFCF0u) | 5u << 10 /* APB1 / 4 */ | 4u << 13 /* APB2 / 2 */;
+#elif defined(STM32_L4)
+    wait_for(&RCC_CR, RCC_CR_MSIRDY, RCC_CR_MSIRDY);
+    RCC_PLLCFGR = 1u /* MSI */ | 0u << 4 /* M = 1 */ | 40u << 8 /* N */ | 1u << 24 /* PLLREN */ | 0u << 25 /* R = 2 */;
+#elif defined(STM32_F103)
+    RCC_CR |= RCC_CR_HSEON;
+    wait_for(&RCC_CR, RCC_CR_HSERDY, RCC_CR_HSERDY);
+    RCC_CFGR = (RCC_CFGR & ~(0xFu << 18 | 1u << 16 | 0x3FF0u)) | RCC_CFGR_PLL;
+#else
+    RCC_CR |= RCC_CR_HSION;
+    wait_for(&RCC_CR, RCC_CR_HSIRDY, RCC_CR_HSIRDY);
+    RCC_CFGR = (RCC_CFGR & ~(0xFu << 18 | 1u << 16 | 0x3FF0u)) | RCC_CFGR_PLL;
+#endif
+    clock_raised();
 }
 
 static void pins_and_usart(void)
@@ -119,6 +233,12 @@ static void pins_and_usart(void)
     GPIO_MODER(GPIOA_BASE) = (GPIO_MODER(GPIOA_BASE) & ~(3u << 18 | 3u << 20)) | 2u << 18 /* PA9 AF */
                              | 1u << 20 /* PA10 output */;
     GPIO_AFRH(GPIOA_BASE) = (GPIO_AFRH(GPIOA_BASE) & ~(0xFu << 4)) | 7u << 4; /* PA9: AF7, USART1_TX */
+#elif defined(STM32_L4)
+    RCC_AHB2ENR |= 1u | 1u << 1; /* GPIOA, GPIOB */
+    RCC_APB2ENR |= 1u << 14;     /* USART1 */
+    GPIO_MODER(GPIOA_BASE) = (GPIO_MODER(GPIOA_BASE) & ~(3u << 18)) | 2u << 18; /* PA9 AF */
+    GPIO_AFRH(GPIOA_BASE) = (GPIO_AFRH(GPIOA_BASE) & ~(0xFu << 4)) | 7u << 4; /* PA9: AF7, USART1_TX */
+    GPIO_MODER(GPIOB_BASE) = (GPIO_MODER(GPIOB_BASE) & ~(3u << 6)) | 1u << 6;   /* PB3 output */
 #else
     RCC_APB2ENR |= 1u << 2 | 1u << 4 | 1u << 14; /* GPIOA, GPIOC, USART1 */
     GPIO_CRH(GPIOA_BASE) = (GPIO_CRH(GPIOA_BASE) & ~(0xFu << 4)) | 0xBu << 4; /* PA9: alternate push-pull */
@@ -131,8 +251,13 @@ static void pins_and_usart(void)
 void board_init(void)
 {
     board_stamp_with_dwt = cycle_counter_counts();
+    flash_interface_for_clock();
+#if defined(STM32_L4)
+    clock_set_up(); /* QEMU's L4 models its clock tree: SysTick counts at the PLL's 80 MHz there too */
+#else
     if (board_stamp_with_dwt)
-        clock_from_internal_oscillator();
+        clock_set_up();
+#endif
     pins_and_usart();
     cortex_m_soft_irq_enable();
 }
@@ -142,9 +267,9 @@ void board_flush(void) {} /* every byte is written as it comes */
 void board_write(const uint8_t *data, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
-        while (!(USART_SR(USART1_BASE) & USART_SR_TXE))
+        while (!(USART_STATUS(USART1_BASE) & USART_TXE))
             ;
-        USART_DR(USART1_BASE) = data[i];
+        USART_TRANSMIT(USART1_BASE) = data[i];
     }
 }
 
@@ -174,8 +299,9 @@ uint32_t board_stamp_now(void) { return board_stamp_with_dwt ? DWT_CYCCNT : cort
 uint32_t board_stamp_clock_hz(void)
 {
     /* SysTick's CLKSOURCE 0 is the core clock / 8 on STM32. */
-    return board_stamp_with_dwt || (SYSTICK_CTRL & SYSTICK_CTRL_CLKSOURCE_CPU) ? BOARD_CPU_CLOCK_HZ
-                                                                               : BOARD_CPU_CLOCK_HZ / 8u;
+    if (board_stamp_with_dwt)
+        return BOARD_CPU_CLOCK_HZ;
+    return SYSTICK_CTRL & SYSTICK_CTRL_CLKSOURCE_CPU ? BOARD_SYSTICK_CLOCK_HZ : BOARD_SYSTICK_CLOCK_HZ / 8u;
 }
 
 #define SCOPE_TEXT_OF(x) #x

@@ -1,5 +1,6 @@
 /* STM32 kits (STM32F100 of the STM32VLDISCOVERY, STM32F405 of the Netduino
- * Plus 2): one image for the chip and for QEMU's model of the kit. The stamp
+ * Plus 2; the STM32F103 and STM32L432 timed on QEMU's STM32F100 and STM32L475
+ * machines): one image for the chip and for QEMU's model of the kit. The stamp
  * timer is the DWT cycle counter where it counts (silicon), else SysTick
  * (QEMU has no DWT); board_init() finds out which, before anything is stamped. */
 #ifndef BOARD_CONFIG_H
@@ -7,8 +8,9 @@
 
 #include <stdint.h>
 
-/* BOARD_NAME, BOARD_CPU, BOARD_CPU_CLOCK_HZ and the family (STM32_F1 or
- * STM32_F4) come from board.toml's cflags. */
+/* BOARD_NAME, BOARD_CPU, BOARD_CPU_CLOCK_HZ and the family (STM32_F1, with
+ * STM32_F103 for the performance line, STM32_F4 or STM32_L4) come from
+ * board.toml's cflags. */
 #define BOARD_TEXT_OF(x) #x
 #define BOARD_TEXT(x) BOARD_TEXT_OF(x)
 #define BOARD_CPU_CLOCK_HZ_TEXT BOARD_TEXT(BOARD_CPU_CLOCK_HZ)

@@ -61,6 +61,19 @@ extern volatile uint32_t board_latency_read;
  * for the sweep's tick round; 0 where the board cannot tell. */
 uint32_t board_latency_counts_to_tick(void);
 
+/* Empty the caches in front of the board's code memory (a flash accelerator's
+ * instruction and data caches), so that the next window fetches its code and
+ * its literals as after an eviction: the worst case a hard real-time
+ * application meets. The run parameter cold=1 sets harness_cold_caches, and
+ * every method's PROBE_OPEN() then calls this first, outside the window. A
+ * board without such caches leaves it to the weak default, which does nothing.
+ * PROBE_OPEN() tests the flag as if it were set (__builtin_expect): GCC would
+ * otherwise lay the call out of line, after the window's code, and a short
+ * branch to it across a long window (the ruler's 1000 no-ops, whose length
+ * GCC cannot see) would not reach. */
+void board_empty_caches(void);
+extern uint32_t harness_cold_caches;
+
 /* Called by the kernel's idle task: may sleep until the next interrupt, so
  * that a simulator can skip ahead. */
 void board_idle(void);

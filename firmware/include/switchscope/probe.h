@@ -79,6 +79,7 @@ extern struct probe_window probe;
 
 #define PROBE_OPEN()                         \
     do {                                     \
+        if (__builtin_expect(harness_cold_caches, 1)) board_empty_caches(); \
         PROBE_LOAD_OPEN();                   \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
@@ -117,6 +118,7 @@ void harness_print_switch(void);
  */
 #define PROBE_OPEN()                         \
     do {                                     \
+        if (__builtin_expect(harness_cold_caches, 1)) board_empty_caches(); \
         PROBE_LOAD_OPEN();                   \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
@@ -155,6 +157,7 @@ void harness_print_switch(void);
 #if !SWITCHSCOPE_METHOD_MARKER && !SWITCHSCOPE_METHOD_SCOPE /* the probe */
 #define PROBE_OPEN()                         \
     do {                                     \
+        if (__builtin_expect(harness_cold_caches, 1)) board_empty_caches(); \
         PROBE_LOAD_OPEN();                   \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \

@@ -57,6 +57,7 @@ class Flash:
     dcache: Cache | None = None  # the literal pools and constants read through the D-Code bus
     register: int | None = None  # the flash interface's control register the firmware programs (FLASH_ACR)
     register_layout: str = ""  # a key of REGISTER_LAYOUTS
+    register_reset: int = 0  # the register's value out of reset (the STM32L4's FLASH_ACR: 0x600, its caches on)
     manual: str = ""  # the reference manual whose rules the chip follows ("RM0090")
 
     @property
@@ -113,7 +114,8 @@ def plugin_arguments(flash: Flash, settings: MemorySettings) -> str:
     flash_ws=N                    the wait states when no register is followed, or forced
     flash_prefetch=1              the accelerator has a prefetch buffer
     flash_icache=LINES:BYTES:WAYS, flash_dcache=...  its caches
-    flash_register=ADDRESS:LAYOUT the control register whose stores the plugin follows
+    flash_register=ADDRESS:LAYOUT:RESET  the control register whose stores the plugin follows, and its
+                                  value out of reset
     flash_force_ws=1              flash_ws holds whatever the firmware programs
     flash_accelerator=on|off      forced on or off, whatever the firmware programs
     """
@@ -129,7 +131,7 @@ def plugin_arguments(flash: Flash, settings: MemorySettings) -> str:
     if flash.dcache:
         arguments += f",flash_dcache={flash.dcache.argument()}"
     if flash.register is not None:
-        arguments += f",flash_register={flash.register:#x}:{flash.register_layout}"
+        arguments += f",flash_register={flash.register:#x}:{flash.register_layout}:{flash.register_reset:#x}"
     if settings.accelerator is not None:
         arguments += f",flash_accelerator={'on' if settings.accelerator else 'off'}"
     return arguments

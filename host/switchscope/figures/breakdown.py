@@ -5,7 +5,9 @@ instruction, and the exception entries, returns and tail-chains between
 them are lines of their own; on a core's RTL (Verilator) each instruction
 costs the cycles from its first in ID/EX to the next one's, so a trap's
 entry is part of the `ecall` (or of the instruction it interrupted) and the
-return part of `mret`."""
+return part of `mret`. With a flash model (target.flash) the plugin says how
+each flash read an instruction started was served, and what it waited for
+it: that stall stays the instruction's, shown beside its core cycles."""
 
 from __future__ import annotations
 
@@ -36,6 +38,13 @@ class Step:
     function: str = ""
     offset: int = 0
     text: str = ""  # the instruction as disassembled, or the flow's name
+    stall: int = 0  # of `cycles`, what it waited for the flash (flash_memory.c's lines after it)
+    reads: tuple[str, ...] = ()  # how each flash read it started was served ("flash-read", "flash-icache-hit", ...)
+
+    @property
+    def core(self) -> int:
+        """Its cycles without the flash's stall: the core's own."""
+        return self.cycles - self.stall
 
 
 @dataclass
@@ -49,6 +58,15 @@ class Breakdown:
     @property
     def total(self) -> int:
         return sum(step.cycles for step in self.steps)
+
+    @property
+    def stall(self) -> int:
+        """What the window waited for the flash."""
+        return sum(step.stall for step in self.steps)
+
+    @property
+    def has_memory_model(self) -> bool:
+        return any(step.reads for step in self.steps)
 
 
 def parse(lines: list[str]) -> list[tuple[int, str, int | str, int]]:
@@ -72,26 +90,35 @@ def parse(lines: list[str]) -> list[tuple[int, str, int | str, int]]:
     raise FirmwareFailed("the plugin's trace has no end: the traced window never closed")
 
 
+MEMORY_LINE = "flash-"  # a trace line of the flash model: a read the instruction before it started, and its stall
+
+
 def steps_of(parsed: list[tuple[int, str, int | str, int]], functions: list[tuple[int, int, str]],
              disassembly: dict[int, str]) -> list[Step]:
     """Each instruction's cost: the count at the next instruction (or the end) less its own, less the
-    flow costs charged between; each flow cost a step of its own, after the instruction it follows."""
+    flow costs charged between; each flow cost a step of its own, after the instruction it follows. The flash
+    model's lines stay in the instruction's cost, as its stall and the reads it started."""
     starts = [start for start, _, _ in functions]
     steps = []
     for index, (count, kind, what, _) in enumerate(parsed):
         if kind != "i":
             continue
         following = index + 1
-        flows = []
+        flows, stall, reads = [], 0, []
         while parsed[following][1] == "f":
-            flows.append(Step(parsed[following][3], None, text=str(parsed[following][2])))
+            name, cycles = str(parsed[following][2]), parsed[following][3]
+            if name.startswith(MEMORY_LINE):
+                stall += cycles
+                reads.append(name)
+            else:
+                flows.append(Step(cycles, None, text=name))
             following += 1
         where = bisect.bisect_right(starts, what) - 1
         name, offset = "?", 0
         if where >= 0 and what < functions[where][1]:
             name, offset = functions[where][2], what - functions[where][0]
         cost = parsed[following][0] - count - sum(flow.cycles for flow in flows)
-        steps += [Step(cost, what, name, offset, disassembly.get(what, "")), *flows]
+        steps += [Step(cost, what, name, offset, disassembly.get(what, ""), stall, tuple(reads)), *flows]
     return steps
 
 

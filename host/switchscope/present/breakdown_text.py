@@ -1,6 +1,8 @@
 """One traced window as text: the functions it passes through in order, with
 their instructions and cycles, the exception entries and returns on lines of
-their own, and, when asked, every instruction."""
+their own, and, when asked, every instruction. With a flash model, each
+stretch and each instruction also says what of its cycles was fetch stall,
+and each instruction how the flash reads it started were served."""
 
 from __future__ import annotations
 
@@ -21,18 +23,32 @@ FLOW_NAMES = {"exception-entry": "exception entry (stacking 8 registers)",
               "split-fetch": "a second fetch (a 32-bit instruction 2 bytes past a word, where the flow landed)"}
 
 
-def runs(breakdown: Breakdown) -> list[tuple[str, int, int]]:
-    """(where, instructions, cycles) for each stretch spent in one function, and each flow cost."""
+# how the flash model (host/qemu-plugin/flash_memory.c) served a read an instruction started
+READ_NAMES = {"flash-read": "miss", "flash-prefetch": "prefetched", "flash-icache-hit": "I-cache hit",
+              "flash-dcache-hit": "D-cache hit", "flash-literal": "literal miss", "flash-data": "data miss"}
+
+
+def runs(breakdown: Breakdown) -> list[tuple[str, int, int, int]]:
+    """(where, instructions, cycles, of them fetch stall) for each stretch spent in one function, and each flow
+    cost."""
     found: list[list] = []
     for step in breakdown.steps:
         if step.address is None:
-            found.append([FLOW_NAMES.get(step.text, step.text), 0, step.cycles])
+            found.append([FLOW_NAMES.get(step.text, step.text), 0, step.cycles, 0])
         elif found and found[-1][0] == step.function and found[-1][1]:
             found[-1][1] += 1
             found[-1][2] += step.cycles
+            found[-1][3] += step.stall
         else:
-            found.append([step.function, 1, step.cycles])
+            found.append([step.function, 1, step.cycles, step.stall])
     return [tuple(run) for run in found]
+
+
+def _memory(step) -> str:
+    """An instruction's core cycles, its stall and how its reads were served: "1 core + 5 stall: miss"."""
+    if not step.reads:
+        return ""
+    return f"  ({step.core} core + {step.stall} stall: {', '.join(READ_NAMES.get(r, r) for r in step.reads)})"
 
 
 def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
@@ -44,16 +60,27 @@ def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
              f"{breakdown.total} {unit}, sample {breakdown.sample}, marker method"
              + (f" ({job.target.timing_model} timing model)" if unit == "cycles" and job.target.timing_model
                 else " (the core's RTL)" if job.target.simulator == "verilator" else ""),
-             f"  {unit:>8}  {'instructions':>12}  where",
-             *(f"  {c:>8}  {n or '':>12}  {where}" for where, n, c in runs(breakdown))]
+             *_stall_share(breakdown),
+             f"  {unit:>8}  {'instructions':>12}  " + ("   stall  " if breakdown.has_memory_model else "") + "where",
+             *(f"  {c:>8}  {n or '':>12}  " + (f"{s:>6}    " if breakdown.has_memory_model else "") + where
+               for where, n, c, s in runs(breakdown))]
     if every_instruction:
         lines += ["", "every instruction:"]
         width = max((len(f"{s.function}+{s.offset}") for s in breakdown.steps), default=0)
         for step in breakdown.steps:
             where = "" if step.address is None else f"{step.function}+{step.offset}"
             what = FLOW_NAMES.get(step.text, step.text) if step.address is None else step.text
-            lines.append(f"  {step.cycles:>8}  {where:<{width}}  {what}")
+            lines.append(f"  {step.cycles:>8}  {where:<{width}}  {what}{_memory(step)}")
     return "\n".join(lines)
+
+
+def _stall_share(breakdown: Breakdown) -> list[str]:
+    """The window's share that is flash stall (fetches and loads), where a flash model charged it."""
+    if not breakdown.has_memory_model:
+        return []
+    share = 100 * breakdown.stall / breakdown.total if breakdown.total else 0.0
+    return [f"  flash stall (fetches and loads): {breakdown.stall} of {breakdown.total} {breakdown.unit} "
+            f"({share:.1f}%), the rest the core's own"]
 
 
 def side_by_side(first: Breakdown, second: Breakdown) -> str:

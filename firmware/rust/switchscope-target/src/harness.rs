@@ -63,6 +63,14 @@ pub fn samples() -> u32 {
     unsafe { *core::ptr::addr_of!(SAMPLES) }
 }
 
+static mut COLD_CACHES: bool = false;
+
+/// The run parameter cold=1: every window opens with the board's caches emptied (probe::open).
+#[inline(always)]
+pub fn cold_caches() -> bool {
+    unsafe { *core::ptr::addr_of!(COLD_CACHES) }
+}
+
 /// Board, greeting and description; `kernel` lists the kernel's key=value facts.
 pub fn start(scenario: &str, kernel: &[(&str, &str)]) {
     board::init();
@@ -71,6 +79,7 @@ pub fn start(scenario: &str, kernel: &[(&str, &str)]) {
     unsafe {
         *core::ptr::addr_of_mut!(SAMPLES) = samples;
         (*core::ptr::addr_of_mut!(PACE)).per_tick = parameter("per_tick", 0) != 0;
+        *core::ptr::addr_of_mut!(COLD_CACHES) = parameter("cold", 0) != 0;
     }
     board::describe();
     for (key, value) in kernel {
@@ -79,6 +88,9 @@ pub fn start(scenario: &str, kernel: &[(&str, &str)]) {
     wire::meta("scenario", scenario);
     wire::meta("method", probe::METHOD);
     wire::meta_number("samples", samples);
+    if cold_caches() {
+        wire::meta_number("cold_caches", 1);
+    }
 }
 
 /// Describe the stamp timer and calibrate the probe: before the first window.

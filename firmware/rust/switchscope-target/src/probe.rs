@@ -23,6 +23,9 @@ pub const METHOD: &str = if cfg!(feature = "marker") {
 #[cfg(feature = "scope")]
 #[inline(always)]
 pub fn open() {
+    if crate::harness::cold_caches() {
+        crate::board::empty_caches();
+    }
     crate::board::tick_wrapped();
     unsafe { *core::ptr::addr_of_mut!(CLOSED) = false };
     crate::board::scope_high(); // A
@@ -132,6 +135,9 @@ macro_rules! mark {
 #[cfg(feature = "marker")]
 #[inline(always)]
 pub fn open() {
+    if crate::harness::cold_caches() {
+        crate::board::empty_caches();
+    }
     crate::board::tick_wrapped();
     unsafe {
         *core::ptr::addr_of_mut!(CLOSED) = false;
@@ -154,6 +160,9 @@ pub fn close() {
 #[cfg(not(any(feature = "marker", feature = "scope")))]
 #[inline(always)]
 pub fn open() {
+    if crate::harness::cold_caches() {
+        crate::board::empty_caches();
+    }
     crate::board::tick_wrapped(); // clear the wrap flag, outside the window
     unsafe {
         *core::ptr::addr_of_mut!(CLOSED) = false;
