@@ -98,6 +98,9 @@ F405 = "boards/netduinoplus2/board.toml"
     (F405, 'register_layout = "stm32f4"', 'register_layout = "stm32f9"',
      "'flash.register_layout' is 'stm32f9', none of the layouts the plugin knows (stm32f4, stm32f1)"),
     (F405, 'register_layout = "stm32f4"', '', "'flash.register_layout' goes with register"),
+    (F405, 'register = 0x4002_3C00', 'register_reset = 0', "'flash.register_reset' goes with register"),
+    (F405, 'register_layout = "stm32f4"', 'register_layout = "stm32f4"\nregister_reset = 0x1_0000_0000',
+     "'flash.register_reset' is 0x100000000, no 32-bit register's value"),
 ])
 def test_a_mistake_in_a_description_file_is_named(tree, capsys, file, old, new, fragment):
     edit(tree / file, old, new)

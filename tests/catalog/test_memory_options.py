@@ -102,3 +102,10 @@ def test_measure_takes_the_memory_options_alone_and_not_cold():
         configs.memory_choice({"cache": "cold"}, F405)
     with pytest.raises(SwitchscopeError, match="not mps2-an385"):
         configs.memory_choice({"wait_states": "0"}, MPS2)
+
+
+def test_each_flash_interface_leaves_reset_as_its_manual_says():
+    """FLASH_ACR's reset value: RM0090 3.9.1 0x0000 0000 (0 wait states, all off); RM0394 3.7.1 0x0000 0600 (ICEN
+    bit 9 and DCEN bit 10: the caches on); RM0008 3.3.3 0x0000 0030 (PRFTBE bit 4 and its status PRFTBS bit 5)."""
+    resets = {name: target.flash.register_reset for name, target in catalog.TARGETS.items() if target.flash}
+    assert resets == {"netduinoplus2": 0, "nucleo-l432kc": 1 << 9 | 1 << 10, "bluepill": 1 << 4 | 1 << 5}

@@ -30,7 +30,7 @@ def test_a_board_with_a_flash_model_records_its_settings_as_programmed_by_its_bo
         "accelerator": {"prefetch": True, "icache": {"lines": 64, "line_bits": 128, "ways": 64},
                         "dcache": {"lines": 8, "line_bits": 128, "ways": 8}},
         "accelerator_set": "programmed", "caches": "warm", "programmed_by": "board code", "manual": "RM0090",
-        "register": "0x40023c00 (stm32f4)"}
+        "register": "0x40023c00 (stm32f4, 0x0 out of reset)"}
 
 
 def test_what_a_run_forces_is_said_forced():
@@ -46,8 +46,8 @@ def test_a_firmware_of_ones_own_is_timed_as_it_programs_its_flash_interface():
     """measure: the chip leaves reset at 0 wait states with its accelerator off; what the ELF stores decides."""
     own = memory_used.record(F405, "cycles", MemorySettings(), own_firmware=True)
     assert own["wait_states"] is None and own["programmed_by"] == "the firmware"
-    assert own["description"] == ("flash wait states as the firmware programs them (0 from reset, 5 at the board's "
-                                  f"clock), {ART} as the firmware enables them (off from reset), warm")
+    assert own["description"] == ("flash wait states as the firmware programs them (5 at the board's clock), "
+                                  f"{ART} as the firmware enables them (the register 0x0 out of reset), warm")
     assert memory_used.record(F405, "cycles", MemorySettings(wait_states=3), own_firmware=True)["wait_states"] == 3
 
 

@@ -173,13 +173,18 @@ def _flash(table: "_Table", size: int) -> Flash | None:
                   wait_states=table.get("wait_states", int, required=True),
                   wait_states_source=table.get("source", str, required=True), prefetch=table.get("prefetch", bool, False),
                   icache=_cache(table, "icache"), dcache=_cache(table, "dcache"), register=table.get("register", int),
-                  register_layout=table.get("register_layout", str, ""), manual=table.get("manual", str, ""))
+                  register_layout=table.get("register_layout", str, ""),
+                  register_reset=table.get("register_reset", int, 0), manual=table.get("manual", str, ""))
     if not 0 <= flash.wait_states <= flash.most_wait_states:
         raise table._error("wait_states", f"is {flash.wait_states}, outside the 0 to {flash.most_wait_states} the "
                                           "flash interface takes")
+    if flash.register is None and "register_reset" in table.data:
+        raise table._error("register_reset", "goes with register: the value it leaves reset with")
     if (flash.register is None) != (flash.register_layout == ""):
         raise table._error("register_layout" if flash.register is not None else "register",
                            "goes with register (the flash interface's control register) and register_layout")
+    if not 0 <= flash.register_reset < 1 << 32:
+        raise table._error("register_reset", f"is {flash.register_reset:#x}, no 32-bit register's value")
     if flash.register is not None and flash.register_layout not in REGISTER_LAYOUTS:
         raise table._error("register_layout", f"is '{flash.register_layout}', none of the layouts the plugin knows "
                                               f"({', '.join(REGISTER_LAYOUTS)})")

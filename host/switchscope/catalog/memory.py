@@ -95,11 +95,10 @@ class MemorySettings:
                        else f"{self.wait_states} wait states (forced)")
         own_firmware = own_firmware and flash.register is not None  # else no store of the firmware's changes them
         if own_firmware and self.wait_states is None:
-            wait_states = (f"wait states as the firmware programs them (0 from reset, {flash.wait_states} at the "
-                           "board's clock)")
+            wait_states = f"wait states as the firmware programs them ({flash.wait_states} at the board's clock)"
         accelerator = flash.accelerator()
         if own_firmware and self.accelerator is None and flash.has_accelerator:
-            accelerator += " as the firmware enables them (off from reset)"
+            accelerator += f" as the firmware enables them (the register {flash.register_reset:#x} out of reset)"
         if self.accelerator is False:
             accelerator = "accelerator off (forced)"
         elif self.accelerator is True:

@@ -40,7 +40,8 @@ def record(target: Target, unit: str, settings: MemorySettings, own_firmware: bo
             "accelerator": {"prefetch": flash.prefetch, "icache": _cache(flash.icache), "dcache": _cache(flash.dcache)},
             "accelerator_set": accelerator_set, "caches": ("cold" if settings.cold else "warm") if flash.has_cache
             else None, "programmed_by": "the firmware" if by_firmware else "board code", "manual": flash.manual,
-            "register": f"{flash.register:#x} ({flash.register_layout})" if flash.register is not None else None}
+            "register": f"{flash.register:#x} ({flash.register_layout}, {flash.register_reset:#x} out of reset)"
+            if flash.register is not None else None}
 
 
 def said(result) -> str | None:
