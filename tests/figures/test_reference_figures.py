@@ -115,9 +115,9 @@ REFERENCE = {
 }
 
 PROBE = catalog.METHODS["probe"]
-# the core's own cycles on a board whose flash is modelled: its wait states forced to none (the chip as shipped is
+# the core's own cycles on a board whose flash is modelled: no wait states, no accelerator (the chip as shipped is
 # the flash model's tests', tests/run/test_flash_model.py)
-CORE_ALONE = {"wait_states": "0"}
+CORE_ALONE = {"wait_states": "0", "accelerator": "off"}
 PINNED = {(kernel, target, unit) for kernel, target, _, unit in REFERENCE}
 # every scenario of every kernel, target and unit that has figures pinned for some compiler; the others
 # (floor, the Ibex RTL) are held by their rulers, the methods' agreement and the runs' identity, not here
