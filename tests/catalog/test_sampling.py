@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from conftest import core_alone
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.catalog import configs
@@ -45,8 +46,7 @@ def _figures(result):
 def test_packed_windows_give_the_figures_of_one_window_per_tick(job):
     # a flash's caches are another matter: the tick's handler evicts lines, and the window after it starts colder
     # than a packed one (cache=cold is that question); the core's own cycles are the same
-    core_alone = {"wait_states": "0", "accelerator": "off"} if job.target.flash else {}
-    chosen = {**{k: v for k, v in job.resolved_config().values if k != "sampling"}, **core_alone}
+    chosen = {**{k: v for k, v in job.resolved_config().values if k != "sampling"}, **core_alone(job.target)}
     job = dataclasses.replace(job, config=configs.resolve(chosen, job.kernel, job.target, job.scenario))
     per_tick_job = dataclasses.replace(job, config=configs.resolve({**chosen, "sampling": "per-tick"}, job.kernel,
                                                                    job.target, job.scenario))

@@ -16,6 +16,7 @@ import re
 
 import pytest
 
+from conftest import core_alone
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
@@ -29,7 +30,7 @@ RUST_AVR = "rustc 1.101.0-nightly (92b5b8c87 2026-10-29)"  # firmware/rust-avr/r
 
 # (kernel, target, compiler, unit) -> {scenario: the set of values its samples take}, probe method,
 # default configuration; cycles on QEMU through the timing model of the board's core, at zero wait states on a
-# board whose flash is modelled (CORE_ALONE)
+# board whose flash is modelled (conftest.CORE_ALONE)
 REFERENCE = {
     ("freertos", "mps2-an385", GCC_12_ARM, "instructions"):
         {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {166},
@@ -115,9 +116,6 @@ REFERENCE = {
 }
 
 PROBE = catalog.METHODS["probe"]
-# the core's own cycles on a board whose flash is modelled: no wait states, no accelerator (the chip as shipped is
-# the flash model's tests', tests/run/test_flash_model.py)
-CORE_ALONE = {"wait_states": "0", "accelerator": "off"}
 PINNED = {(kernel, target, unit) for kernel, target, _, unit in REFERENCE}
 # every scenario of every kernel, target and unit that has figures pinned for some compiler; the others
 # (floor, the Ibex RTL) are held by their rulers, the methods' agreement and the runs' identity, not here
@@ -167,7 +165,7 @@ def skip_unless_pinned(kernel: str, target: str, scenario: str, unit: str, compi
 def test_the_figures_of_this_toolchain_are_the_reference_ones(kernel, target, scenario, unit):
     if catalog.KERNELS[kernel].language == "c":  # its compiler is known before building: no build for a skip
         skip_unless_pinned(kernel, target, scenario, unit, compiler_key(version_line(catalog.TARGETS[target].gcc)))
-    chosen = CORE_ALONE if catalog.TARGETS[target].flash and unit == "cycles" else {}
+    chosen = core_alone(catalog.TARGETS[target]) if unit == "cycles" else {}  # the chip as shipped: test_flash_model
     config = configs.resolve(chosen, catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario])
     result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE,
                          config, unit=unit), samples=200)
