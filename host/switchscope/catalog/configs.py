@@ -163,10 +163,13 @@ TARGET_NEEDS_LISTED = {need: f"every kernel, on the targets with {words}"
                        for need, words in TARGET_NEEDS.items()}
 
 
+def _targets_applying(option: Option) -> list[str]:
+    return [name for name, target in catalog.current().targets.items() if option.applies_on(target)]
+
+
 def targets_having(option: Option) -> str:
     """The targets an option of some targets applies on, in words: "targets with a flash model (netduinoplus2)"."""
-    having = [name for name, target in catalog.current().targets.items() if option.applies_on(target)]
-    return f"targets with {TARGET_NEEDS[option.target_needs]} ({', '.join(having) or 'none yet'})"
+    return f"targets with {TARGET_NEEDS[option.target_needs]} ({', '.join(_targets_applying(option)) or 'none yet'})"
 
 
 def not_applying_where(option: Option, target: Target, scenario: Scenario) -> str:
@@ -311,7 +314,7 @@ def _targets_taking(chosen: dict[str, str], kernel: Kernel, scenario: Scenario) 
 
 
 def targets_hint(option: Option) -> str:
-    having = [name for name, other in catalog.current().targets.items() if option.applies_on(other)]
+    having = _targets_applying(option)
     return "leave it out" + (f", or measure it with --target {' or '.join(having)}" if having else "")
 
 

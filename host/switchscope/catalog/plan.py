@@ -68,8 +68,7 @@ class _LeftOut:
         notes = []
         for name, (why, option, (target, scenario), where) in self.left.items():
             other_targets = not option.applies_on(target)
-            # else: another option's value it needs
-            listed = other_targets or not option.applies_to(scenario)
+            listed = other_targets or not option.applies_to(scenario)  # else: another option's value it needs
             noun = "targets" if other_targets else "scenarios"
             if name not in self.applied:
                 values = ",".join(dict.fromkeys(variant[name] for variant in variants if name in variant))
