@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 
 from switchscope.build.firmware import Firmware, build
+from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import scope, wire
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import Stream
-from switchscope.catalog import configs
 from switchscope.figures import kinds, memory_used
 from switchscope.figures.scenario_kind import KindReading
 from switchscope.figures.result import Result, Stats
