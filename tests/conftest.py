@@ -35,6 +35,16 @@ def machines_once(names) -> list[str]:
     return [name for name in names if name in kept]
 
 
+# the core's own cycles on a board whose flash is modelled (board.toml [flash]): no wait states, no accelerator
+# (at zero wait states the ART on still moves a few cycles)
+CORE_ALONE = {"wait_states": "0", "accelerator": "off"}
+
+
+def core_alone(target) -> dict[str, str]:
+    """The options that leave a target's cycles its core's own: CORE_ALONE where its flash is modelled."""
+    return CORE_ALONE if target.flash is not None else {}
+
+
 def job(scenario: str, target: str = "mps2-an385", kernel: str = "freertos") -> Job:
     """A job for a catalogued scenario, or for one of the test scenarios in tests/firmware/."""
     if scenario in catalog.SCENARIOS:

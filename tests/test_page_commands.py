@@ -74,6 +74,7 @@ COMMANDS = page_commands()
 # suite's own tests (tests/run, tests/figures).
 HEAVY = {
     "switchscope run --target all --scenario yield --floor": "every core, Ibex's RTL too",
+    "switchscope run --target all --scenario yield": "every core, Ibex's RTL too",
     "switchscope run --target all --method all": "12 targets, 9 scenarios, 3 methods",
     "switchscope run --kernel floor --target all --scenario all": "every core, every scenario",
     "switchscope suite --out results/": "every kernel and target",

@@ -36,6 +36,7 @@ def edit(path, old, new):
 
 FREERTOS = "kernels/freertos/kernel.toml"
 UNO = "boards/atmega328p/board.toml"
+F405 = "boards/netduinoplus2/board.toml"
 
 
 @pytest.mark.parametrize("file, old, new, fragment", [
@@ -86,6 +87,20 @@ UNO = "boards/atmega328p/board.toml"
      "'simulator.config' is needed on verilator: the core's configuration"),
     ("boards/ibex/board.toml", '[latency_timer]', '[not_applicable]\nirs = "a misspelt scenario"\n\n[latency_timer]',
      "'not_applicable.irs' is no scenario"),
+    (F405, 'read_bits = 128', 'read_bits = 100', "'flash.read_bits' is 100: a width in bits, a positive multiple of 8"),
+    (F405, 'address = 0x0800_0000\n', '', "'flash.address' is missing"),
+    (F405, 'source = "RM0090', 'sauce = "RM0090', "'flash.source' is missing"),
+    (F405, 'wait_states = 5', 'wait_states = 16', "'flash.wait_states' is 16, outside the 0 to 15"),
+    (F405, 'prefetch = true', 'prefetch = "yes"', "'flash.prefetch' must be true or false, not 'yes'"),
+    (F405, 'lines = 64, line_bits = 128, ways = 64', 'lines = 64, line_bits = 128, ways = 5',
+     "'flash.icache.ways' is 5: a whole divisor of the 64 lines"),
+    (F405, 'lines = 8, line_bits = 128, ways = 8', 'lines = 8, ways = 8', "'flash.dcache.line_bits' is missing"),
+    (F405, 'register_layout = "stm32f4"', 'register_layout = "stm32f9"',
+     "'flash.register_layout' is 'stm32f9', none of the layouts the plugin knows (stm32f4, stm32f1)"),
+    (F405, 'register_layout = "stm32f4"', '', "'flash.register_layout' goes with register"),
+    (F405, 'register = 0x4002_3C00', 'register_reset = 0', "'flash.register_reset' goes with register"),
+    (F405, 'register_layout = "stm32f4"', 'register_layout = "stm32f4"\nregister_reset = 0x1_0000_0000',
+     "'flash.register_reset' is 0x100000000, no 32-bit register's value"),
 ])
 def test_a_mistake_in_a_description_file_is_named(tree, capsys, file, old, new, fragment):
     edit(tree / file, old, new)

@@ -6,6 +6,7 @@ import dataclasses
 
 import pytest
 
+from conftest import core_alone
 from switchscope import catalog
 from switchscope.build.firmware import build
 from switchscope.catalog import configs
@@ -43,8 +44,12 @@ def _figures(result):
 
 @pytest.mark.parametrize("job", _paced_jobs(), ids=str)
 def test_packed_windows_give_the_figures_of_one_window_per_tick(job):
-    chosen = {**{k: v for k, v in job.resolved_config().values if k != "sampling"}, "sampling": "per-tick"}
-    per_tick_job = dataclasses.replace(job, config=configs.resolve(chosen, job.kernel, job.target, job.scenario))
+    # a flash's caches are another matter: the tick's handler evicts lines, and the window after it starts colder
+    # than a packed one (cache=cold is that question); the core's own cycles are the same
+    chosen = {**{k: v for k, v in job.resolved_config().values if k != "sampling"}, **core_alone(job.target)}
+    job = dataclasses.replace(job, config=configs.resolve(chosen, job.kernel, job.target, job.scenario))
+    per_tick_job = dataclasses.replace(job, config=configs.resolve({**chosen, "sampling": "per-tick"}, job.kernel,
+                                                                   job.target, job.scenario))
     # one window a tick waits out the tick's simulated time (ibex-qemu's is 5 ms): a loaded machine needs longer
     # than the default allowance, and this test is of the figures, not of the wall time
     packed, per_tick = measure(job, SAMPLES), measure(per_tick_job, SAMPLES, time_limit=PER_TICK_TIME_LIMIT_S)

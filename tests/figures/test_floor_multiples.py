@@ -160,3 +160,17 @@ def test_targets_side_by_side_name_what_counted_each_and_its_multiple():
     assert rows["ibex"][-1] == "-"  # no floor measured on the Ibex here: no multiple
     assert rows["atmega328p"][5] == "simavr"
     assert side_by_side.target_comparison([m3]) == ""  # one target: nothing to set side by side
+
+
+def test_no_multiple_of_a_floor_counted_with_another_memory():
+    """netduinoplus2 at 5 wait states behind the ART is no multiple of an MPS2 floor at zero wait states, though
+    one Cortex-M4 model counted both."""
+    art = {"model": True, "description": "flash 5 wait states as programmed, prefetch, ..., warm", "wait_states": 5}
+    zero = {"model": False, "description": "zero wait states", "wait_states": 0}
+    kernel = result("freertos", [133], target="netduinoplus2", cpu="cortex-m4", model="cortex-m4", memory=art)
+    floor.attach([kernel, result("floor", [60], target="mps2-an386", cpu="cortex-m4", model="cortex-m4",
+                                 memory=zero)])
+    assert kernel.x_floor is None and "memory flash 5 wait states" in kernel.floor["refused"]
+    same = result("freertos", [133], target="netduinoplus2", cpu="cortex-m4", model="cortex-m4", memory=art)
+    floor.attach([same, result("floor", [70], target="netduinoplus2", cpu="cortex-m4", model="cortex-m4", memory=art)])
+    assert same.x_floor == 1.9

@@ -16,7 +16,9 @@ import re
 
 import pytest
 
+from conftest import core_alone
 from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.common.tools import version_line
 from switchscope.figures.measure import measure
@@ -27,7 +29,8 @@ RUST_CORTEX_M = "rustc 1.95.0 (59807616e 2026-04-14)"  # firmware/rust/rust-tool
 RUST_AVR = "rustc 1.101.0-nightly (92b5b8c87 2026-10-29)"  # firmware/rust-avr/rust-toolchain.toml
 
 # (kernel, target, compiler, unit) -> {scenario: the set of values its samples take}, probe method,
-# default configuration; cycles on QEMU through the timing model of the board's core
+# default configuration; cycles on QEMU through the timing model of the board's core, at zero wait states on a
+# board whose flash is modelled (conftest.CORE_ALONE)
 REFERENCE = {
     ("freertos", "mps2-an385", GCC_12_ARM, "instructions"):
         {"resume": {143}, "signal": {200}, "yield": {54}, "isr": {197}, "rotate": {166},
@@ -162,8 +165,10 @@ def skip_unless_pinned(kernel: str, target: str, scenario: str, unit: str, compi
 def test_the_figures_of_this_toolchain_are_the_reference_ones(kernel, target, scenario, unit):
     if catalog.KERNELS[kernel].language == "c":  # its compiler is known before building: no build for a skip
         skip_unless_pinned(kernel, target, scenario, unit, compiler_key(version_line(catalog.TARGETS[target].gcc)))
+    chosen = core_alone(catalog.TARGETS[target]) if unit == "cycles" else {}  # the chip as shipped: test_flash_model
+    config = configs.resolve(chosen, catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario])
     result = measure(Job(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE,
-                         unit=unit), samples=200)
+                         config, unit=unit), samples=200)
     compiler = compiler_key(result.toolchain["compiler"])
     reference = skip_unless_pinned(kernel, target, scenario, unit, compiler)
     assert set(result.samples) == reference[scenario], f"{kernel} {target} {scenario} with {compiler}, {unit}"

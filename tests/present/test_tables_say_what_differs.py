@@ -266,12 +266,13 @@ def test_netduinoplus2s_flash_wait_states_are_the_reference_manuals():
     """RM0090, 3.5.1, Table 10 (2.7-3.6 V): 0 WS up to 30 MHz, then one more per 30 MHz: 150 < HCLK <= 168
     MHz is 5 WS. Worked here: ceil(168 / 30) - 1 = 5."""
     board = catalog.TARGETS["netduinoplus2"]
-    assert board.flash_wait_states == -(-board.f_cpu_hz // 30_000_000) - 1 == 5
-    assert "RM0090" in board.flash_wait_states_source
-    assert catalog.TARGETS["mps2-an385"].flash_wait_states == 0  # an FPGA board's SRAM: none to add
+    assert board.flash.wait_states == -(-board.f_cpu_hz // 30_000_000) - 1 == 5
+    assert "RM0090" in board.flash.wait_states_source
+    assert catalog.TARGETS["mps2-an385"].flash is None  # an FPGA board's SRAM: no memory model, none to add
 
 
-def test_every_table_printing_us_for_such_a_board_says_they_are_zero_wait_state(tmp_path):
+def test_every_table_printing_us_counted_without_the_memory_model_says_they_are_zero_wait_state(tmp_path):
+    """A result that records no memory (a version before the flash model) of a board whose chip has wait states."""
     stm32 = result(target="netduinoplus2", samples=(130,) * 9)
     note = "netduinoplus2: zero-wait-state figures; the real chip runs its flash with 5 wait states at 168 MHz"
     lines = report.table([stm32]).splitlines()

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from switchscope import catalog
 from switchscope.catalog import Kernel, Option, Scenario, Target
+from switchscope.catalog.memory import ANY_WAIT_STATES, MemorySettings
 from switchscope.common.errors import ConfigurationRefused, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 
@@ -24,11 +25,19 @@ BUILD_OPTIONS = {o.name: o for o in [
 ]}
 
 
-# Options of every run, whatever the kernel: they change what the firmware is
-# told when it starts (run parameters), not the firmware, which stays one build.
+# Options of every run, whatever the kernel: they change what the firmware is told when it starts (run
+# parameters) or what the simulator's timing model is told, not the firmware, which stays one build. The memory
+# options apply on a target whose flash is modelled (board.toml [flash]): what-if settings of its model.
 RUN_OPTIONS = {o.name: o for o in [
     Option("sampling", "windows per tick: as many as fit before the next tick (packed), or one after each tick "
            "(per-tick)", ("packed", "per-tick"), "packed"),
+    Option("wait_states", "the flash's wait states: as the firmware programs them, or forced to N",
+           ("programmed", *(str(n) for n in range(ANY_WAIT_STATES + 1))), "programmed",
+           numeric_range=(0, ANY_WAIT_STATES), target_needs="flash"),
+    Option("accelerator", "the flash's accelerator (prefetch, caches): as the firmware programs it, or forced on "
+           "or off", ("programmed", "on", "off"), "programmed", target_needs="flash"),
+    Option("cache", "the flash's caches at each window: as the run left them (warm), or emptied before it (cold)",
+           ("warm", "cold"), "warm", target_needs="flash"),
 ]}
 
 
@@ -39,7 +48,16 @@ def options_of(kernel: Kernel) -> dict[str, Option]:
 
 def run_parameters(config: Config) -> list[str]:
     """The run parameters ("name=value", as the firmware reads them) a configuration's run options set."""
-    return ["per_tick=1"] if config["sampling"] == "per-tick" else []
+    values = config.as_dict()
+    return ["per_tick=1"] * (values["sampling"] == "per-tick") + ["cold=1"] * (values.get("cache") == "cold")
+
+
+def memory_settings(config: Config) -> MemorySettings:
+    """What a configuration's memory options ask of the timing plugin's flash model (nothing forced by default)."""
+    values = config.as_dict()
+    wait_states, accelerator = values.get("wait_states", "programmed"), values.get("accelerator", "programmed")
+    return MemorySettings(None if wait_states == "programmed" else int(wait_states),
+                          None if accelerator == "programmed" else accelerator == "on", values.get("cache") == "cold")
 
 
 @dataclass(frozen=True)
@@ -130,11 +148,60 @@ def not_applying(chosen: dict[str, str], kernel: Kernel, target: Target, scenari
         option = options.get(name)
         if option is None:
             continue
-        if not option.applies_to(scenario):
+        if not option.applies_on(target):
+            why[name] = f"{name} applies on {targets_having(option)} only"
+        elif not option.applies_to(scenario):
             why[name] = f"{name} applies to {', '.join(option.scenarios)} only"
         elif (unmet := option.unmet(values)) is not None:
             why[name] = f"{name} applies with {unmet[0]}={unmet[1]} only"
     return why
+
+
+TARGET_NEEDS = {"flash": "a flash model"}  # what each Option.target_needs is, in words
+# where `switchscope list` names the options' kernels, what each Option.target_needs says instead
+TARGET_NEEDS_LISTED = {need: f"every kernel, on the targets with {words}"
+                       for need, words in TARGET_NEEDS.items()}
+
+
+def _targets_applying(option: Option) -> list[str]:
+    return [name for name, target in catalog.current().targets.items() if option.applies_on(target)]
+
+
+def targets_having(option: Option) -> str:
+    """The targets an option of some targets applies on, in words: "targets with a flash model (netduinoplus2)"."""
+    return f"targets with {TARGET_NEEDS[option.target_needs]} ({', '.join(_targets_applying(option)) or 'none yet'})"
+
+
+def not_applying_where(option: Option, target: Target, scenario: Scenario) -> str:
+    """What a combination an option changes nothing in is named by: its target where the option is another
+    target's, else its scenario."""
+    return target.name if not option.applies_on(target) else scenario.name
+
+
+def memory_choice(chosen: dict[str, str], target: Target) -> MemorySettings:
+    """measure's --config, on a firmware of one's own: the memory options alone (its build is its own), checked
+    as a run's are; cache=cold is refused there, since switchscope's harness is what empties the caches."""
+    memory = {name: option for name, option in RUN_OPTIONS.items() if option.target_needs == "flash"}
+    for name, value in chosen.items():
+        option = memory.get(name)
+        if option is None:
+            raise SwitchscopeError(f"measure takes the memory options only ({', '.join(memory)}), not {name}",
+                                   "a firmware of one's own is built as its own build says")
+        if not option.applies_on(target):
+            raise SwitchscopeError(f"option {name} applies on {targets_having(option)} only, not {target.name} "
+                                   f"({name}={value})", targets_hint(option))
+        if value not in option.values:
+            raise SwitchscopeError(f"'{value}' is not a value of {name}", f"{name} takes {option.describe_values()}")
+    if chosen.get("cache") == "cold":
+        raise SwitchscopeError("cache=cold empties the caches through switchscope's harness, before each of its "
+                               "windows: a firmware of one's own has none", "leave out cache=cold")
+
+    def refuse(why: str, hint: str | None = None):
+        raise ConfigurationRefused(f"invalid configuration for {target.name}: {why}", hint)
+
+    values = {**{name: option.default for name, option in memory.items()}, **chosen}
+    _check_memory(values, target, refuse)
+    return memory_settings(Config(tuple(sorted(values.items()))))
 
 
 def applies(chosen: dict[str, str], kernel: Kernel) -> bool:
@@ -154,7 +221,7 @@ def defaults(kernel: Kernel, target: Target) -> dict[str, str]:
     """Every option's value when none is chosen: the kernel's defaults, the CPU's where it has no count-leading-zeros
     instruction (optimised_selection off: one rule on every core), then its port's for this target."""
     values = {name: option.default_without_clz if option.default_without_clz and not target.has_clz
-              else option.default for name, option in options_of(kernel).items()}
+              else option.default for name, option in options_of(kernel).items() if option.applies_on(target)}
     port = kernel.port(target)
     values.update({k: v for k, v in (port.defaults if port else ()) if k in values})
     return values
@@ -169,8 +236,8 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
     for name, why in not_applying(chosen, kernel, target, scenario).items():
         if chosen[name] == values.get(name):  # its default, as a complete configuration read back holds it
             continue
-        raise SwitchscopeError(f"option {why}, not {scenario.name} ({name}={chosen[name]})",
-                               applying_hint(options[name], scenario))
+        raise SwitchscopeError(f"option {why}, not {not_applying_where(options[name], target, scenario)} "
+                               f"({name}={chosen[name]})", applying_hint(options[name], scenario, target))
     for name, value in chosen.items():
         option = options.get(name)
         if option is None:
@@ -201,12 +268,27 @@ def _check(values: dict[str, str], kernel: Kernel, target: Target, scenario: Sce
         chosen = {key: value for key, value in conflict.when if key not in TARGET_FACTS}
         refuse(conflict.why, conflict.hint and conflict.hint.replace(
             "{targets}", ", ".join(_targets_taking(chosen, kernel, scenario)) or "none"))
+    if target.flash is not None:
+        _check_memory(values, target, refuse)
     if tasks is not None:
         if scenario.name != "rotate":
             refuse("--tasks applies to the rotate scenario only")
         if not 2 <= tasks <= target.max_tasks:
             refuse(f"rotate takes 2 to {target.max_tasks} tasks on {target.name}, not {tasks}",
                    "the kernel heap of the target holds no more" if tasks > target.max_tasks else None)
+
+
+def _check_memory(values: dict[str, str], target: Target, refuse) -> None:
+    """The memory options' values this target's flash has: its register's wait states, its accelerator, caches."""
+    flash, wait_states = target.flash, values["wait_states"]
+    if wait_states != "programmed" and int(wait_states) > flash.most_wait_states:
+        refuse(f"wait_states={wait_states}: {target.name}'s flash takes 0 to {flash.most_wait_states} wait states",
+               f"its {flash.register_layout or 'flash'} interface holds no more")
+    if values["accelerator"] == "on" and not flash.has_accelerator:
+        refuse(f"accelerator=on: {target.name}'s flash has no accelerator to turn on")
+    if values["cache"] == "cold" and not flash.has_cache:
+        refuse(f"cache=cold: {target.name}'s flash has no cache to empty ({flash.accelerator()})",
+               "every window of it reads the flash as the first does: leave out cache=cold")
 
 
 TARGET_FACTS = ("cpu", "target", "scenario", "fpu")  # what a conflict's `when` may name besides options
@@ -231,7 +313,14 @@ def _targets_taking(chosen: dict[str, str], kernel: Kernel, scenario: Scenario) 
             and _conflict({**defaults(kernel, targets[name]), **chosen}, kernel, targets[name], scenario) is None]
 
 
-def applying_hint(option: Option, scenario: Scenario) -> str:
+def targets_hint(option: Option) -> str:
+    having = _targets_applying(option)
+    return "leave it out" + (f", or measure it with --target {' or '.join(having)}" if having else "")
+
+
+def applying_hint(option: Option, scenario: Scenario, target: Target) -> str:
+    if not option.applies_on(target):
+        return targets_hint(option)
     if not option.applies_to(scenario):
         return f"leave it out, or measure it with --scenario {' or '.join(option.scenarios)}"
     return "add " + " ".join(f"--config {name}={value}" for name, value in option.requires) + ", or leave it out"

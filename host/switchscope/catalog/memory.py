@@ -23,6 +23,11 @@ REGISTER_LAYOUTS = {
     "stm32f1": "RM0008 3.3.3 FLASH_ACR: LATENCY bits 2:0, HLFCYA 3, PRFTBE 4",
 }
 
+# The most wait states each layout's LATENCY field can be programmed with: RM0090's four bits (0000 to 1111:
+# "Fifteen wait states"); RM0008's three bits take 000 to 010 only ("Two wait states"), the rest reserved.
+MOST_WAIT_STATES = {"stm32f4": 15, "stm32f1": 2}
+ANY_WAIT_STATES = 15  # a flash no register is followed for: what-if values up to RM0090's most
+
 
 @dataclass(frozen=True)
 class Cache:
@@ -60,6 +65,11 @@ class Flash:
         return self.prefetch or self.icache is not None or self.dcache is not None
 
     @property
+    def most_wait_states(self) -> int:
+        """The most wait states a run may force: what the flash interface's register can be programmed with."""
+        return MOST_WAIT_STATES.get(self.register_layout, ANY_WAIT_STATES)
+
+    @property
     def has_cache(self) -> bool:
         return self.icache is not None or self.dcache is not None
 
@@ -78,16 +88,22 @@ class MemorySettings:
     accelerator: bool | None = None  # forced: every part of the accelerator on, or all off
     cold: bool = False  # the firmware empties the caches before each window
 
-    def describe(self, flash: Flash) -> str:
-        """The memory a figure was measured with, for every table, JSON and report."""
+    def describe(self, flash: Flash, own_firmware: bool = False) -> str:
+        """The memory a figure was measured with, for every table, JSON and report. `own_firmware`: a firmware of
+        one's own (measure), whose stores to the register decide what is programmed, from the chip's reset state."""
         wait_states = (f"{flash.wait_states} wait states as programmed" if self.wait_states is None
                        else f"{self.wait_states} wait states (forced)")
+        own_firmware = own_firmware and flash.register is not None  # else no store of the firmware's changes them
+        if own_firmware and self.wait_states is None:
+            wait_states = f"wait states as the firmware programs them ({flash.wait_states} at the board's clock)"
         accelerator = flash.accelerator()
+        if own_firmware and self.accelerator is None and flash.has_accelerator:
+            accelerator += f" as the firmware enables them (the register {flash.register_reset:#x} out of reset)"
         if self.accelerator is False:
             accelerator = "accelerator off (forced)"
         elif self.accelerator is True:
             accelerator += " (forced on)"
-        state = ", cold caches" if self.cold else (", warm" if flash.has_cache else "")
+        state = ", cold caches" if self.cold else (", warm" if flash.has_cache and self.accelerator is not False else "")
         return f"flash {wait_states}, {accelerator}{state}"
 
 

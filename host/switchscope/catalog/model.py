@@ -34,9 +34,15 @@ class Option:
     scenarios: tuple[str, ...] = ()  # the scenarios (or groups) whose firmware it changes; () every scenario
     requires: tuple[tuple[str, str], ...] = ()  # other options' values without which it changes nothing
     default_without_clz: str | None = None  # the default on a CPU with no count-leading-zeros instruction
+    # what a target must have for it to change anything there (a Target attribute: "flash", its memory model);
+    # None: every target
+    target_needs: str | None = None
 
     def applies_to(self, scenario: "Scenario") -> bool:
         return not self.scenarios or scenario.name in self.scenarios or scenario.group in self.scenarios
+
+    def applies_on(self, target: "Target") -> bool:
+        return self.target_needs is None or getattr(target, self.target_needs) is not None
 
     def unmet(self, values: dict[str, str]) -> tuple[str, str] | None:
         """The first (option, value) it requires that `values` (a configuration's) lacks, or None."""
@@ -50,7 +56,9 @@ class Option:
 
     def describe_values(self) -> str:
         if self.numeric_range:
-            return f"{self.numeric_range[0]} to {self.numeric_range[1]}"
+            low, high = self.numeric_range
+            numbers = {str(n) for n in range(low, high + 1)}
+            return " | ".join([*(value for value in self.values if value not in numbers), f"{low} to {high}"])
         return " | ".join(self.values)
 
 
@@ -239,8 +247,6 @@ class Target:
     not_applicable: tuple[tuple[str, str], ...] = ()  # (scenario, why the board cannot run it): board.toml
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
     fpu: str | None = None  # the floating-point unit the build uses (board.toml fpu: "FPv4-SP"); None: none
-    flash_wait_states: int = 0  # the real chip's flash wait states at f_cpu_hz, which the simulation does not model
-    flash_wait_states_source: str = ""  # where that number is read (the reference manual's table)
     flash: "Flash | None" = None  # the chip's flash and accelerator the timing model charges; None: zero wait states
 
     @property

@@ -46,17 +46,19 @@ class _LeftOut:
 
     def __init__(self):
         self.applied: set[str] = set()
-        # name: (why, the option, the first scenario left without it, the scenarios left without it)
-        self.left: dict[str, tuple[str, Option, Scenario, list[str]]] = {}
+        # name: (why, the option, the first combination left without it (target, scenario), the targets or
+        # scenarios left without it)
+        self.left: dict[str, tuple[str, Option, tuple[Target, Scenario], list[str]]] = {}
 
     def keep(self, variant: dict[str, str], kernel: Kernel, target: Target, scenario: Scenario) -> dict[str, str]:
         """The part of `variant` that applies to the combination."""
         why = configs.not_applying(variant, kernel, target, scenario)
         for name in variant:
             if name in why:
-                where = self.left.setdefault(name, (why[name], configs.options_of(kernel)[name], scenario, []))[3]
-                if scenario.name not in where:
-                    where.append(scenario.name)
+                option = configs.options_of(kernel)[name]
+                where = self.left.setdefault(name, (why[name], option, (target, scenario), []))[3]
+                if (named := configs.not_applying_where(option, target, scenario)) not in where:
+                    where.append(named)
             elif name in configs.options_of(kernel):
                 self.applied.add(name)
         return {name: value for name, value in variant.items() if name not in why}
@@ -64,20 +66,22 @@ class _LeftOut:
     def notes(self, variants: list[dict[str, str]]) -> list[str]:
         """What was left out where, once per option; an option that applied to nothing asked for is refused."""
         notes = []
-        for name, (why, option, first, where) in self.left.items():
-            other_scenarios = not option.applies_to(first)  # else: another option's value it needs
+        for name, (why, option, (target, scenario), where) in self.left.items():
+            other_targets = not option.applies_on(target)
+            listed = other_targets or not option.applies_to(scenario)  # else: another option's value it needs
+            noun = "targets" if other_targets else "scenarios"
             if name not in self.applied:
                 values = ",".join(dict.fromkeys(variant[name] for variant in variants if name in variant))
-                raise SwitchscopeError(f"option {why}" + (f", not {_listed(where)}" if other_scenarios else "")
-                                       + f" ({name}={values})", configs.applying_hint(option, first))
-            notes.append(f"{why}: {_listed(where)} measured without it" if other_scenarios else
+                raise SwitchscopeError(f"option {why}" + (f", not {_listed(where, noun)}" if listed else "")
+                                       + f" ({name}={values})", configs.applying_hint(option, scenario, target))
+            notes.append(f"{why}: {_listed(where, noun)} measured without it" if listed else
                          f"{why}: measured without it where " + " or ".join(f"{k} is not {v}"
                                                                              for k, v in option.requires))
         return notes
 
 
-def _listed(names: list[str]) -> str:
-    return ", ".join(names) if len(names) <= 4 else f"{', '.join(names[:3])} and {len(names) - 3} other scenarios"
+def _listed(names: list[str], noun: str = "scenarios") -> str:
+    return ", ".join(names) if len(names) <= 4 else f"{', '.join(names[:3])} and {len(names) - 3} other {noun}"
 
 
 def _foreign_options(kernel: Kernel, options: dict[str, str]) -> str | None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from switchscope import catalog
 from switchscope.catalog import configs
+from switchscope.catalog.memory import MemorySettings
 from switchscope.common.errors import SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 from switchscope.decode.methods import METHODS
@@ -71,6 +72,9 @@ def command_list(args) -> int:
             print(f"  {name.ljust(width)}  {item.summary}{note}")
             if isinstance(item, catalog.Target):
                 print(f"  {''.ljust(width)}    {_reports(item)}")
+                if item.flash is not None:
+                    print(f"  {''.ljust(width)}    memory: {MemorySettings().describe(item.flash)} "
+                          f"({item.flash.wait_states_source}); --config wait_states, accelerator, cache")
                 for scenario, why in item.not_applicable:
                     print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
             if isinstance(item, catalog.Kernel):
@@ -95,5 +99,5 @@ def command_list(args) -> int:
     width = max(len(name) for name in every_option)
     for name, (option, kernels) in every_option.items():
         print(f"  {name.ljust(width)}  {option.summary} [{option.describe_values().replace(' | ', '|')}, "
-              f"default {option.default}] ({', '.join(kernels)})")
+              f"default {option.default}] ({configs.TARGET_NEEDS_LISTED.get(option.target_needs, ', '.join(kernels))})")
     return 0

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.build.firmware import EXAMPLE_KERNEL, build_example
 from switchscope.cli.choices import check_runs_fit, check_samples
 from switchscope.common import outputs, paths
@@ -43,6 +44,7 @@ def command_measure(args) -> int:
                                + ("all" if args.target == "all" else "several"),
                                "name the target (see: switchscope list targets)")
     (target,) = targets
+    memory = configs.memory_choice(configs.parse(args.config), target)
     check_runs_fit(args, [], target)
     if catalog.real_boards_named(args.target):  # its simulated twin would run it, under another name
         raise SwitchscopeError(f"{args.target} is a real board, and measure runs a firmware on a simulator",
@@ -68,9 +70,9 @@ def command_measure(args) -> int:
         print(f"the example application for {target.name}: {args.elf}")
     limit = args.timeout if args.timeout is not None else default_time_limit(args.count, target)
     if args.switches:
-        result = measure_switches(Path(args.elf), target, kernel, args.count, limit, note)
+        result = measure_switches(Path(args.elf), target, kernel, args.count, limit, note, memory)
     else:
-        result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit)
+        result = measure_elf(Path(args.elf), target, args.start, args.stop, args.count, limit, args.unit, memory)
     if json_path:  # the file first: a terminal that fails or goes away costs none of it
         report.write_json(json_path, [result], [])
     print(switches_view.text(result) if args.switches else report.marker_table(result))

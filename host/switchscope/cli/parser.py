@@ -119,7 +119,8 @@ def parser() -> argparse.ArgumentParser:
                           "trace=on, ... (switchscope list shows them all); NAME=V1,V2 measures each value; "
                           "NAME=V,OTHER=W (or --config again) sets two options. An "
                           "option of some scenarios (lock: sem-shuffle, msg_size: msg, ...) applies to those, the "
-                          "others are measured without it")
+                          "others are measured without it; so does one of the targets with a flash model "
+                          "(wait_states=N, accelerator=on|off, cache=cold)")
     run.add_argument("--tasks", type=int, metavar="N",
                      help="rotate scenario: how many tasks (default 2); with --scenario all, rotate alone")
     run.add_argument("--floor", action="store_true",
@@ -214,6 +215,9 @@ def parser() -> argparse.ArgumentParser:
                      help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
                           "(what QEMU itself counts)")
     elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
+    elf.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                     help="on a target with a flash model, what to force of it: wait_states=N, accelerator=on|off "
+                          "(by default as the firmware programs the flash interface)")
     elf.add_argument("--json", type=output_path, metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)
 

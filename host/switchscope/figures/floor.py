@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from switchscope import catalog
 from switchscope.catalog import configs
+from switchscope.figures import memory_used
 from switchscope.figures.result import Result
 
 FLOOR = "floor"
@@ -45,6 +46,9 @@ def differences(result: Result, floor: Result) -> tuple[list[str], list[str]]:
     lacking = [f"{name}={mine[name]} (the floor has no {name})"
                for name, default in sorted(workload_options(result.kernel, result.scenario).items())
                if name not in its and mine.get(name, default) != default]
+    memories = [memory_used.said(side) for side in (result, floor)]  # another board's zero wait states, say
+    if memories[0] != memories[1]:
+        shared.append(f"memory {memories[0] or 'unrecorded'} (the floor's: {memories[1] or 'unrecorded'})")
     return shared, lacking
 
 

@@ -57,6 +57,7 @@ def report(kernel: catalog.Kernel, target: catalog.Target, scenario: catalog.Sce
                   "t_ab": scope_result.overhead, "t_cs": _median(scope_result),
                   "residual": _median(scope_result) - truth},
         "ns_per_unit": results["marker"].ns_per_unit,
+        "memory": results["marker"].memory,
     }
     if isinstance(printed, str):  # why the printing build could not be measured
         row["print"] = {"error": printed}

@@ -8,12 +8,13 @@ from pathlib import Path
 import numpy as np
 
 from switchscope.build.firmware import Firmware, build
+from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import scope, wire
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import Stream
-from switchscope.figures import kinds
+from switchscope.figures import kinds, memory_used
 from switchscope.figures.scenario_kind import KindReading
 from switchscope.figures.result import Result, Stats
 from switchscope.run import flash, serial_port
@@ -121,6 +122,7 @@ def analyse(firmware: Firmware, job: Job, output: RunOutput, samples: int, read:
         firmware={"flash_bytes": firmware.flash_bytes, "ram_bytes": firmware.ram_bytes,
                   "flash_limit": target.flash_bytes, "ram_limit": target.ram_bytes},
         timer=_named_timer(reading.extra.get("timer"), stream.meta.get("stamp_timer", target.stamp_timer)),
+        memory=memory_used.record(target, unit, configs.memory_settings(firmware.config)),
         scope=reading.extra.get("scope"),
         tasks=(job.tasks or 2) if rotate else None,  # 2: the firmware's default
         pairs=[[tag >> 8, tag & 0xFF] for tag in tags] if rotate else None,
@@ -194,6 +196,12 @@ def measure_on_port(job: Job, port: str, baud: int, samples: int | None, flash_f
         raise SwitchscopeError(f"{job.target.name} is no real board switchscope can flash",
                                "flash its image by other means, then read the board with --no-flash")
     config = job.resolved_config()
+    forced = configs.memory_settings(config)
+    if forced.wait_states is not None or forced.accelerator is not None:
+        raise SwitchscopeError(f"{job}: wait_states and accelerator force the timing model's flash, and a board's "
+                               "own flash runs as its firmware programs it",
+                               "measure the what-if on the simulator (leave out --port), or the chip as shipped "
+                               "(leave out wait_states and accelerator)")
     firmware = build(job.kernel, job.target, job.scenario, job.method, config)
     limit = time_limit if time_limit is not None else default_time_limit(samples or 100_000)
     flashing = None

@@ -17,6 +17,7 @@ from switchscope.common import paths
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 from switchscope.decode import arm_build, elf, stats
+from switchscope.figures import memory_used
 from switchscope.figures.result import Result, Stats
 from switchscope.run.runner import run, simulator_of
 
@@ -275,6 +276,7 @@ def measure_elf(firmware_elf: Path, target: Target, start: str, stop: str, count
         target=target.name,
         cpu=target.cpu,
         f_cpu_hz=target.f_cpu_hz,
+        memory=memory_used.record(target, unit, memory, own_firmware=True),
         simulator={"name": output.simulator, "options": output.options},
         wall_seconds=round(output.wall_seconds, 3),
         details={"from": {"point": start, "address": start_address}, "to": {"point": stop, "address": stop_address},

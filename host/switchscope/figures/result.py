@@ -77,6 +77,7 @@ class Result:
     simulator: dict = field(default_factory=dict)  # name, version and the options that shape the count
     firmware: dict = field(default_factory=dict)  # flash and RAM used, and the target's limits
     timer: dict | None = None  # probe: the stamp timer's facts
+    memory: dict | None = None  # the memory its cycles were counted with (figures/memory_used.py): flash model or none
     scope: dict | None = None  # scope: the pin and its edges
     tasks: int | None = None  # rotate: how many tasks
     pairs: list | None = None  # rotate: [from task, to task] of each kept sample

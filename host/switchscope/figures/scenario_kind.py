@@ -81,7 +81,8 @@ class ScenarioKind:
         samples = self.samples(samples)
         if time_limit is None:
             time_limit = default_time_limit(samples, self.job.target) + self.time_allowance()
-        return PlannedRun(samples, time_limit, self.parameters(samples, config), self.run_options(firmware_elf))
+        return PlannedRun(samples, time_limit, self.parameters(samples, config),
+                          {**self.run_options(firmware_elf), "memory": configs.memory_settings(config)})
 
     def reading(self, output: RunOutput, firmware_elf: Path) -> KindReading:
         """The run's readings, one per kept sample."""

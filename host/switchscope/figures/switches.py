@@ -16,9 +16,11 @@ import numpy as np
 
 from switchscope.build import native
 from switchscope.catalog import Kernel, Target, switches_targets
+from switchscope.catalog.memory import MemorySettings
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import elf
 from switchscope.decode.switches import Flow, Switch, switches
+from switchscope.figures import memory_used
 from switchscope.figures.measure_elf import check_built_for
 from switchscope.figures.result import Result, Stats
 from switchscope.run.runner import run
@@ -100,9 +102,10 @@ class _Names:
 
 
 def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: int, time_limit: float,
-                     note: Callable[[str], None] | None = None) -> Result:
+                     note: Callable[[str], None] | None = None, memory: MemorySettings = MemorySettings()) -> Result:
     """Every task switch of the firmware; `note` gets what check_built_for says of the ELF's core (a smaller
-    one's code, or a core the ELF does not record), once the kernel's marks are known to be measurable."""
+    one's code, or a core the ELF does not record), once the kernel's marks are known to be measurable;
+    `memory`: what is forced of the target's flash model."""
     marks = marks_of(kernel, target)
     said = check_built_for(firmware_elf, target)
     if said and note:
@@ -121,7 +124,7 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
     native.ensure(target.simulator, target.core_config)
     output = run(target, firmware_elf, [], count, time_limit, unit="cycles", stop_after=count,
                  switch_word=(found[marks.current], name_offset or 0, marks.name_bytes if name_offset else 0),
-                 switch_path=tuple(sorted(switch_path)), more_events=EVENTS_PER_SWITCH * count)
+                 switch_path=tuple(sorted(switch_path)), more_events=EVENTS_PER_SWITCH * count, memory=memory)
     if target.simulator == "simavr":  # an interrupt is logged at its vector: its handler is what the vector jumps to
         tick |= {slot for slot, handler in elf.avr_vectors(firmware_elf).items() if handler in tick}
     if target.simulator == "verilator" and marks.tick_interrupt is not None:
@@ -142,7 +145,9 @@ def measure_switches(firmware_elf: Path, target: Target, kernel: Kernel, count: 
         if switch.incoming_name:
             names.tasks.setdefault(switch.incoming, switch.incoming_name)
     in_firmware = [name for name in marks.switch_path if name in found]  # the switching code this firmware has
-    return _result(firmware_elf, target, kernel, found_switches, unswitched, names, in_firmware, output, count)
+    result = _result(firmware_elf, target, kernel, found_switches, unswitched, names, in_firmware, output, count)
+    result.memory = memory_used.record(target, "cycles", memory, own_firmware=True)
+    return result
 
 
 def _result(firmware_elf, target, kernel, found: list[Switch], unswitched: int, names: _Names,

@@ -1,15 +1,17 @@
 """What a table must say of a figure beyond its statistics, from the core and the board it was measured on:
-the settings that apply to the core, a count-leading-zeros done in software where the core has none, and
-the flash wait states a real chip adds at its clock that the simulation does not."""
+the settings that apply to the core, a count-leading-zeros done in software where the core has none, the
+memory its cycles were counted with (the flash model's settings, or zero wait states), and the flash wait
+states a real chip adds at its clock where a figure was counted without its memory model."""
 
 from __future__ import annotations
 
 from switchscope import catalog
 from switchscope.catalog.model import CPU_HAS_CLZ
+from switchscope.figures.memory_used import ZERO_WAIT_STATES, said
 from switchscope.figures.result import Result
 
 SOFTWARE_CLZ_MARK = "‡"  # beside a row whose kernel selects tasks by a software count-leading-zeros
-WAIT_STATES_MARK = "§"  # beside µs of a board whose real chip would add flash wait states at that clock
+WAIT_STATES_MARK = "§"  # beside µs counted without the memory model of a board whose chip has flash wait states
 # Settings a firmware reports that exist on some cores only: FreeRTOS's BASEPRI ceiling is ARMv7-M's (its
 # ARMv6-M port masks with PRIMASK, the RISC-V port with mstatus.MIE, the AVR port with cli, whatever it says)
 CORE_SETTINGS = {"configMAX_SYSCALL_INTERRUPT_PRIORITY": ("cortex-m3", "cortex-m4", "cortex-m4f")}
@@ -36,19 +38,21 @@ def software_clz_note(cpus: list[str]) -> str:
 
 def wait_states(result: Result) -> int:
     """Flash wait states the result's real chip would add at its clock and the simulator did not: its board's
-    (board.toml flash_wait_states), for cycles a simulator counted; 0 for a chip's own count (DWT) or none."""
+    ([flash] wait_states), for cycles a simulator counted without the memory model (a result of a version
+    before it); 0 where the model was applied, for a chip's own count (DWT), and for a board with none."""
     target = catalog.TARGETS.get(result.target or "")
-    if target is None or (result.timer or {}).get("name") == "DWT" or result.unit != "cycles":
+    if target is None or (result.timer or {}).get("name") == "DWT" or result.unit != "cycles" \
+            or (result.memory or {}).get("model"):
         return 0
-    return target.flash_wait_states
+    return target.flash.wait_states if target.flash else 0
 
 
 def wait_states_note(result: Result) -> str:
     """What a µs figure of such a board is: a zero-wait-state one, and what the chip would add."""
-    target = catalog.TARGETS[result.target]
-    return (f"{result.target}: zero-wait-state figures; the real chip runs its flash with {target.flash_wait_states} "
-            f"wait states at {result.f_cpu_hz / 1e6:g} MHz ({target.flash_wait_states_source}), which the "
-            "simulation does not model: the chip's time can be longer")
+    flash = catalog.TARGETS[result.target].flash
+    return (f"{result.target}: zero-wait-state figures; the real chip runs its flash with {flash.wait_states} "
+            f"wait states at {result.f_cpu_hz / 1e6:g} MHz ({flash.wait_states_source}), which these figures were "
+            "counted without (no memory model): the chip's time can be longer")
 
 
 def micro(result: Result) -> str:
@@ -66,7 +70,26 @@ def us_heading(result: Result) -> str:
     return f"  in µs at {result.f_cpu_hz / 1e6:g} MHz{waits}:"
 
 
-def wait_states_lines(results: list[Result]) -> list[str]:
-    """Under a table with µs: the note of each board whose µs are zero-wait-state figures (marked)."""
-    boards = {r.target: r for r in results if wait_states(r) and r.ns_per_unit is not None}
-    return [f"  {WAIT_STATES_MARK} {wait_states_note(r)}" for r in boards.values()]
+def memory_of(result: Result) -> str | None:
+    """The memory a result's cycles were counted with, in words: its flash model's settings, or zero wait states
+    (a board without a flash model, or a result that records none: counted before the model existed); None for
+    a chip's own count (DWT), whose memory is the chip's, and for a count that is no clock's cycles."""
+    if said(result):
+        return said(result)
+    if result.unit != "cycles" or (result.timer or {}).get("name") == "DWT":
+        return None
+    return f"{ZERO_WAIT_STATES}, without the chip's memory model" if wait_states(result) else ZERO_WAIT_STATES
+
+
+def memory_lines(results: list[Result]) -> list[str]:
+    """Under a table with µs: the memory each board's figures were counted with, once per memory with every
+    board counted with it; the note of each board whose µs are zero-wait-state figures of a chip with wait
+    states (marked)."""
+    timed = [r for r in results if r.ns_per_unit is not None]
+    boards_by_memory: dict[str, dict[str, None]] = {}
+    for r in timed:
+        if memory_of(r) and not wait_states(r):
+            boards_by_memory.setdefault(memory_of(r), {})[r.target] = None
+    boards = {r.target: r for r in timed if wait_states(r)}
+    return [f"  memory on {', '.join(targets)}: {memory}" for memory, targets in boards_by_memory.items()] + \
+        [f"  {WAIT_STATES_MARK} {wait_states_note(r)}" for r in boards.values()]

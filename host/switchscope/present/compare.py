@@ -7,7 +7,9 @@ of samples where a side holds several of one such (a suite's rotate at 100,
 compared on one statistic (the median by default); since the simulators are
 deterministic, by default any increase is a regression. A result on one side
 only is listed, never an error; a match counted in another unit, or by
-another simulator, is flagged and not compared. A comparison that compared
+another simulator, is flagged and not compared; one counted with another
+memory (a flash model's settings against zero wait states) is compared, and
+says so beside its verdict. A comparison that compared
 nothing (every pair on one side only or not comparable, a side with no
 results or an interrupted one) fails the job. Across targets, only one
 core's results are compared (a timing model against its RTL), unless asked.
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from switchscope import catalog
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import STAT_KEYS, Result
-from switchscope.present import latency_view
+from switchscope.present import board_facts, latency_view
 
 FAIL_ON = ("any", "outside-range")  # which regressions fail `switchscope compare`
 CHANGES = ("slower", "within", "faster")  # the verdicts of a figure that moved
@@ -262,12 +264,14 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
                 verdict = "slower"
         simulators = (old.simulator or {}).get("name"), (now.simulator or {}).get("name")
         compilers = (old.toolchain or {}).get("compiler"), (now.toolchain or {}).get("compiler")
+        memories = board_facts.memory_of(old), board_facts.memory_of(now)  # a flash model's settings, or none
         changed = [f"{k} {old.options.get(k)} vs {now.options.get(k)}" for k in ignored
                    if (old.options or {}).get(k) != (now.options or {}).get(k)]
         notes = [worse_worst, *other_cores,
                  f"simulator {_said(simulators[0])} vs {_said(simulators[1])}" if simulators[0] != simulators[1]
                  else "",
                  f"compiler {_said(compilers[0])} vs {_said(compilers[1])}" if compilers[0] != compilers[1] else "",
+                 f"memory {_said(memories[0])} vs {_said(memories[1])}" if memories[0] != memories[1] else "",
                  *changed]
         found.append(Comparison(key, name, old, now, metric, verdict, "; ".join(n for n in notes if n)))
     return sorted(found, key=lambda c: c.name)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from switchscope.common import outputs
 from switchscope.figures.result import Result
-from switchscope.present.board_facts import wait_states_lines
+from switchscope.present.board_facts import memory_lines, memory_of
 from switchscope.present.report import PERCENTILES, percentile_label
 
 IDENTITY = ("kernel", "kernel_version", "target", "scenario", "tasks", "method", "configuration", "unit")
-PROVENANCE = ("compiler", "simulator", "measured_at", "commit")
+PROVENANCE = ("memory", "compiler", "simulator", "measured_at", "commit")  # the Markdown table says them under it
 
 
 def header(percentiles=PERCENTILES) -> list[str]:
@@ -32,7 +32,7 @@ def row(result: Result, percentiles=PERCENTILES) -> list:
             result.unit, result.count, result.excluded, stats.min, stats.median, stats.mode, round(stats.mean, 4),
             stats.max, round(stats.stddev, 4), *(result.percentile(p) for p in percentiles),
             least_most[0].median if least_most else "", least_most[1].median if least_most else "",
-            result.ns_per_unit if result.ns_per_unit is not None else "",
+            result.ns_per_unit if result.ns_per_unit is not None else "", memory_of(result) or "",
             result.toolchain.get("compiler", ""), result.simulator.get("name", ""), result.measured_at or "",
             project.get("commit", "")]
 
@@ -55,7 +55,7 @@ def markdown_text(results: list[Result], percentiles=PERCENTILES) -> str:
                       f"commit {(r.project or {}).get('commit', '')[:12]}" if (r.project or {}).get("commit") else None]
     provenance = dict.fromkeys(", ".join(part for part in said(r) if part) for r in results)  # in order, once each
     lines += ["", *(f"Measured with {line}." for line in provenance if line)]
-    lines += [f"{line.strip()}." for line in wait_states_lines(results)]  # ns_per_unit of a zero-wait-state run
+    lines += [f"{line.strip()}." for line in memory_lines(results)]
     return "\n".join(lines) + "\n"
 
 

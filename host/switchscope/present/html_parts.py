@@ -355,9 +355,9 @@ def unit_heading(entry: Entry) -> str:
     return f"{r.method} method, {r.unit}{clock}{report.counted_by(r)}"
 
 
-def wait_states_notes(results: list[Result]) -> str:
-    """Under a table with µs: a note for each board whose µs are zero-wait-state figures (marked)."""
-    return "".join(f'<p class="note">{escape(line.strip())}</p>' for line in board_facts.wait_states_lines(results))
+def memory_notes(results: list[Result]) -> str:
+    """Under a table with µs: the memory each board's figures were counted with (board_facts.memory_lines)."""
+    return "".join(f'<p class="note">{escape(line.strip())}</p>' for line in board_facts.memory_lines(results))
 
 
 def provenance_note(entries: list[Entry]) -> str:

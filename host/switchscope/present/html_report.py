@@ -29,7 +29,7 @@ from switchscope.present import board_facts, html_result, report, svg, switches_
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
-    differing_options, options_label, breakable, columns_differ_note, bertos_order, unit_heading, provenance_note, wait_states_notes, not_measurable, unavailable_notes, BERTOS_OPTIONS, STYLE, SCRIPT,
+    differing_options, options_label, breakable, columns_differ_note, bertos_order, unit_heading, provenance_note, memory_notes, not_measurable, unavailable_notes, BERTOS_OPTIONS, STYLE, SCRIPT,
     name_headings, natural_key,
 )
 
@@ -122,7 +122,7 @@ class Page:
                           for target, caveat in caveats.items())
                 + (f'<p class="note">{escape(board_facts.software_clz_note(list(dict.fromkeys(software_clz))))}</p>'
                    if software_clz else "")
-                + wait_states_notes([e.result for e in chosen]))
+                + memory_notes([e.result for e in chosen]))
         if parts:
             anchor, title = ("kernels", "Kernels side by side") if across == "kernel" else \
                 ("targets", "Targets side by side")
@@ -167,7 +167,7 @@ class Page:
                 f"{' (BeRTOS layout)' if bertos else ''}</h3>"
                 + median_grid(rows, columns, cells, unit, f"{kernel} on {target} by configuration")
                 + "".join(f'<p class="note">{escape(note)}</p>' for note in notes)
-                + wait_states_notes([e.result for e in cells.values()]))
+                + memory_notes([e.result for e in cells.values()]))
         if parts:
             self.sections.append(("configurations", "Configurations side by side", "".join(parts)))
 
@@ -253,7 +253,7 @@ class Page:
                 + html_table(["line" if len(curves) > 1 else "", axis, f"median ({escape(unit)})", "min", "max",
                               "mean", "excluded"], rows)
                 + f'<p class="note">Line: median; band: min to max. {escape(unit_heading(chosen[0]))}; '
-                  f"{escape(provenance_note(chosen))}.</p>" + wait_states_notes([e.result for e in chosen]))
+                  f"{escape(provenance_note(chosen))}.</p>" + memory_notes([e.result for e in chosen]))
 
     def intrusion(self) -> None:
         rows = [row for found in self.files for row in found.intrusion]
@@ -309,7 +309,7 @@ class Page:
             '"configuration" lists the options that differ from the kernel\'s defaults; "kept" and "excl" '
             '(excluded) add up to the samples taken.'
             + (f" {escape(note)}." if note else "") + '</p>'
-            + wait_states_notes([e.result for e in self.entries]) +
+            + memory_notes([e.result for e in self.entries]) +
             '<input id="filter" type="search" placeholder="filter: freertos, rotate, -Os ..." aria-label="filter">'
             + html_table(header, rows, "sortable results", "every-result",
                          text_columns=tuple(i for i, name in enumerate(header)

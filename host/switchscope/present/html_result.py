@@ -38,6 +38,7 @@ def details(entry: Entry, opened: bool) -> str:
              ("kernel", kernel_named(r.kernel, r.kernel_version)
               + (f" (from {r.kernel_source})" if r.kernel_source else "") if r.kernel else None),
              ("target", f"{r.target} ({r.cpu})" if r.target else None),
+             ("memory", board_facts.memory_of(r)),
              ("flash wait states", f"{board_facts.WAIT_STATES_MARK} {board_facts.wait_states_note(r)}"
               if board_facts.wait_states(r) and r.ns_per_unit is not None else None),
              ("x floor", f"{r.x_floor:.2f}: the median over the floor kernel's, {number_text(r.floor['median'])} "

@@ -79,7 +79,7 @@ def terminal_tables(results: list[Result]) -> str:
             versus = f" against the number of {against}" if kinds else ""
             results = [r for pair in points.values() for r in pair.values()]
             out += [f"software vs PendSV switching{versus}: {where}",
-                    *aligned([header(against, unit), *rows(points, against)]), *board_facts.wait_states_lines(results), ""]
+                    *aligned([header(against, unit), *rows(points, against)]), *board_facts.memory_lines(results), ""]
     return "\n".join(out).rstrip()
 
 

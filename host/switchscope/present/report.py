@@ -12,7 +12,7 @@ from switchscope.common import outputs
 from switchscope.decode.methods import METHODS, PRINT_IN_WINDOW
 from switchscope.figures.result import Result
 from switchscope.present import latency_view, ruler_view, table_notes
-from switchscope.present.board_facts import micro, us_heading, wait_states_lines
+from switchscope.present.board_facts import micro, us_heading, memory_lines
 from switchscope.present.cells import aligned, cell, kernel_named, row_label
 from switchscope.present.table_notes import X_FLOOR_COLUMN, measured_when
 
@@ -200,7 +200,7 @@ def table(results: list[Result], percentiles=PERCENTILES) -> str:
         if spread and group[0].ns_per_unit is not None:
             lines.append(us_heading(group[0]))
             lines += aligned([us_header("scenario", percentiles), *(row_us(r, several, percentiles) for r in spread)])
-            lines += wait_states_lines(spread)
+            lines += memory_lines(spread)
         lines += table_notes.firmware_lines(group)
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
@@ -236,7 +236,7 @@ def marker_table(result: Result) -> str:
              *statistics_lines("interval", [result])]
     if result.ns_per_unit is not None:
         lines.append(us_heading(result))
-        lines += aligned([us_header("interval"), row_us(result)]) + wait_states_lines([result])
+        lines += aligned([us_header("interval"), row_us(result)]) + memory_lines([result])
     return "\n".join(lines)
 
 
@@ -281,7 +281,7 @@ def sweep_table(results: list[Result], percentiles=PERCENTILES) -> str:
                                         us], trm_range(r), ranged))
     excluded = [f"  excl, {r.kernel} {row_label(r)} on {r.target} [{options_differing(r, results)}]: "
                 f"{r.excluded:,} left out: {table_notes.excluded_reasons(r)}" for r in results if r.excluded_samples]
-    return "\n".join(aligned(rows) + _range_lines(results) + excluded + wait_states_lines(results)
+    return "\n".join(aligned(rows) + _range_lines(results) + excluded + memory_lines(results)
                      + [table_notes.provenance_line(results)])
 
 
@@ -341,7 +341,9 @@ def intrusion_table(rows: list[dict]) -> str:
         printed = [r for r in group if "adds" in r["print"]]
         if ns and printed:
             worst = max(printed, key=lambda r: r["print"]["adds"])
+            memory = (worst.get("memory") or {}).get("description")
             lines.append(f"  printing one trace line inside the window adds up to "
-                         f"{worst['print']['adds'] * ns / 1000:.1f} µs at {1000 / ns:g} MHz ({worst['scenario']})")
+                         f"{worst['print']['adds'] * ns / 1000:.1f} µs at {1000 / ns:g} MHz ({worst['scenario']})"
+                         + (f"; memory: {memory}" if memory else ""))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

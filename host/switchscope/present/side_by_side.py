@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from switchscope.figures.result import Result
 from switchscope.present.board_facts import SOFTWARE_CLZ_MARK, micro, software_clz, software_clz_note, \
-    wait_states, wait_states_lines
+    memory_lines
 from switchscope.present.cells import aligned, cell, row_label
 from switchscope.present.report import CAVEAT_MARK, RANGE_COLUMN, caveat_of, how_counted, trm_range, x_floor
 
@@ -70,7 +70,7 @@ def _side_by_side(results: list[Result], across: str) -> str:
               RANGE_COLUMN, "median µs", "clock", "x floor"]
     rows = [header]
     caveats: dict[str, str] = {}  # target -> its caveat, for the rows marked with CAVEAT_MARK
-    clz, waits = [], {}
+    clz = []
     for (fixed, scenario, method, unit), found in cases.items():
         for r in found:
             clock = f"{r.f_cpu_hz / 1e6:g} MHz" if r.f_cpu_hz else "-"
@@ -79,8 +79,6 @@ def _side_by_side(results: list[Result], across: str) -> str:
                 caveats[r.target] = caveat
             if software_clz(r):
                 clz.append(r.cpu)
-            if wait_states(r):
-                waits[r.target] = r
             mark = SOFTWARE_CLZ_MARK if software_clz(r) else ""  # beside the core that lacks the instruction
             name = getattr(r, across) + ("" if across == "target" else mark)
             described = ([(r.cpu or "?") + mark, how_counted(r) + (CAVEAT_MARK if caveat else "")]
@@ -90,7 +88,7 @@ def _side_by_side(results: list[Result], across: str) -> str:
                          *([cell(r.stats.max)] if worst else []), unit, trm_range(r), micro(r), clock, x_floor(r)])
     notes = [f"  {CAVEAT_MARK} {target}: {caveat}" for target, caveat in caveats.items()]
     notes += [f"  {software_clz_note(list(dict.fromkeys(clz)))}"] if clz else []
-    notes += wait_states_lines(list(waits.values()))
+    notes += memory_lines([r for found in cases.values() for r in found])
     if options:
         notes.append("  options: those in which the rows of one scenario differ")
     if worst:

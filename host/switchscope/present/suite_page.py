@@ -147,7 +147,7 @@ def write(out: Path, outcomes: list[tuple[Point, Result | str]], samples: int, w
     measured = [outcome for _, outcome in runs.values() if isinstance(outcome, Result)]
     if measured:  # what a merge of shares says as the whole suite does: no times
         lines += [f"Measured with: {table_notes.provenance_line(measured, when=False).strip()}.", ""]
-        lines += [f"{line.strip()}.\n" for line in board_facts.wait_states_lines(measured)]
+        lines += [f"{line.strip()}.\n" for line in board_facts.memory_lines(measured)]
     if share and share != "1/1":
         lines += [f"Share {share} of the suite (--subset): the measurements of the other shares are not here "
                   "(- in a table); `switchscope merge` joins the shares.", ""]

@@ -57,7 +57,7 @@ def text(result: Result) -> str:
                      "(no switch, not counted)")
     if result.ns_per_unit is not None:
         lines += [board_facts.us_heading(result),
-                  *report.aligned([report.us_header(""), report.row_us(whole)]), *board_facts.wait_states_lines([whole])]
+                  *report.aligned([report.us_header(""), report.row_us(whole)]), *board_facts.memory_lines([whole])]
     return "\n".join(lines)
 
 
