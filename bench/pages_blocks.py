@@ -7,6 +7,7 @@ import pages_ci as ci
 import pages_cores as cores
 import pages_default as default
 import pages_docs as docs
+import pages_flash as flash
 import pages_kernels as kernels
 import pages_latency as latency
 import pages_silicon as silicon
@@ -78,11 +79,18 @@ BLOCKS = (
     Block("compare-avr", ("optimisation",), ci.render_avr_os),
     Block("suite-cost", ("suite-cost",), ci.render_suite_cost),
     Block("avr-wraps", ("default",), ci.render_avr_wraps),
+    # docs/flash.md
+    Block("flash-netduinoplus2", ("flash",), lambda m: flash.render_chip(m, "netduinoplus2")),
+    Block("flash-nucleo-l432kc", ("flash",), lambda m: flash.render_chip(m, "nucleo-l432kc")),
+    Block("flash-bluepill", ("flash",), lambda m: flash.render_chip(m, "bluepill")),
+    Block("flash-stall-share", ("flash-breakdown",), flash.render_stall_share),
     # docs/silicon.md
     Block("silicon-exception", ("breakdown", "default", "irq-latency", "suite"), silicon.render_exception),
     Block("silicon-freertos-faq", ("breakdown", "suite"), silicon.render_freertos_faq),
     Block("silicon-thread-metric", ("suite",), silicon.render_thread_metric),
     Block("silicon-embos", ("silicon",), silicon.render_embos),
     Block("silicon-zephyr", ("suite",), silicon.render_zephyr),
+    Block("silicon-art", ("flash",), flash.render_art_factor),
+    Block("silicon-f407", ("flash",), flash.render_f407),
     Block("silicon-bertos", ("suite",), silicon.render_bertos),
 )

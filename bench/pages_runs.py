@@ -24,6 +24,9 @@ from pages_text import CHECKOUT
 
 PLACEHOLDER = re.compile(r"\{(json|dir):([\w.-]+)\}")
 CORTEX_M_TARGETS = ("mps2-an385", "mps2-an386", "lm3s6965evb", "stm32vldiscovery", "netduinoplus2")
+CHIPS = ("netduinoplus2", "nucleo-l432kc", "bluepill")  # the targets with a flash model: the chips as shipped
+CHIPS_WITH_CACHES = ("netduinoplus2", "nucleo-l432kc")  # cache=cold empties something
+FLASH_BREAKDOWN_SCENARIOS = ("resume", "signal", "yield", "isr")
 
 
 @dataclass(frozen=True)
@@ -212,6 +215,21 @@ RUNS = {run.name: run for run in (
         _each(("atmega328p", "mps2-an386", "mps2-an385"), "run", "--scenario", "resume", "--method", "scope",
               "--samples", "{samples}", "--quiet"),
         samples=1000, check_samples=200),
+    Run("flash", "every switch scenario, FreeRTOS and the floor, on the STM32 chips as shipped: the core alone "
+        "(0 wait states), the chip's wait states with the accelerator off, and with it on, warm and cold",
+        (*_each(CHIPS, "run", "--kernel", "freertos", "--floor", "--config", "wait_states=0", "--samples",
+                "{samples}", "--quiet", name="{target}-zero"),
+         *_each(CHIPS, "run", "--kernel", "freertos", "--floor", "--config", "accelerator=off", "--samples",
+                "{samples}", "--quiet", name="{target}-off"),
+         *_each(CHIPS_WITH_CACHES, "run", "--kernel", "freertos", "--floor", "--config", "cache=warm,cold",
+                "--samples", "{samples}", "--quiet", name="{target}-on"),
+         *_each(tuple(c for c in CHIPS if c not in CHIPS_WITH_CACHES), "run", "--kernel", "freertos", "--floor",
+                "--samples", "{samples}", "--quiet", name="{target}-on")),
+        samples=1000, check_samples=200),
+    Run("flash-breakdown", "one window of each switch scenario on netduinoplus2, its flash stall apart, the "
+        "accelerator off and on",
+        tuple(("breakdown", "--target", "netduinoplus2", "--scenario", scenario, "--config", f"accelerator={part}")
+              for scenario in FLASH_BREAKDOWN_SCENARIOS for part in ("off", "programmed"))),
     Run("options", "the configuration options every kernel.toml declares",
         (("list", "options"),)),
     Run("methods", "the Rust kernels by the probe, the scope and the marker",

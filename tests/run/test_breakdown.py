@@ -70,6 +70,18 @@ def test_breakdown_from_the_command_line(capsys):
     assert status == 2 and "atmega328p runs on simavr, which does not" in said and "mps2-an385" in said
 
 
+@pytest.mark.firmware
+def test_a_breakdown_on_a_chip_says_its_memory_and_the_stall_the_accelerator_saves(capsys):
+    stalls = {}
+    for accelerator in ("off", "on"):
+        status, said = run_command(["breakdown", "--target", "netduinoplus2", "--scenario", "yield", "--config",
+                                    f"accelerator={accelerator}"], capsys)
+        assert status == 0 and "memory on netduinoplus2: flash 5 wait states as programmed" in said
+        stalls[accelerator] = int(said.split("flash stall (fetches and loads): ")[1].split()[0])
+    # every read of the window waits its 5 wait states without the accelerator; with it, most are hits
+    assert stalls["off"] > 4 * stalls["on"] and stalls["off"] % 5 == 0
+
+
 def test_two_traces_part_at_the_first_instruction_whose_cost_differs_flows_counted_in_the_one_before():
     """A model charges a trap's entry as a step of its own after the instruction it follows; the RTL counts it
     in that instruction: folded so, the traces agree there and part where an instruction's cost differs."""

@@ -60,6 +60,7 @@ def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
              f"{breakdown.total} {unit}, sample {breakdown.sample}, marker method"
              + (f" ({job.target.timing_model} timing model)" if unit == "cycles" and job.target.timing_model
                 else " (the core's RTL)" if job.target.simulator == "verilator" else ""),
+             *_memory_line(breakdown),
              *_stall_share(breakdown),
              f"  {unit:>8}  {'instructions':>12}  " + ("   stall  " if breakdown.has_memory_model else "") + "where",
              *(f"  {c:>8}  {n or '':>12}  " + (f"{s:>6}    " if breakdown.has_memory_model else "") + where
@@ -72,6 +73,15 @@ def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
             what = FLOW_NAMES.get(step.text, step.text) if step.address is None else step.text
             lines.append(f"  {step.cycles:>8}  {where:<{width}}  {what}{_memory(step)}")
     return "\n".join(lines)
+
+
+def _memory_line(breakdown: Breakdown) -> list[str]:
+    """The memory the window's cycles were counted with, where the target's flash is modelled."""
+    job = breakdown.job
+    if breakdown.unit != "cycles" or job.target.flash is None:
+        return []
+    settings = configs.memory_settings(job.resolved_config())
+    return [f"  memory on {job.target.name}: {settings.describe(job.target.flash)}"]
 
 
 def _stall_share(breakdown: Breakdown) -> list[str]:
