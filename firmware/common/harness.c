@@ -31,6 +31,9 @@ static void send_text(uint8_t type, const char *a, const char *b, const char *c,
     record_send_text(type, parts, ram_parts);
 }
 
+/* The method's name in as many bytes in every method's build (probe.h: one layout) */
+static const char method_name[8] SS_TEXT_STORAGE = PROBE_METHOD;
+
 static void emit_meta(const char *key, const char *value)
 {
     send_text(RECORD_META, key, SS_TEXT("="), value, 0);
@@ -113,11 +116,13 @@ void harness_begin(void)
     emit_meta(SS_TEXT("stamp_direction"), stamp_counts_down ? SS_TEXT("down") : SS_TEXT("up"));
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
-    /* the scope calibrates with a bare pulse per window; markers cost nothing */
-    for (int i = 0; !SWITCHSCOPE_METHOD_SCOPE && !SWITCHSCOPE_METHOD_MARKER && i < CALIBRATION_PAIRS; i++) {
+    /* the scope calibrates with a bare pulse per window; markers cost nothing. Every method's build has
+     * the loop (probe.h: one layout), read from memory so that the compiler keeps it where it never runs */
+    static volatile const uint8_t calibration_pairs = PROBE_CALIBRATES ? CALIBRATION_PAIRS : 0;
+    for (int i = 0; i < calibration_pairs; i++) {
         ss_wait_next_tick();
-        PROBE_OPEN();
-        PROBE_CLOSE();
+        PROBE_CALIBRATION_OPEN();
+        PROBE_CALIBRATION_CLOSE();
         uint8_t payload[9] = {RECORD_CALIB};
         put_u32(payload + 1, probe.start);
         put_u32(payload + 5, probe.end);
@@ -270,7 +275,7 @@ int main(void)
     board_describe(emit_meta);
     ss_kernel_describe(emit_meta);
     emit_meta(SS_TEXT("scenario"), scenario.name);
-    emit_meta(SS_TEXT("method"), SS_TEXT(PROBE_METHOD));
+    emit_meta(SS_TEXT("method"), method_name);
     emit_meta_number(SS_TEXT("samples"), samples_requested);
     scenario.setup();
 #if SWITCHSCOPE_LOAD_VOIP
