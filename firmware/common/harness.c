@@ -31,8 +31,12 @@ static void send_text(uint8_t type, const char *a, const char *b, const char *c,
     record_send_text(type, parts, ram_parts);
 }
 
-/* The method's name in as many bytes in every method's build (probe.h: one layout) */
-static const char method_name[8] SS_TEXT_STORAGE = PROBE_METHOD;
+/* The method: its name, and whether the harness calibrates it, of one size in every method's build
+ * (probe.h: one layout) */
+static const struct {
+    char name[7];
+    char calibrates;
+} method SS_TEXT_STORAGE = {PROBE_METHOD, PROBE_CALIBRATES};
 
 static void emit_meta(const char *key, const char *value)
 {
@@ -117,9 +121,9 @@ void harness_begin(void)
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
     /* the scope calibrates with a bare pulse per window; markers cost nothing. Every method's build has
-     * the loop (probe.h: one layout), read from memory so that the compiler keeps it where it never runs */
-    static volatile const uint8_t calibration_pairs = PROBE_CALIBRATES ? CALIBRATION_PAIRS : 0;
-    for (int i = 0; i < calibration_pairs; i++) {
+     * the loop (probe.h: one layout), and reads whether it runs it as the compiler cannot foresee */
+    int calibrates = BOARD_TEXT_BYTE((const volatile char *)&method.calibrates);
+    for (int i = 0; calibrates && i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
         PROBE_CALIBRATION_OPEN();
         PROBE_CALIBRATION_CLOSE();
@@ -275,7 +279,7 @@ int main(void)
     board_describe(emit_meta);
     ss_kernel_describe(emit_meta);
     emit_meta(SS_TEXT("scenario"), scenario.name);
-    emit_meta(SS_TEXT("method"), method_name);
+    emit_meta(SS_TEXT("method"), method.name);
     emit_meta_number(SS_TEXT("samples"), samples_requested);
     scenario.setup();
 #if SWITCHSCOPE_LOAD_VOIP
