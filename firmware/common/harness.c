@@ -31,12 +31,19 @@ static void send_text(uint8_t type, const char *a, const char *b, const char *c,
     record_send_text(type, parts, ram_parts);
 }
 
-/* The method: its name, and whether the harness calibrates it, of one size in every method's build
- * (probe.h: one layout) */
+/* The method: its name, and whether it stamps a timer (the harness calibrates it, and its timer may wrap
+ * inside a window), of one size in every method's build (probe.h: one layout) */
 static const struct {
     char name[7];
-    char calibrates;
+    char stamps;
 } method SS_TEXT_STORAGE = {PROBE_METHOD, PROBE_CALIBRATES};
+
+/* Whether the method stamps a timer, read as the compiler cannot foresee: every method's build has the code
+ * that asks (one layout) */
+static int method_stamps(void)
+{
+    return BOARD_TEXT_BYTE((const volatile char *)&method.stamps);
+}
 
 static void emit_meta(const char *key, const char *value)
 {
@@ -121,8 +128,8 @@ void harness_begin(void)
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
     /* the scope calibrates with a bare pulse per window; markers cost nothing. Every method's build has
-     * the loop (probe.h: one layout), and reads whether it runs it as the compiler cannot foresee */
-    int calibrates = BOARD_TEXT_BYTE((const volatile char *)&method.calibrates);
+     * the loop (probe.h: one layout), and runs it where the method stamps */
+    int calibrates = method_stamps();
     for (int i = 0; calibrates && i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
         PROBE_CALIBRATION_OPEN();
@@ -144,7 +151,7 @@ void harness_record(uint32_t seq, uint16_t tag)
     uint8_t flags = PROBE_TICK_FIRST != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
     if (!probe.closed)
         flags |= SAMPLE_NOT_CLOSED;
-    if (probe.wrapped)
+    if (probe.wrapped && method_stamps()) /* every method's build reads the flag; only stamps can wrap */
         flags |= SAMPLE_STAMP_WRAPPED;
 #if SWITCHSCOPE_LOAD_VOIP
     if (probe.load_start != probe.load_end)
