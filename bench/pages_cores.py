@@ -265,8 +265,10 @@ def _alternation(result: dict) -> str:
     by_parity = [{v for seq, v in zip(places, result["samples"]) if seq % 2 == parity} for parity in (0, 1)]
     if all(len(values) == 1 for values in by_parity) and by_parity[0] != by_parity[1]:
         first, second = (next(iter(values)) for values in by_parity)
+        middle = result["stats"]["median"]
+        where = ("falls between them" if min(first, second) < middle < max(first, second)
+                 else "is one of them, the windows kept being odd in number")
         return (f"With fp_tasks=1 the floor's rotate alternates between {first} and {second} cycles, one switch "
-                f"saving the FP context and the next restoring it (its median, "
-                f"{counted(median(result['stats']['median']))}, falls between them).")
+                f"saving the FP context and the next restoring it (its median, {counted(median(middle))}, {where}).")
     values = sorted(set(result["samples"]))
     return f"With fp_tasks=1 the floor's rotate takes {len(values)} figures, {values[0]} to {values[-1]} cycles."

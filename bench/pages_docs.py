@@ -112,8 +112,8 @@ def render_intrusion_summary(measured) -> str:
         parts.append(f"+{figure(worst['print']['adds'])} cycles "
                      f"({worst['print']['adds'] * worst['ns_per_unit'] / 1000:,.0f} µs) on {target}")
         factors += [r["print"]["factor"] for r in mine]
-    return (f"On every FreeRTOS target of QEMU and simavr, for every scenario, the three give the same samples (on "
-            f"Ibex the probe and the scope can read a cycle or two off the marker, as [rtl.md](rtl.md) says). "
+    return (f"On every FreeRTOS target of QEMU, simavr and the Ibex RTL, for every scenario, the three give the "
+            f"same samples (on the RTL because every method's build is one layout, as [rtl.md](rtl.md) says). "
             f"`switchscope intrusion` "
             f"shows what each method adds before its correction, and what printing from inside the window does to "
             f"the figure: up to {' and '.join(parts)}, {min(factors):.0f} to {max(factors):.0f} times the switch "

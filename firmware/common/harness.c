@@ -31,6 +31,20 @@ static void send_text(uint8_t type, const char *a, const char *b, const char *c,
     record_send_text(type, parts, ram_parts);
 }
 
+/* The method: its name, and whether it stamps a timer (the harness calibrates it, and its timer may wrap
+ * inside a window), of one size in every method's build (probe.h: one layout) */
+static const struct {
+    char name[7];
+    char stamps;
+} method SS_TEXT_STORAGE = {PROBE_METHOD, PROBE_CALIBRATES};
+
+/* Whether the method stamps a timer, read as the compiler cannot foresee: every method's build has the code
+ * that asks (one layout) */
+static int method_stamps(void)
+{
+    return BOARD_TEXT_BYTE((const volatile char *)&method.stamps);
+}
+
 static void emit_meta(const char *key, const char *value)
 {
     send_text(RECORD_META, key, SS_TEXT("="), value, 0);
@@ -118,11 +132,13 @@ void harness_begin(void)
     emit_meta(SS_TEXT("stamp_direction"), stamp_counts_down ? SS_TEXT("down") : SS_TEXT("up"));
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
-    /* the scope calibrates with a bare pulse per window; markers cost nothing */
-    for (int i = 0; !SWITCHSCOPE_METHOD_SCOPE && !SWITCHSCOPE_METHOD_MARKER && i < CALIBRATION_PAIRS; i++) {
+    /* the scope calibrates with a bare pulse per window; markers cost nothing. Every method's build has
+     * the loop (probe.h: one layout), and runs it where the method stamps */
+    int calibrates = method_stamps();
+    for (int i = 0; calibrates && i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
-        PROBE_OPEN();
-        PROBE_CLOSE();
+        PROBE_CALIBRATION_OPEN();
+        PROBE_CALIBRATION_CLOSE();
         uint8_t payload[9] = {RECORD_CALIB};
         put_u32(payload + 1, probe.start);
         put_u32(payload + 5, probe.end);
@@ -140,7 +156,7 @@ void harness_record(uint32_t seq, uint16_t tag)
     uint8_t flags = PROBE_TICK_FIRST != probe.tick_end ? SAMPLE_TICK_IN_WINDOW : 0;
     if (!probe.closed)
         flags |= SAMPLE_NOT_CLOSED;
-    if (probe.wrapped)
+    if (probe.wrapped && method_stamps()) /* every method's build reads the flag; only stamps can wrap */
         flags |= SAMPLE_STAMP_WRAPPED;
 #if SWITCHSCOPE_LOAD_VOIP
     if (probe.load_start != probe.load_end)
@@ -276,7 +292,7 @@ int main(void)
     board_describe(emit_meta);
     ss_kernel_describe(emit_meta);
     emit_meta(SS_TEXT("scenario"), scenario.name);
-    emit_meta(SS_TEXT("method"), SS_TEXT(PROBE_METHOD));
+    emit_meta(SS_TEXT("method"), method.name);
     emit_meta_number(SS_TEXT("samples"), samples_requested);
     if (harness_cold_caches) /* said only when asked, so that every other stream stays as it was */
         emit_meta_number(SS_TEXT("cold_caches"), harness_cold_caches);

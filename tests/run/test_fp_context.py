@@ -58,19 +58,31 @@ CASES = [(scenario, "1") for scenario in SWITCH_SCENARIOS] + \
     [(scenario, fp_tasks) for scenario in SCENARIOS for fp_tasks in ("0", "2")]
 
 
+def kept(result) -> dict[int, int]:
+    """Each kept window's sample by its sequence number (the windows the tick fell into are left out, and where
+    it falls depends on each method's instructions between windows)."""
+    excluded = {left_out["seq"] for left_out in result.excluded_samples}
+    return dict(zip((seq for seq in range(result.count + result.excluded) if seq not in excluded), result.samples))
+
+
 @pytest.mark.firmware
 @pytest.mark.parametrize("kernel", KERNELS)
 @pytest.mark.parametrize("scenario,fp_tasks", CASES)
 def test_probe_scope_and_marker_agree_sample_for_sample(results, kernel, scenario, fp_tasks):
-    probe, scope, marker = (results(kernel, scenario, fp_tasks, m) for m in ("probe", "scope", "marker"))
-    assert probe.unit == "cycles" and probe.timing_model == "cortex-m4f"
-    assert probe.count == SAMPLES and probe.samples == scope.samples == marker.samples
-    assert probe.bounds == scope.bounds == marker.bounds
+    probe, scope, marker = (kept(results(kernel, scenario, fp_tasks, m)) for m in ("probe", "scope", "marker"))
+    first = results(kernel, scenario, fp_tasks, "probe")
+    assert first.unit == "cycles" and first.timing_model == "cortex-m4f"
+    every = set(probe) & set(scope) & set(marker)
+    assert len(every) >= SAMPLES - 3, (len(probe), len(scope), len(marker))
+    assert all(probe[seq] == scope[seq] == marker[seq] for seq in every), (probe, scope, marker)
+    if set(probe) == set(scope) == set(marker):  # the same windows: the same range the manual allows
+        assert first.bounds == results(kernel, scenario, fp_tasks, "scope").bounds == \
+            results(kernel, scenario, fp_tasks, "marker").bounds
     if scenario == "rotate" and fp_tasks == "1":
         # one sample per switch, into the FP task and out of it in turn: each way the same instructions
-        assert len(set(probe.samples[0::2])) == len(set(probe.samples[1::2])) == 1, probe.samples
+        assert all(len({v for seq, v in probe.items() if seq % 2 == parity}) == 1 for parity in (0, 1)), probe
     else:  # every window the same instructions, the FP context live from the first
-        assert len(set(probe.samples)) == 1, probe.samples
+        assert len(set(probe.values())) == 1, probe
 
 
 @pytest.mark.firmware

@@ -23,22 +23,28 @@
 #define BOARD_CPU_CLOCK_HZ_TEXT "16000000"
 
 /*
- * Store Timer1's count into the low half of `dest` (a uint32_t with a static
- * address whose high half stays 0) with a fixed sequence: read TCNT1L (which
- * latches TCNT1H), store it, read the latched high byte, store it. 8 cycles,
- * the same in every stamp.
+ * The window's points (switchscope/probe.h): every method's code at a point
+ * is one asm statement of the stamp's 16 bytes, so that each method's build
+ * lays out the same program.
  */
-#define BOARD_STAMP_TO(dest)                                  \
-    __asm__ volatile("lds __tmp_reg__, %[low]\n\t"            \
-                     "sts %[to], __tmp_reg__\n\t"             \
-                     "lds __tmp_reg__, %[high]\n\t"           \
-                     "sts %[to]+1, __tmp_reg__"               \
-                     :                                        \
-                     : [low] "n"(_SFR_MEM_ADDR(TCNT1L)),      \
-                       [high] "n"(_SFR_MEM_ADDR(TCNT1H)),     \
-                       [to] "i"(&(dest))                      \
-                     : "memory")
+#define BOARD_POINT(code) code
+#define BOARD_POINT_CLOBBERS "memory"
+#define BOARD_POINT_INPUTS , [low] "n"(_SFR_MEM_ADDR(TCNT1L)), [high] "n"(_SFR_MEM_ADDR(TCNT1H)), \
+                           [portb] "I"(_SFR_IO_ADDR(PORTB))
+/* the rest of a point whose method's code takes `bytes` (a string) of it */
+#define BOARD_POINT_FILL(bytes) "\n\t.rept (16 - (" bytes ")) / 2\n\tnop\n\t.endr\n\t"
 
+/*
+ * Store Timer1's count into the low half of the uint32_t with a static
+ * address that operand [to] names (its high half stays 0) with a fixed sequence:
+ * read TCNT1L (which latches TCNT1H), store it, read the latched high byte,
+ * store it. 8 cycles, the same in every stamp.
+ */
+#define BOARD_STAMP_CODE                                      \
+    "lds __tmp_reg__, %[low]\n\t"                           \
+    "sts %[to], __tmp_reg__\n\t"                              \
+    "lds __tmp_reg__, %[high]\n\t"                          \
+    "sts %[to]+1, __tmp_reg__"
 
 /* Timer1's overflow flag, outside the window on both sides: cleared (by
  * writing 1) before the opening stamp, read after the closing one. A window
@@ -53,7 +59,9 @@
 
 /* The scope pin: PB5, the Arduino's "L" LED. One instruction (2 cycles) each. */
 #define BOARD_SCOPE_PIN "B5"
-#define BOARD_SCOPE_HIGH() __asm__ volatile("sbi %0, 5" ::"I"(_SFR_IO_ADDR(PORTB)) : "memory")
-#define BOARD_SCOPE_LOW() __asm__ volatile("cbi %0, 5" ::"I"(_SFR_IO_ADDR(PORTB)) : "memory")
+#define BOARD_SCOPE_HIGH_CODE "sbi %[portb], 5"
+#define BOARD_SCOPE_HIGH_BYTES 2
+#define BOARD_SCOPE_LOW_CODE "cbi %[portb], 5"
+#define BOARD_SCOPE_LOW_BYTES 2
 
 #endif

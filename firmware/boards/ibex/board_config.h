@@ -148,25 +148,25 @@ void board_interrupt(uint32_t mcause);
     ".text\n"
 
 /*
- * Store mcycle's low half into `dest` (a uint32_t with a static address) with
- * a fixed sequence: lui forms the address's upper part, csrr reads the
- * counter, sw stores it. 32-bit instructions, no linker relaxation: every
- * stamp is these three instructions, whatever the code around.
+ * The window's points (switchscope/probe.h): every method's code at a point
+ * is one asm statement of BOARD_POINT_BYTES with these clobbers, so that each
+ * method's build lays out the same program. 32-bit instructions, no linker
+ * relaxation: a point is the same bytes whatever the code around.
  */
-#define BOARD_STAMP_TO(dest)                                      \
-    do {                                                          \
-        uint32_t board_stamp_at_, board_stamp_count_;             \
-        __asm__ volatile(".option push\n\t"                       \
-                         ".option norvc\n\t"                      \
-                         ".option norelax\n\t"                    \
-                         "lui %0, %%hi(%2)\n\t"                   \
-                         "csrr %1, mcycle\n\t"                    \
-                         "sw %1, %%lo(%2)(%0)\n\t"                \
-                         ".option pop"                            \
-                         : "=&r"(board_stamp_at_), "=&r"(board_stamp_count_) \
-                         : "i"(&(dest))                           \
-                         : "memory");                             \
-    } while (0)
+#define BOARD_POINT(code) ".option push\n\t.option norvc\n\t.option norelax\n\t" code "\n\t.option pop"
+#define BOARD_POINT_CLOBBERS "t5", "t6", "memory"
+/* the rest of a point whose method's code takes `bytes` (a string) of it */
+#define BOARD_POINT_FILL(bytes) "\n\t.rept (12 - (" bytes ")) / 4\n\tnop\n\t.endr\n\t"
+
+/*
+ * Store mcycle's low half into the uint32_t with a static address that
+ * operand [to] names: lui forms the address's upper part, csrr reads the
+ * counter, sw stores it. The stamp is the whole point: 12 bytes.
+ */
+#define BOARD_STAMP_CODE                                          \
+    "lui t6, %%hi(%[to])\n\t"                                        \
+    "csrr t5, mcycle\n\t"                                         \
+    "sw t5, %%lo(%[to])(t6)"
 
 /* The scope pin: on the RTL the spare word of simple_system's
  * simulator-control window, which the harness logs every store to
@@ -175,15 +175,13 @@ void board_interrupt(uint32_t mcause);
  * (or _low) lists (non-allocated: no byte of the image moves). One fixed
  * sequence each: lui forms the word's address, the store drives the pin. */
 #define BOARD_SCOPE_STORE_(set, level, section)                             \
-    ".option push\n\t.option norvc\n\t.option norelax\n\t"                  \
     "lui t6, %%hi(board_scope_register)\n\t" set                            \
     "1: sw " level ", %%lo(board_scope_register)(t6)\n\t"                   \
-    ".pushsection " section ", \"\", @progbits\n\t.word 1b\n\t.popsection\n\t" \
-    ".option pop"
-#define BOARD_SCOPE_HIGH()                                                  \
-    __asm__ volatile(BOARD_SCOPE_STORE_("li t5, 1\n\t", "t5", ".debug_switchscope_scope_high") ::: "t5", "t6", "memory")
-#define BOARD_SCOPE_LOW()                                                   \
-    __asm__ volatile(BOARD_SCOPE_STORE_("", "zero", ".debug_switchscope_scope_low") ::: "t6", "memory")
+    ".pushsection " section ", \"\", @progbits\n\t.word 1b\n\t.popsection"
+#define BOARD_SCOPE_HIGH_CODE BOARD_SCOPE_STORE_("li t5, 1\n\t", "t5", ".debug_switchscope_scope_high")
+#define BOARD_SCOPE_HIGH_BYTES 12
+#define BOARD_SCOPE_LOW_CODE BOARD_SCOPE_STORE_("", "zero", ".debug_switchscope_scope_low")
+#define BOARD_SCOPE_LOW_BYTES 8
 
 /* mcycle's high half, noted before the opening stamp and compared after the
  * closing one: it changes when the low half wraps in between. */

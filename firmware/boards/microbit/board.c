@@ -78,7 +78,7 @@ uint32_t board_stamp_clock_hz(void) { return (SYSTICK_CTRL & SYSTICK_CTRL_CLKSOU
 /* GPIO OUTSET / OUTCLR: a store of the pin's bit sets or clears it alone. */
 __asm__(".syntax unified\n"
         ".thumb\n"
-        ".section .text.board_scope, \"ax\", %progbits\n"
+        ".section .text.board_scope, \"axR\", %progbits\n" /* R: kept in every method's build, one layout */
         ".global board_scope_high, board_scope_low, board_scope_high_edge, board_scope_low_edge\n"
         ".thumb_func\n"
         "board_scope_high:\n"

@@ -26,30 +26,42 @@
 #define BOARD_KERNEL_HEAP_BYTES 10240
 
 /*
- * Store the SysTick current value into `dest` (a uint32_t with a static
- * address) with a fixed instruction sequence that the compiler cannot
- * reschedule. ARMv6-M has no MOVW/MOVT and its literal loads reach only 1 KB
- * forward: both addresses are literals placed right after the sequence, which
- * branches over them. Two literal loads form the addresses, one load reads the
- * timer, one store keeps the count, then the branch. An opening stamp puts its
- * store and its branch inside the window, a closing stamp its two address
- * loads, and calibration times exactly those four. The simulator recognises
- * the timer's load by the literal load of SysTick's address before it.
+ * The window's points (switchscope/probe.h): every method's code at a point
+ * is one asm statement the size of a stamp with these clobbers (the scope's
+ * call's: AAPCS's caller-saved registers), so that each method's build lays
+ * out the same program. A stamp's size depends on where its literals fall
+ * (.ltorg aligns them to a word), so the fill has the stamp's shape: 2-byte
+ * instructions, then a branch over a word-aligned pool of two words, its
+ * alignment at the stamp's, as long as the method's code before it is a
+ * whole number of words (the scope's call is one).
  */
-#define BOARD_STAMP_TO(dest)                                           \
-    do {                                                               \
-        uint32_t board_stamp_at_, board_stamp_count_;                  \
-        __asm__ volatile("ldr %0, =%c2\n\t"                            \
-                         "ldr %1, =0xE000E018\n\t"                     \
-                         "ldr %1, [%1]\n\t"                            \
-                         "str %1, [%0]\n\t"                            \
-                         "b 1f\n\t"                                    \
-                         ".ltorg\n"                                     \
-                         "1:"                                          \
-                         : "=&l"(board_stamp_at_), "=&l"(board_stamp_count_) \
-                         : "i"(&(dest))                                \
-                         : "memory");                                  \
-    } while (0)
+#define BOARD_POINT(code) code
+#define BOARD_POINT_CLOBBERS "r0", "r1", "r2", "r3", "r12", "lr", "cc", "memory"
+/* the rest of a point whose method's code takes `bytes` (a string) of it */
+#define BOARD_POINT_FILL(bytes)                                        \
+    "\n\t.rept (8 - (" bytes ")) / 2\n\tnop\n\t.endr\n\t"                \
+    "b 9f\n\t.balign 4\n\t.word 0, 0\n9:\n\t"
+
+/*
+ * Store the SysTick current value into the uint32_t with a static address
+ * that operand [to] names, with a fixed instruction sequence that the compiler
+ * cannot reschedule. ARMv6-M has no MOVW/MOVT and its literal loads reach
+ * only 1 KB forward: both addresses are literals placed right after the
+ * sequence, which branches over them. Two literal loads form the addresses,
+ * one load reads the timer, one store keeps the count, then the branch. An
+ * opening stamp puts its store and its branch inside the window, a closing
+ * stamp its two address loads, and calibration times exactly those four. The
+ * simulator recognises the timer's load by the literal load of SysTick's
+ * address before it.
+ */
+#define BOARD_STAMP_CODE                                               \
+    "ldr r0, =%c[to]\n\t"                                                 \
+    "ldr r1, =0xE000E018\n\t"                                          \
+    "ldr r1, [r1]\n\t"                                                 \
+    "str r1, [r0]\n\t"                                                 \
+    "b 1f\n\t"                                                         \
+    ".ltorg\n"                                                         \
+    "1:"
 
 /* SysTick's COUNTFLAG, outside the window on both sides: reading the control
  * register clears it before the opening stamp; read after the closing one, it
@@ -94,7 +106,9 @@
 #define BOARD_SCOPE_PIN "P0.13"
 void board_scope_high(void);
 void board_scope_low(void);
-#define BOARD_SCOPE_HIGH() board_scope_high()
-#define BOARD_SCOPE_LOW() board_scope_low()
+#define BOARD_SCOPE_HIGH_CODE "bl board_scope_high"
+#define BOARD_SCOPE_HIGH_BYTES 4
+#define BOARD_SCOPE_LOW_CODE "bl board_scope_low"
+#define BOARD_SCOPE_LOW_BYTES 4
 
 #endif

@@ -20,26 +20,31 @@
 #define BOARD_SEMIHOSTED 1
 
 /*
- * Store the SysTick current value into `dest` (a uint32_t with a static
- * address) with a fixed instruction sequence that the compiler cannot
- * reschedule: four instructions form both addresses, one load reads the
- * timer, one store keeps the count. An opening stamp puts only its store
+ * The window's points (switchscope/probe.h): every method's code at a point
+ * is one asm statement of the stamp's 20 bytes with these clobbers (the
+ * scope's call's: AAPCS's caller-saved registers), so that each method's build
+ * lays out the same program.
+ */
+#define BOARD_POINT(code) code
+#define BOARD_POINT_CLOBBERS "r0", "r1", "r2", "r3", "r12", "lr", "cc", "memory"
+/* the rest of a point whose method's code takes `bytes` (a string) of it */
+#define BOARD_POINT_FILL(bytes) "\n\t.rept (20 - (" bytes ")) / 2\n\tnop\n\t.endr\n\t"
+
+/*
+ * Store the SysTick current value into the uint32_t with a static address
+ * that operand [to] names, with a fixed instruction sequence that the compiler
+ * cannot reschedule: four instructions form both addresses, one load reads
+ * the timer, one store keeps the count. An opening stamp puts only its store
  * inside the window, a closing stamp only its four address instructions, and
  * calibration times exactly those five.
  */
-#define BOARD_STAMP_TO(dest)                                           \
-    do {                                                               \
-        uint32_t board_stamp_at_, board_stamp_count_;                  \
-        __asm__ volatile("movw %0, #:lower16:%c2\n\t"                  \
-                         "movt %0, #:upper16:%c2\n\t"                  \
-                         "movw %1, #0xE018\n\t"                        \
-                         "movt %1, #0xE000\n\t"                        \
-                         "ldr %1, [%1]\n\t"                            \
-                         "str %1, [%0]"                                \
-                         : "=&r"(board_stamp_at_), "=&r"(board_stamp_count_) \
-                         : "i"(&(dest))                                \
-                         : "memory");                                  \
-    } while (0)
+#define BOARD_STAMP_CODE                                               \
+    "movw r0, #:lower16:%c[to]\n\t"                                       \
+    "movt r0, #:upper16:%c[to]\n\t"                                       \
+    "movw r1, #0xE018\n\t"                                             \
+    "movt r1, #0xE000\n\t"                                             \
+    "ldr r1, [r1]\n\t"                                                 \
+    "str r1, [r0]"
 
 /* SysTick's COUNTFLAG, outside the window on both sides: reading the control
  * register clears it before the opening stamp; read after the closing one, it
@@ -81,9 +86,9 @@
  * labels board_scope_high_edge and board_scope_low_edge.
  */
 #define BOARD_SCOPE_PIN "LED0"
-void board_scope_high(void);
-void board_scope_low(void);
-#define BOARD_SCOPE_HIGH() board_scope_high()
-#define BOARD_SCOPE_LOW() board_scope_low()
+#define BOARD_SCOPE_HIGH_CODE "bl board_scope_high"
+#define BOARD_SCOPE_HIGH_BYTES 4
+#define BOARD_SCOPE_LOW_CODE "bl board_scope_low"
+#define BOARD_SCOPE_LOW_BYTES 4
 
 #endif

@@ -22,36 +22,41 @@
 /* 1: stamps from DWT_CYCCNT (cycles of the chip); 0: from SysTick. */
 extern uint32_t board_stamp_with_dwt;
 
-/* One timer read in one fixed sequence: test the flag, then on QEMU the
+/*
+ * The window's points (switchscope/probe.h): every method's code at a point
+ * is one asm statement of the stamp's 50 bytes with these clobbers (the
+ * scope's call's: AAPCS's caller-saved registers), so that each method's build
+ * lays out the same program.
+ */
+#define BOARD_POINT(code) code
+#define BOARD_POINT_CLOBBERS "r0", "r1", "r2", "r3", "r12", "lr", "cc", "memory"
+/* the rest of a point whose method's code takes `bytes` (a string) of it */
+#define BOARD_POINT_FILL(bytes) "\n\t.rept (50 - (" bytes ")) / 2\n\tnop\n\t.endr\n\t"
+
+/* One timer read in one fixed sequence, its count stored into the uint32_t
+ * with a static address that operand [to] names: test the flag, then on QEMU the
  * mps2 board's SysTick read (both addresses formed, the load, then at once
  * the store), on the chip the same read of DWT_CYCCNT and a branch to the
- * store. The test and the branch are in
- * the calibration as in every window; being in one asm statement, no
- * compiler optimisation moves them. */
-#define BOARD_STAMP_TO(dest)                                                  \
-    do {                                                                      \
-        uint32_t board_stamp_at_, board_stamp_count_;                         \
-        __asm__ volatile("movw %1, #:lower16:board_stamp_with_dwt\n\t"        \
-                         "movt %1, #:upper16:board_stamp_with_dwt\n\t"        \
-                         "ldr %1, [%1]\n\t"                                   \
-                         "movw %0, #:lower16:%c2\n\t"                         \
-                         "movt %0, #:upper16:%c2\n\t"                         \
-                         "cmp %1, #0\n\t"                                     \
-                         "beq.w 1f\n\t"                                       \
-                         "movw %1, #0x1004\n\t"                               \
-                         "movt %1, #0xE000\n\t"                               \
-                         "ldr %1, [%1]\n\t"                                   \
-                         "b.w 2f\n"                                            \
-                         "1:\n\t"                                             \
-                         "movw %1, #0xE018\n\t"                               \
-                         "movt %1, #0xE000\n\t"                               \
-                         "ldr %1, [%1]\n"                                      \
-                         "2:\n\t"                                             \
-                         "str %1, [%0]"                                       \
-                         : "=&r"(board_stamp_at_), "=&r"(board_stamp_count_)  \
-                         : "i"(&(dest))                                       \
-                         : "memory", "cc");                                   \
-    } while (0)
+ * store. The test and the branch are in the calibration as in every window;
+ * being in one asm statement, no compiler optimisation moves them. */
+#define BOARD_STAMP_CODE                                                      \
+    "movw r1, #:lower16:board_stamp_with_dwt\n\t"                             \
+    "movt r1, #:upper16:board_stamp_with_dwt\n\t"                             \
+    "ldr r1, [r1]\n\t"                                                        \
+    "movw r0, #:lower16:%c[to]\n\t"                                              \
+    "movt r0, #:upper16:%c[to]\n\t"                                              \
+    "cmp r1, #0\n\t"                                                          \
+    "beq.w 1f\n\t"                                                            \
+    "movw r1, #0x1004\n\t"                                                    \
+    "movt r1, #0xE000\n\t"                                                    \
+    "ldr r1, [r1]\n\t"                                                        \
+    "b.w 2f\n"                                                                \
+    "1:\n\t"                                                                  \
+    "movw r1, #0xE018\n\t"                                                    \
+    "movt r1, #0xE000\n\t"                                                    \
+    "ldr r1, [r1]\n"                                                          \
+    "2:\n\t"                                                                  \
+    "str r1, [r0]"
 
 /* SysTick's COUNTFLAG, as on mps2; the 32-bit cycle counter wraps after
  * more than 25 s, which the host's modulo arithmetic absorbs. */
@@ -66,7 +71,9 @@ extern uint32_t board_stamp_with_dwt;
  * at the labels board_scope_high_edge and board_scope_low_edge. */
 void board_scope_high(void);
 void board_scope_low(void);
-#define BOARD_SCOPE_HIGH() board_scope_high()
-#define BOARD_SCOPE_LOW() board_scope_low()
+#define BOARD_SCOPE_HIGH_CODE "bl board_scope_high"
+#define BOARD_SCOPE_HIGH_BYTES 4
+#define BOARD_SCOPE_LOW_CODE "bl board_scope_low"
+#define BOARD_SCOPE_LOW_BYTES 4
 
 #endif

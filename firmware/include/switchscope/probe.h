@@ -32,11 +32,12 @@
  * unreferenced sections). The simulator can then watch that address. Every
  * copy of it the compiler makes notes its own address.
  */
-#define SS_MARK(kind)                                     \
-    __asm__ volatile("1:\n\t"                              \
-                     ".pushsection .debug_switchscope_" kind "\n\t" \
-                     ".long 1b\n\t"                        \
-                     ".popsection" ::: "memory")
+#define SS_MARK_CODE(kind)                                   \
+    "1:\n\t"                                                 \
+    ".pushsection .debug_switchscope_" kind "\n\t"           \
+    ".long 1b\n\t"                                           \
+    ".popsection\n\t"
+#define SS_MARK(kind) __asm__ volatile(SS_MARK_CODE(kind) ::: "memory")
 
 struct probe_window {
     uint32_t start;       /* timer count read at the opening */
@@ -66,48 +67,39 @@ extern struct probe_window probe;
 #define PROBE_LOAD_CLOSE() ((void)0)
 #endif
 
+/*
+ * A window's opening and closing points. Each method has its own build, and
+ * with fetches in lines (Ibex's aligned words, a flash's lines) where code
+ * sits changes what a window costs: so at each point every method's code is
+ * one asm statement of one size (the board's stamp's) with the board's
+ * clobbers (BOARD_POINT_CLOBBERS), its code filled out to that size
+ * (BOARD_POINT_FILL), and every other byte of every method's build is the
+ * same. The fill lies outside the window: before the code at an opening,
+ * after it at a closing. The C around the points is the same in every method:
+ * outside the window, so no method's figure pays for it.
+ */
+#define SS_TEXT_OF_(x) #x
+#define SS_TEXT_OF(x) SS_TEXT_OF_(x)
+#ifndef BOARD_POINT_INPUTS
+#define BOARD_POINT_INPUTS /* what a board's points read besides [to], the uint32_t a stamp stores into */
+#endif
+#define PROBE_POINT_(code, dest) \
+    __asm__ volatile(BOARD_POINT(code) : : [to] "i"(&(dest)) BOARD_POINT_INPUTS : BOARD_POINT_CLOBBERS)
+/* a point of `bytes` (a string) of code: filled before it at an opening, after it at a closing */
+#define PROBE_OPENING_(bytes, code, dest) PROBE_POINT_(BOARD_POINT_FILL(bytes) code, dest)
+#define PROBE_CLOSING_(bytes, code, dest) PROBE_POINT_(code BOARD_POINT_FILL(bytes), dest)
+/* a point where the method has nothing to do: the fill alone */
+#define PROBE_NOTHING_(dest) PROBE_OPENING_("0", "", dest)
+
 #if SWITCHSCOPE_METHOD_MARKER
 /*
- * The marker method: nothing runs. Each macro only marks its place (SS_MARK:
- * .debug_switchscope_open, .debug_switchscope_close), and the simulator
+ * The marker method: nothing runs. Each point only marks its place
+ * (.debug_switchscope_open, .debug_switchscope_close), and the simulator
  * counts from the instruction at the opening address (included) to the one at
  * the closing address (excluded).
- * With SWITCHSCOPE_PRINT_IN_WINDOW the resumed task also prints a trace line
- * inside the window, as a benchmark that prints from its tasks does.
  */
-#define PROBE_MARK(kind) SS_MARK(kind)
-
-#define PROBE_OPEN()                         \
-    do {                                     \
-        if (__builtin_expect(harness_cold_caches, 1)) board_empty_caches(); \
-        PROBE_LOAD_OPEN();                   \
-        probe.tick_start = ss_tick_count();  \
-        probe.closed = 0;                    \
-        PROBE_MARK("open");                  \
-    } while (0)
-
-#if SWITCHSCOPE_PRINT_IN_WINDOW
-void harness_print_switch(void);
-#define PROBE_CLOSE()                        \
-    do {                                     \
-        harness_print_switch();              \
-        PROBE_MARK("close");                 \
-        probe.tick_end = ss_tick_count();    \
-        PROBE_LOAD_CLOSE();                  \
-        probe.closed = 1;                    \
-    } while (0)
-#define PROBE_METHOD "print"
-#else
-#define PROBE_CLOSE()                        \
-    do {                                     \
-        PROBE_MARK("close");                 \
-        probe.tick_end = ss_tick_count();    \
-        PROBE_LOAD_CLOSE();                  \
-        probe.closed = 1;                    \
-    } while (0)
-#define PROBE_METHOD "marker"
-#endif
-
+#define PROBE_OPENING(dest) PROBE_OPENING_("0", SS_MARK_CODE("open"), dest)
+#define PROBE_CLOSING(dest) PROBE_CLOSING_("0", SS_MARK_CODE("close"), dest)
 #elif SWITCHSCOPE_METHOD_SCOPE
 /*
  * The scope method (embOS's oscilloscope measurement, done by the simulator):
@@ -116,65 +108,97 @@ void harness_print_switch(void);
  * window; the host takes tCS = tCD - tAB from the simulator's record of the
  * pin. The sample records then carry no stamps.
  */
-#define PROBE_OPEN()                         \
-    do {                                     \
-        if (__builtin_expect(harness_cold_caches, 1)) board_empty_caches(); \
-        PROBE_LOAD_OPEN();                   \
-        probe.tick_start = ss_tick_count();  \
-        probe.closed = 0;                    \
-        BOARD_SCOPE_HIGH();                  \
-    } while (0)
-
-#define PROBE_CLOSE()                        \
-    do {                                     \
-        BOARD_SCOPE_LOW();                   \
-        probe.tick_end = ss_tick_count();    \
-        PROBE_LOAD_CLOSE();                  \
-        probe.closed = 1;                    \
-    } while (0)
-
-#define PROBE_METHOD "scope"
-#endif
-
-/* The scope's bare pulse (A, B), sent before each window: the tick count is
- * also read before it (tick_pulse), and the window flagged from there,
- * because a tick between A and B lengthens tAB as surely as one between C
- * and D lengthens tCD. (The opening still reads it too: the code around the
- * window stays as the other methods' is, to the cycle.) */
-#if SWITCHSCOPE_METHOD_SCOPE
-#define PROBE_SCOPE_BARE_PULSE()             \
-    do {                                     \
-        probe.tick_pulse = ss_tick_count();  \
-        BOARD_SCOPE_HIGH();                  \
-        BOARD_SCOPE_LOW();                   \
-    } while (0)
-#define PROBE_TICK_FIRST (probe.tick_pulse)
+#define PROBE_OPENING(dest) PROBE_OPENING_(SS_TEXT_OF(BOARD_SCOPE_HIGH_BYTES), BOARD_SCOPE_HIGH_CODE, dest)
+#define PROBE_CLOSING(dest) PROBE_CLOSING_(SS_TEXT_OF(BOARD_SCOPE_LOW_BYTES), BOARD_SCOPE_LOW_CODE, dest)
 #else
-#define PROBE_SCOPE_BARE_PULSE() ((void)0)
-#define PROBE_TICK_FIRST (probe.tick_start)
+/* The probe: a stamp (BOARD_STAMP_CODE) is a whole point. */
+#define PROBE_OPENING(dest) PROBE_POINT_(BOARD_STAMP_CODE, dest)
+#define PROBE_CLOSING(dest) PROBE_POINT_(BOARD_STAMP_CODE, dest)
 #endif
 
-#if !SWITCHSCOPE_METHOD_MARKER && !SWITCHSCOPE_METHOD_SCOPE /* the probe */
-#define PROBE_OPEN()                         \
+/* Every method's opening, and the calibration's, in one shape. With cache=cold
+ * (harness_cold_caches) the board first empties its flash caches, before the
+ * window; the call is laid in line (expected taken) so that the code around
+ * the point keeps its branch forms in every build. */
+#define PROBE_OPEN_AT_(point)                \
     do {                                     \
         if (__builtin_expect(harness_cold_caches, 1)) board_empty_caches(); \
         PROBE_LOAD_OPEN();                   \
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
         BOARD_STAMP_WRAP_CLEAR();            \
-        BOARD_STAMP_TO(probe.start);         \
+        point(probe.start);                  \
     } while (0)
 
-#define PROBE_CLOSE()                        \
+#define PROBE_CLOSE_AT_(point)               \
     do {                                     \
-        BOARD_STAMP_TO(probe.end);           \
+        point(probe.end);                    \
         probe.wrapped = BOARD_STAMP_WRAPPED(); \
         probe.tick_end = ss_tick_count();    \
         PROBE_LOAD_CLOSE();                  \
         probe.closed = 1;                    \
     } while (0)
 
+#define PROBE_OPEN() PROBE_OPEN_AT_(PROBE_OPENING)
+/*
+ * With SWITCHSCOPE_PRINT_IN_WINDOW (the marker's "print" build) the resumed
+ * task also prints a trace line inside the window, as a benchmark that prints
+ * from its tasks does.
+ */
+#if SWITCHSCOPE_PRINT_IN_WINDOW
+void harness_print_switch(void);
+#define PROBE_CLOSE()                        \
+    do {                                     \
+        harness_print_switch();              \
+        PROBE_CLOSE_AT_(PROBE_CLOSING);      \
+    } while (0)
+#else
+#define PROBE_CLOSE() PROBE_CLOSE_AT_(PROBE_CLOSING)
+#endif
+
+/* The probe's calibration (harness_begin): its opening at once followed by
+ * its closing; in the other methods' builds the same code with their points
+ * filled, which the harness never runs. */
+#if !SWITCHSCOPE_METHOD_MARKER && !SWITCHSCOPE_METHOD_SCOPE
+#define PROBE_CALIBRATION_OPEN() PROBE_OPEN()
+#define PROBE_CALIBRATION_CLOSE() PROBE_CLOSE()
+#define PROBE_CALIBRATES 1
+#else
+#define PROBE_CALIBRATION_OPEN() PROBE_OPEN_AT_(PROBE_NOTHING_)
+#define PROBE_CALIBRATION_CLOSE() PROBE_CLOSE_AT_(PROBE_NOTHING_)
+#define PROBE_CALIBRATES 0
+#endif
+
+#if SWITCHSCOPE_METHOD_MARKER && SWITCHSCOPE_PRINT_IN_WINDOW
+#define PROBE_METHOD "print"
+#elif SWITCHSCOPE_METHOD_MARKER
+#define PROBE_METHOD "marker"
+#elif SWITCHSCOPE_METHOD_SCOPE
+#define PROBE_METHOD "scope"
+#else
 #define PROBE_METHOD "probe"
 #endif
+
+/* The scope's bare pulse (A, B), sent before each window: the tick count is
+ * also read before it (tick_pulse), and the window flagged from there,
+ * because a tick between A and B lengthens tAB as surely as one between C
+ * and D lengthens tCD. (The opening still reads it too: the code around the
+ * window stays as the other methods' is, to the cycle.) The other methods'
+ * builds run the same code with their points filled, outside the window. */
+#if SWITCHSCOPE_METHOD_SCOPE
+#define PROBE_TICK_FIRST (probe.tick_pulse)
+#define PROBE_BARE_OPENING(dest) PROBE_OPENING(dest)
+#define PROBE_BARE_CLOSING(dest) PROBE_CLOSING(dest)
+#else
+#define PROBE_TICK_FIRST (probe.tick_start)
+#define PROBE_BARE_OPENING(dest) PROBE_NOTHING_(dest)
+#define PROBE_BARE_CLOSING(dest) PROBE_NOTHING_(dest)
+#endif
+#define PROBE_SCOPE_BARE_PULSE()             \
+    do {                                     \
+        probe.tick_pulse = ss_tick_count();  \
+        PROBE_BARE_OPENING(probe.start);     \
+        PROBE_BARE_CLOSING(probe.end);       \
+    } while (0)
 
 #endif
