@@ -61,6 +61,14 @@ def test_on_a_target_without_a_flash_model_alone_they_are_refused_naming_the_tar
         _resolve({"cache": "warm"}, MPS2)
 
 
+@pytest.mark.parametrize("elsewhere,ours", [("art", "accelerator"), ("prefetch", "accelerator"),
+                                             ("latency", "wait_states"), ("flash", "cache")])
+def test_the_manuals_names_for_them_point_to_ours(elsewhere, ours):
+    with pytest.raises(SwitchscopeError, match=f"unknown configuration option '{elsewhere}'") as error:
+        _resolve({elsewhere: "off"}, catalog.TARGETS["netduinoplus2"])
+    assert error.value.hint.startswith(f"did you mean {ours}? ")
+
+
 def test_among_several_targets_they_apply_on_those_with_one_and_are_said_once():
     found = plan([FREERTOS], [MPS2, F405], [YIELD], PROBE, configs.variants(["accelerator=off,on"]))
     labels = sorted((job.target.name, job.changed_options()) for job in found.jobs)

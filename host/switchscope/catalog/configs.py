@@ -41,6 +41,11 @@ RUN_OPTIONS = {o.name: o for o in [
 ]}
 
 
+# What the reference manuals and other tools call the memory options: ST's ART, its parts, the latency field.
+MEMORY_NAMES_ELSEWHERE = {"art": "accelerator", "prefetch": "accelerator", "icache": "accelerator",
+                          "dcache": "accelerator", "latency": "wait_states", "ws": "wait_states", "flash": "cache"}
+
+
 def options_of(kernel: Kernel) -> dict[str, Option]:
     """Every option a kernel's runs take: the build options (C kernels), the run options, then its own."""
     return {**(BUILD_OPTIONS if kernel.language == "c" else {}), **RUN_OPTIONS, **{o.name: o for o in kernel.options}}
@@ -242,9 +247,10 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
         option = options.get(name)
         if option is None:
             known_elsewhere = any(name in options_of(other) for other in catalog.current().kernels.values())
+            meant = MEMORY_NAMES_ELSEWHERE.get(name)
+            hint = (f"did you mean {meant}? " if meant in options_of(kernel) else did_you_mean(name, options_of(kernel)))
             raise SwitchscopeError(f"option '{name}' does not apply to {kernel.name}" if known_elsewhere
-                                   else f"unknown configuration option '{name}'",
-                                   did_you_mean(name, options_of(kernel)) + option_list(kernel))
+                                   else f"unknown configuration option '{name}'", hint + option_list(kernel))
         if value not in option.values:
             raise SwitchscopeError(f"'{value}' is not a value of {name}",
                                    f"{did_you_mean(value, option.values)}{name} takes {option.describe_values()}")

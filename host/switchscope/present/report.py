@@ -66,7 +66,9 @@ def range_meaning(results: list[Result], metric: str = "median") -> str:
     if not models:
         return ""
     what = f"the {metric} of the least and of the most" if metric else "the least and the most"
-    return f"{what} cycles the {' / '.join(map(core_name, models))} TRM allows for the same instructions"
+    flash = any((r.memory or {}).get("model") for r in results if r.bounds)
+    return (f"{what} cycles the {' / '.join(map(core_name, models))} TRM allows for the same instructions"
+            + (", and the flash's rules for their fetches and loads (docs/measurement.md)" if flash else ""))
 
 
 def range_note(results: list[Result], metric: str = "median") -> str:
