@@ -10,13 +10,14 @@ import subprocess
 import pytest
 
 from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.cli import main
 from switchscope.decode.capture_files import CaptureError
 from switchscope.figures.capture import analyze
 from switchscope.figures.measure import measure
 
-from conftest import layout_blind
+from conftest import core_alone, layout_blind
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
@@ -31,9 +32,10 @@ CLOCK = {name: catalog.TARGETS[name].f_cpu_hz if SIGROK_DOWNSAMPLE[name] > 1 els
 PIN = {name: catalog.TARGETS[name].scope_pin for name in FREERTOS_TARGETS}
 
 
-def job(scenario, target, method):
-    return Job(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS[scenario],
-               catalog.METHODS[method])
+def job(scenario, target, method, chosen=None):
+    kernel, board, chosen_scenario = catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS[scenario]
+    config = configs.resolve(chosen, kernel, board, chosen_scenario) if chosen else None
+    return Job(kernel, board, chosen_scenario, catalog.METHODS[method], config=config)
 
 
 def kept_by_seq(result, samples):
@@ -54,9 +56,14 @@ LAYOUT_BLIND_TARGETS = layout_blind(FREERTOS_TARGETS)
                                     for name in LAYOUT_BLIND_TARGETS])
 @pytest.mark.parametrize("scenario", SWITCH_SCENARIOS)
 def test_probe_scope_and_marker_agree_sample_for_sample(scenario, target):
-    probe = measure(job(scenario, target, "probe"), samples=100)
-    scope = measure(job(scenario, target, "scope"), samples=100)
-    marker = measure(job(scenario, target, "marker"), samples=100)
+    # On a chip whose flash is modelled, the core alone: with the chip's wait states the probe's stamps and the
+    # scope's pin stores wait on fetches and literals of their own that their calibration, run on warm lines,
+    # cannot take out, and they read a few cycles off the marker (docs/flash.md, "The methods, with a memory
+    # model"): every method's build is one layout, and here that makes them agree
+    alone = core_alone(catalog.TARGETS[target])
+    probe = measure(job(scenario, target, "probe", alone), samples=100)
+    scope = measure(job(scenario, target, "scope", alone), samples=100)
+    marker = measure(job(scenario, target, "marker", alone), samples=100)
     for result in (probe, scope, marker):
         assert result.count + result.excluded == 100
     # Which windows are left out differs between the three builds: the tick falls into other
