@@ -9,6 +9,7 @@ import textwrap
 import pytest
 
 from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.cli import main
 from switchscope.common.errors import FirmwareFailed, SwitchscopeError
@@ -18,7 +19,7 @@ from switchscope.figures.measure import measure
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.figures.result import Result
 
-from conftest import layout_blind
+from conftest import core_alone, layout_blind
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
@@ -34,13 +35,17 @@ USER_FIRMWARE_TARGETS = [name for name in LAYOUT_BLIND_TARGETS if catalog.TARGET
 
 @pytest.mark.parametrize("target", list(catalog.KERNELS["freertos"].targets))
 def test_the_marker_ruler_reads_exactly_n(target):
-    result = measure(Job(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["ruler"],
-                         catalog.METHODS["marker"]), samples=70)
+    # the core's own N: on a chip whose flash is modelled, its wait states stall a run of no-ops (docs/flash.md)
+    kernel, board, ruler = catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["ruler"]
+    config = configs.resolve(core_alone(board), kernel, board, ruler) if board.flash else None
+    result = measure(Job(kernel, board, ruler, catalog.METHODS["marker"], config=config), samples=70)
     blocks = BLOCKS_ARMV6M if catalog.TARGETS[target].cpu in ARMV6M else BLOCKS
     assert result.samples == [blocks[seq % 7] for seq in range(70)]
 
 
-@pytest.mark.parametrize("target", LAYOUT_BLIND_TARGETS)
+# with a chip's flash modelled the probe's and the scope's own fetches leave a residual their calibration
+# cannot take out (docs/flash.md, "The methods, with a memory model")
+@pytest.mark.parametrize("target", [name for name in LAYOUT_BLIND_TARGETS if not catalog.TARGETS[name].flash])
 def test_the_intrusion_report_accounts_for_every_method(target):
     row = intrusion.report(catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["resume"],
                            samples=50)
