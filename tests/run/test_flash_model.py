@@ -19,7 +19,7 @@ from switchscope.catalog.memory import Cache, Flash, MemorySettings
 from switchscope.figures.measure_elf import measure_elf
 
 from tests.run.test_timing_model import (ALU, EXCEPTION_ENTRY, LDR_LITERAL, NOP, P_IMMEDIATE, Cycles, branch, build,
-                                         exception_return, fixed, total)
+                                         exception_return, fixed, total, vector_table)
 
 pytestmark = pytest.mark.firmware
 
@@ -92,18 +92,7 @@ def ruler_source(reset_acr: int | None, pass_acr: tuple[int, ...] = (), register
     }
     body = "\n".join(f"{preamble(name)}\n    {code}\n    {name}_to:\n    nop" for name, code in rulers.items())
     return textwrap.dedent(f"""
-    .syntax unified
-    .thumb
-    .section .vectors, "a"
-    .type vectors, %object
-    vectors:
-    .word stack_top
-    .word reset
-    .rept 9
-    .word hang
-    .endr
-    .word svc_handler            @ 11: SVCall
-    .size vectors, . - vectors
+    {vector_table(".word svc_handler            @ 11: SVCall")}
     .text
     .thumb_func
     hang: b hang

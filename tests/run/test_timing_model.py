@@ -97,27 +97,23 @@ def exception_return(instruction: Cycles) -> Cycles:
 ICSR, NVIC_ISER0, NVIC_ISPR0 = 0xE000ED04, 0xE000E100, 0xE000E200
 PENDSVSET, PENDSTSET = 1 << 28, 1 << 26
 
+
+def vector_table(*entries: str) -> str:
+    """The assembly of a ruler firmware's vector table: the stack's top, reset, `hang` for exceptions 2 to 10,
+    then `entries` (one `.word` line each) from SVCall (11) on."""
+    lines = [".syntax unified", ".thumb", '.section .vectors, "a"', ".type vectors, %object", "vectors:",
+             ".word stack_top", ".word reset", ".rept 9", ".word hang", ".endr", *entries,
+             ".size vectors, . - vectors"]
+    return "\n    ".join(lines)
+
+
 # The firmware runs every ruler in turn, forever; each is `<name>_from: ... <name>_to:`. Before each window
 # something that cannot stall or pipeline with its first instruction (a NOP, or a branch's return).
 RULERS = textwrap.dedent(f"""
-    .syntax unified
-    .thumb
-    .section .vectors, "a"
-    .type vectors, %object
-    vectors:
-    .word stack_top
-    .word reset
-    .rept 9
-    .word hang
-    .endr
-    .word svc_handler            @ 11: SVCall
-    .word hang, hang
-    .word pendsv_handler         @ 14: PendSV
-    .word systick_handler        @ 15: SysTick
-    .word pop_return_handler     @ IRQ 0
-    .word ldr_return_handler     @ IRQ 1
-    .word ldr_chain_handler      @ IRQ 2
-    .size vectors, . - vectors
+    {vector_table(".word svc_handler            @ 11: SVCall", ".word hang, hang",
+                  ".word pendsv_handler         @ 14: PendSV", ".word systick_handler        @ 15: SysTick",
+                  ".word pop_return_handler     @ IRQ 0", ".word ldr_return_handler     @ IRQ 1",
+                  ".word ldr_chain_handler      @ IRQ 2")}
 
     .text
     .thumb_func

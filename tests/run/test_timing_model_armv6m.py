@@ -19,7 +19,7 @@ from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.measure_elf import measure_elf
 from switchscope.present import report
 
-from test_timing_model import Cycles, build, fixed, total  # a cost with the range the manual allows
+from test_timing_model import Cycles, build, fixed, total, vector_table  # a cost with the range the manual allows
 
 pytestmark = pytest.mark.firmware
 
@@ -96,22 +96,9 @@ PENDSVSET, PENDSTSET = 1 << 28, 1 << 26
 
 # The firmware runs every ruler in turn, forever; each is `<name>_from: ... <name>_to:`. Thumb-1 only.
 RULERS = textwrap.dedent(f"""
-    .syntax unified
-    .thumb
-    .section .vectors, "a"
-    .type vectors, %object
-    vectors:
-    .word stack_top
-    .word reset
-    .rept 9
-    .word hang
-    .endr
-    .word svc_handler            @ 11: SVCall
-    .word hang, hang
-    .word pendsv_handler         @ 14: PendSV
-    .word systick_handler        @ 15: SysTick
-    .word irq_handler            @ IRQ 0
-    .size vectors, . - vectors
+    {vector_table(".word svc_handler            @ 11: SVCall", ".word hang, hang",
+                  ".word pendsv_handler         @ 14: PendSV", ".word systick_handler        @ 15: SysTick",
+                  ".word irq_handler            @ IRQ 0")}
 
     .text
     .thumb_func
