@@ -7,6 +7,7 @@ and each instruction how the flash reads it started were served."""
 from __future__ import annotations
 
 from switchscope.catalog import configs
+from switchscope.figures import memory_used
 from switchscope.figures.breakdown import Breakdown, parting
 
 FLOW_NAMES = {"exception-entry": "exception entry (stacking 8 registers)",
@@ -78,10 +79,8 @@ def text(breakdown: Breakdown, every_instruction: bool = False) -> str:
 def _memory_line(breakdown: Breakdown) -> list[str]:
     """The memory the window's cycles were counted with, where the target's flash is modelled."""
     job = breakdown.job
-    if breakdown.unit != "cycles" or job.target.flash is None:
-        return []
-    settings = configs.memory_settings(job.resolved_config())
-    return [f"  memory on {job.target.name}: {settings.describe(job.target.flash)}"]
+    memory = memory_used.record(job.target, breakdown.unit, configs.memory_settings(job.resolved_config()))
+    return [f"  memory on {job.target.name}: {memory['description']}"] if memory and memory["model"] else []
 
 
 def _stall_share(breakdown: Breakdown) -> list[str]:
