@@ -120,3 +120,27 @@ def render_stall_share(measured) -> str:
             "(instruction fetches and loads) of the window's whole:\n\n"
             + markdown_table(["scenario", "accelerator off", "share", "accelerator on (warm)", "share"], "lrrrr",
                              rows))
+
+
+def render_methods(measured) -> str:
+    """The three methods side by side on each chip as shipped: where the flash model makes them part."""
+    from pages_runs import CHIPS_WITH_CACHES, FLASH_METHOD_SCENARIOS
+    off = ("off", "off", {"accelerator": "off"})
+    with_caches = (off, ("on, warm", "on", {"cache": "warm"}), ("on, cold", "on", {"cache": "cold"}))
+    rows, some = [], None
+    for target in CHIPS:
+        for label, part, options in with_caches if target in CHIPS_WITH_CACHES else (off, ("on", "on", {})):
+            files = measured["flash-methods"].files.get(f"{target}-{part}", [])
+            for scenario in FLASH_METHOD_SCENARIOS:
+                found = {method: maybe(files, scenario=scenario, method=method, options=options)
+                         for method in ("probe", "scope", "marker")}
+                if None in found.values():
+                    continue
+                some = found["marker"]
+                marker = found["marker"]["stats"]["median"]
+                rows.append([target, label, f"`{scenario}`", *(med(found[m]) for m in ("probe", "scope", "marker")),
+                             *(f"{found[m]['stats']['median'] - marker:+g}" for m in ("probe", "scope"))])
+    return (f"{kernel_label(some)}, {compiler(some)} `-O2`, medians in cycles of each method's own build (one "
+            f"layout for all three), every chip at its wait states:\n\n"
+            + markdown_table(["chip", "accelerator", "scenario", "probe", "scope", "marker", "probe - marker",
+                              "scope - marker"], "lllrrrrr", rows))

@@ -27,6 +27,7 @@ CORTEX_M_TARGETS = ("mps2-an385", "mps2-an386", "lm3s6965evb", "stm32vldiscovery
 CHIPS = ("netduinoplus2", "nucleo-l432kc", "bluepill")  # the targets with a flash model: the chips as shipped
 CHIPS_WITH_CACHES = ("netduinoplus2", "nucleo-l432kc")  # cache=cold empties something
 FLASH_BREAKDOWN_SCENARIOS = ("resume", "signal", "yield", "isr")
+FLASH_METHOD_SCENARIOS = ("resume", "signal", "yield", "isr")
 
 
 @dataclass(frozen=True)
@@ -227,6 +228,15 @@ RUNS = {run.name: run for run in (
          *_each(tuple(c for c in CHIPS if c not in CHIPS_WITH_CACHES), "run", "--kernel", "freertos", "--floor",
                 "--method", "marker", "--samples", "{samples}", "--quiet", name="{target}-on")),
         samples=1000, check_samples=200),
+    Run("flash-methods", "FreeRTOS's switches by the probe, the scope and the marker on the STM32 chips as shipped, "
+        "the accelerator off and on, warm and cold",
+        (*_each(CHIPS, "run", "--method", "all", "--scenario", ",".join(FLASH_METHOD_SCENARIOS), "--config",
+                "accelerator=off", "--samples", "{samples}", "--quiet", name="{target}-off"),
+         *_each(CHIPS_WITH_CACHES, "run", "--method", "all", "--scenario", ",".join(FLASH_METHOD_SCENARIOS),
+                "--config", "cache=warm,cold", "--samples", "{samples}", "--quiet", name="{target}-on"),
+         *_each(tuple(c for c in CHIPS if c not in CHIPS_WITH_CACHES), "run", "--method", "all", "--scenario",
+                ",".join(FLASH_METHOD_SCENARIOS), "--samples", "{samples}", "--quiet", name="{target}-on")),
+        samples=200),  # every sample of a window alike: the simulator is deterministic and no tick falls in them
     Run("flash-breakdown", "one window of each switch scenario on netduinoplus2, its flash stall apart, the "
         "accelerator off and on",
         tuple(("breakdown", "--target", "netduinoplus2", "--scenario", scenario, "--config", f"accelerator={part}")

@@ -101,6 +101,8 @@ F405 = "boards/netduinoplus2/board.toml"
     (F405, 'register = 0x4002_3C00', 'register_reset = 0', "'flash.register_reset' goes with register"),
     (F405, 'register_layout = "stm32f4"', 'register_layout = "stm32f4"\nregister_reset = 0x1_0000_0000',
      "'flash.register_reset' is 0x100000000, no 32-bit register's value"),
+    (F405, 'programmed = 0x0000_0705', 'programmed = 0x0000_0703',
+     "'flash.programmed' is 0x703, whose LATENCY field programs 3 wait states, not wait_states' 5"),
 ])
 def test_a_mistake_in_a_description_file_is_named(tree, capsys, file, old, new, fragment):
     edit(tree / file, old, new)

@@ -29,8 +29,25 @@ def test_a_board_with_a_flash_model_records_its_settings_as_programmed_by_its_bo
         "wait_states_set": "programmed", "wait_states_source": F405.flash.wait_states_source,
         "accelerator": {"prefetch": True, "icache": {"lines": 64, "line_bits": 128, "ways": 64},
                         "dcache": {"lines": 8, "line_bits": 128, "ways": 8}},
-        "accelerator_set": "programmed", "caches": "warm", "programmed_by": "board code", "manual": "RM0090",
+        "accelerator_set": "programmed", "accelerator_enabled": {"prefetch": True, "icache": True, "dcache": True},
+        "caches": "warm", "programmed_by": "board code", "manual": "RM0090",
         "register": "0x40023c00 (stm32f4, 0x0 out of reset)"}
+
+
+def test_a_part_the_board_code_leaves_off_is_said_off_not_listed():
+    """The STM32L432's board code stores 0x604 into FLASH_ACR, as STM32CubeL4's template does: LATENCY 4, ICEN
+    (bit 9) and DCEN (bit 10), and PRFTEN (bit 8) clear (RM0394 3.7.1's bits): its prefetch stays off."""
+    l432 = catalog.TARGETS["nucleo-l432kc"]
+    record = memory_used.record(l432, "cycles", MemorySettings())
+    assert record["accelerator_enabled"] == {"prefetch": False, "icache": True, "dcache": True}
+    assert record["description"] == ("flash 4 wait states as programmed, I-cache 32 lines of 256 bits, "
+                                      "D-cache 8 lines of 256 bits, prefetch off, warm")
+    forced_on = memory_used.record(l432, "cycles", MemorySettings(accelerator=True))
+    assert forced_on["accelerator_enabled"] == {"prefetch": True, "icache": True, "dcache": True}
+    assert forced_on["description"].startswith("flash 4 wait states as programmed, prefetch, I-cache")
+    assert memory_used.record(l432, "cycles", MemorySettings(accelerator=False))["accelerator_enabled"] == \
+        {"prefetch": False, "icache": False, "dcache": False}
+    assert memory_used.record(l432, "cycles", MemorySettings(), own_firmware=True)["accelerator_enabled"] is None
 
 
 def test_what_a_run_forces_is_said_forced():

@@ -41,6 +41,7 @@ def flash_interface_stores(target_name: str, parameters: list[str], tmp_path) ->
 def test_the_board_code_programs_the_flash_interface_on_qemu_as_on_the_chip(target, tmp_path):
     stores = flash_interface_stores(target, [f"samples={SAMPLES}"], tmp_path)
     assert stores == [PROGRAMMED[target]]  # once, before the clock rises, and never again in a warm run
+    assert catalog.TARGETS[target].flash.programmed == stores[0]  # what the memory line decodes is what it stores
 
 
 def test_the_value_line_programs_nothing(tmp_path):

@@ -174,7 +174,8 @@ def _flash(table: "_Table", size: int) -> Flash | None:
                   wait_states_source=table.get("source", str, required=True), prefetch=table.get("prefetch", bool, False),
                   icache=_cache(table, "icache"), dcache=_cache(table, "dcache"), register=table.get("register", int),
                   register_layout=table.get("register_layout", str, ""),
-                  register_reset=table.get("register_reset", int, 0), manual=table.get("manual", str, ""))
+                  register_reset=table.get("register_reset", int, 0), manual=table.get("manual", str, ""),
+                  programmed=table.get("programmed", int))
     if not 0 <= flash.wait_states <= flash.most_wait_states:
         raise table._error("wait_states", f"is {flash.wait_states}, outside the 0 to {flash.most_wait_states} the "
                                           "flash interface takes")
@@ -188,6 +189,15 @@ def _flash(table: "_Table", size: int) -> Flash | None:
     if flash.register is not None and flash.register_layout not in REGISTER_LAYOUTS:
         raise table._error("register_layout", f"is '{flash.register_layout}', none of the layouts the plugin knows "
                                               f"({', '.join(REGISTER_LAYOUTS)})")
+    if flash.programmed is not None:
+        if flash.register is None:
+            raise table._error("programmed", "goes with register: the value the board code stores into it")
+        if not 0 <= flash.programmed < 1 << 32:
+            raise table._error("programmed", f"is {flash.programmed:#x}, no 32-bit register's value")
+        if flash.latency_programmed() != flash.wait_states:
+            raise table._error("programmed", f"is {flash.programmed:#x}, whose LATENCY field programs "
+                                             f"{flash.latency_programmed()} wait states, not wait_states' "
+                                             f"{flash.wait_states}: say one number of wait states")
     return flash
 
 

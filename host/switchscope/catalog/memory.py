@@ -23,6 +23,11 @@ REGISTER_LAYOUTS = {
     "stm32f1": "RM0008 3.3.3 FLASH_ACR: LATENCY bits 2:0, HLFCYA 3, PRFTBE 4",
 }
 
+# Each layout's LATENCY field and the bits that turn each part of the accelerator on (the register's names above).
+LATENCY_FIELDS = {"stm32f4": 0xF, "stm32f1": 0x7}
+ENABLE_BITS = {"stm32f4": {"prefetch": 1 << 8, "icache": 1 << 9, "dcache": 1 << 10},
+               "stm32f1": {"prefetch": 1 << 4}}
+
 # The most wait states each layout's LATENCY field can be programmed with: RM0090's four bits (0000 to 1111:
 # "Fifteen wait states"); RM0008's three bits take 000 to 010 only ("Two wait states"), the rest reserved.
 MOST_WAIT_STATES = {"stm32f4": 15, "stm32f1": 2}
@@ -59,6 +64,22 @@ class Flash:
     register_layout: str = ""  # a key of REGISTER_LAYOUTS
     register_reset: int = 0  # the register's value out of reset (the STM32L4's FLASH_ACR: 0x600, its caches on)
     manual: str = ""  # the reference manual whose rules the chip follows ("RM0090")
+    programmed: int | None = None  # what the board code stores into the register at the board's clock
+
+    def latency_programmed(self) -> int | None:
+        """The wait states in `programmed`'s LATENCY field: None where no register value is known."""
+        if self.programmed is None:
+            return None
+        return self.programmed & LATENCY_FIELDS[self.register_layout]
+
+    def enabled(self) -> dict[str, bool]:
+        """Which parts of the accelerator the board code turns on ("prefetch", "icache", "dcache"): those its
+        register value sets, or every part the chip has where the board says no value."""
+        present = {"prefetch": self.prefetch, "icache": self.icache is not None, "dcache": self.dcache is not None}
+        if self.programmed is None:
+            return present
+        bits = ENABLE_BITS[self.register_layout]
+        return {part: there and part in bits and bool(self.programmed & bits[part]) for part, there in present.items()}
 
     @property
     def has_accelerator(self) -> bool:
@@ -73,12 +94,16 @@ class Flash:
     def has_cache(self) -> bool:
         return self.icache is not None or self.dcache is not None
 
-    def accelerator(self) -> str:
-        """The accelerator in words: "prefetch, I-cache 64 lines of 128 bits, D-cache 8 lines of 128 bits"."""
-        parts = (["prefetch"] if self.prefetch else []) + [
-            f"{name} {cache.describe()}" for name, cache in (("I-cache", self.icache), ("D-cache", self.dcache))
-            if cache is not None]
-        return ", ".join(parts) or "none"
+    def accelerator(self, as_programmed: bool = False) -> str:
+        """The accelerator in words: "prefetch, I-cache 64 lines of 128 bits, D-cache 8 lines of 128 bits";
+        `as_programmed`: the parts the board code leaves off said so ("..., prefetch off")."""
+        parts = [("prefetch", "prefetch", self.prefetch)] + [
+            (part, f"{name} {cache.describe()}", True) for part, name, cache in
+            (("icache", "I-cache", self.icache), ("dcache", "D-cache", self.dcache)) if cache is not None]
+        on = self.enabled() if as_programmed else {part: True for part, _, _ in parts}
+        said = [words for part, words, there in parts if there and on[part]]
+        said += [f"{words.split(' ')[0]} off" for part, words, there in parts if there and not on[part]]
+        return ", ".join(said) or "none"
 
 
 @dataclass(frozen=True)
@@ -96,7 +121,7 @@ class MemorySettings:
         own_firmware = own_firmware and flash.register is not None  # else no store of the firmware's changes them
         if own_firmware and self.wait_states is None:
             wait_states = f"wait states as the firmware programs them ({flash.wait_states} at the board's clock)"
-        accelerator = flash.accelerator()
+        accelerator = flash.accelerator(as_programmed=self.accelerator is None and not own_firmware)
         if own_firmware and self.accelerator is None and flash.has_accelerator:
             accelerator += f" as the firmware enables them (the register {flash.register_reset:#x} out of reset)"
         if self.accelerator is False:
