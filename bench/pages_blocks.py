@@ -85,6 +85,7 @@ BLOCKS = (
     Block("flash-bluepill", ("flash",), lambda m: flash.render_chip(m, "bluepill")),
     Block("flash-stall-share", ("flash-breakdown",), flash.render_stall_share),
     Block("flash-methods", ("flash-methods",), flash.render_methods),
+    Block("flash-latency", ("flash-latency",), flash.render_latency),
     # docs/silicon.md
     Block("silicon-exception", ("breakdown", "default", "irq-latency", "suite"), silicon.render_exception),
     Block("silicon-freertos-faq", ("breakdown", "suite"), silicon.render_freertos_faq),

@@ -144,3 +144,28 @@ def render_methods(measured) -> str:
             f"layout for all three), every chip at its wait states:\n\n"
             + markdown_table(["chip", "accelerator", "scenario", "probe", "scope", "marker", "probe - marker",
                               "scope - marker"], "lllrrrrr", rows))
+
+
+def render_latency(measured) -> str:
+    """irq-latency on the STM32F405 as shipped, beside its core alone."""
+    files = measured["flash-latency"].files
+    settings = (("0 WS (the core alone)", "zero", {"wait_states": "0"}), ("5 WS, accelerator off", "off", {}),
+                ("5 WS, accelerator on, warm", "on", {"cache": "warm"}),
+                ("5 WS, accelerator on, cold", "on", {"cache": "cold"}))
+    rows, some = [], None
+    for label, part, options in settings:
+        result = maybe(files.get(part, []), scenario="irq-latency", options=options)
+        if result is None:
+            continue
+        some = result
+        stats, worst = result["stats"], result["worst"]
+        most = (result.get("bounds") or {}).get("max", {}).get("max")
+        least = (result.get("bounds") or {}).get("min", {}).get("max")
+        spread = f" ({least:g}-{most:g})" if least is not None and least != most else ""
+        rows.append([label, f"{stats['min']:g}", med(result), f"{stats['max']:g}{spread}",
+                     f"`{worst['function']}`"])
+    return (f"{kernel_label(some)} on netduinoplus2 ({mhz(some)}), `irq-latency` (its timer at the software "
+            f"interrupt's priority, below FreeRTOS's ceiling), {compiler(some)} `-O2`, timed by the simulator from "
+            f"the assertion to the handler's first instruction, in cycles (the worst's range the rules allow in "
+            f"brackets):\n\n"
+            + markdown_table(["memory", "least", "median", "worst", "worst asserted in"], "lrrrl", rows))

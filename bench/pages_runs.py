@@ -237,6 +237,14 @@ RUNS = {run.name: run for run in (
          *_each(tuple(c for c in CHIPS if c not in CHIPS_WITH_CACHES), "run", "--method", "all", "--scenario",
                 ",".join(FLASH_METHOD_SCENARIOS), "--samples", "{samples}", "--quiet", name="{target}-on")),
         samples=200),  # every sample of a window alike: the simulator is deterministic and no tick falls in them
+    Run("flash-latency", "FreeRTOS's interrupt latency on netduinoplus2 at 0 wait states, at its wait states with the "
+        "accelerator off, and with it on, warm and cold",
+        (("run", "--scenario", "irq-latency", "--target", "netduinoplus2", "--config", "wait_states=0", "--quiet",
+          "--json", "{json:zero}"),
+         ("run", "--scenario", "irq-latency", "--target", "netduinoplus2", "--config", "accelerator=off", "--quiet",
+          "--json", "{json:off}"),
+         ("run", "--scenario", "irq-latency", "--target", "netduinoplus2", "--config", "cache=warm,cold", "--quiet",
+          "--json", "{json:on}"))),
     Run("flash-breakdown", "one window of each switch scenario on netduinoplus2, its flash stall apart, the "
         "accelerator off and on",
         tuple(("breakdown", "--target", "netduinoplus2", "--scenario", scenario, "--config", f"accelerator={part}")

@@ -233,8 +233,14 @@ void cortex_m_translate(struct qemu_plugin_tb *tb)
         uint64_t address = qemu_plugin_insn_vaddr(insn);
         uint16_t halfwords[2] = {0, 0};
         qemu_plugin_insn_data(insn, halfwords, qemu_plugin_insn_size(insn) < 4 ? 2 : 4);
-        int watched = trace_enabled(); /* something logs the count before this instruction */
-        watched |= register_latency(insn, address);
+        /* An interrupt found pending before this instruction was asserted before its fetch; the instruction
+         * starts once fetched: its fetch's stall comes before anything that logs the count it starts at (a
+         * watch, the trace, a stamp), so that a window or a latency ending at it holds the fetch of its last
+         * instruction, and one starting at it leaves out the fetch of its first. */
+        int watched = register_latency(insn, address);
+        if (count_cycles)
+            register_flash_fetch(insn, address, &flash_read);
+        watched |= trace_enabled(); /* something logs the count before this instruction */
         watched |= register_watches(insn, address);
         watched |= register_cortex_m_stamp(insn, address, halfwords[0], halfwords[1], known, &valid);
         register_counting(insn, address);
@@ -242,7 +248,6 @@ void cortex_m_translate(struct qemu_plugin_tb *tb)
             continue;
         cortex_m_timing(cortex_m_core, (uint32_t)address, halfwords[0], halfwords[1], i ? &previous : NULL, &timing);
         timing.condition = cortex_m_it_condition(&it, halfwords[0]);
-        register_flash_fetch(insn, address, &flash_read); /* its stall before its own cycles: counters_now */
         register_cycles(insn, timing.cycles);
         if (i == 0 && (timing.is_memory || timing.address_mask)) {
             block->first_across = watched ? ACROSS_AFTER_WATCHES : ACROSS_AT_START;

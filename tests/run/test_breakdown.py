@@ -7,7 +7,7 @@ from conftest import run_command
 from switchscope import catalog
 from switchscope.catalog import configs
 from switchscope.catalog.job import Job
-from switchscope.figures.breakdown import Breakdown, Step, breakdown, parse, steps_of
+from switchscope.figures.breakdown import CLOSING_FETCH, Breakdown, Step, breakdown, parse, steps_of
 from switchscope.present import breakdown_text
 
 FREERTOS, AN385, YIELD = catalog.KERNELS["freertos"], catalog.TARGETS["mps2-an385"], catalog.SCENARIOS["yield"]
@@ -22,17 +22,21 @@ def test_each_instruction_costs_the_count_to_the_next_less_the_flow_charged_betw
 
 
 def test_the_flash_models_lines_stay_in_the_instruction_as_its_stall_and_how_its_reads_were_served():
-    lines = ["100 i 8a4", "100 f flash-read 5", "108 i 8a6", "108 f flash-icache-hit 0", "108 f flash-literal 5",
-             "115 i 8a8", "116 f exception-entry 12", "128 end"]
+    """An instruction starts once fetched: its fetch's lines come before its own (whose count is after them), its
+    data reads after; the fetch of the instruction the window ends at is the window's, a step of its own."""
+    lines = ["100 i 8a4", "103 f flash-read 5", "108 i 8a6", "110 f flash-literal 5", "115 f flash-icache-hit 0",
+             "115 i 8a8", "116 f exception-entry 12", "128 f flash-read 5", "133 end"]
     steps = steps_of(parse(lines), [(0x8a0, 0x8b0, "task")], {})
-    assert steps == [Step(8, 0x8a4, "task", 4, "", 5, ("flash-read",)),
-                     Step(7, 0x8a6, "task", 6, "", 5, ("flash-icache-hit", "flash-literal")),
-                     Step(1, 0x8a8, "task", 8), Step(12, None, text="exception-entry")]
+    assert steps == [Step(3, 0x8a4, "task", 4),
+                     Step(12, 0x8a6, "task", 6, "", 10, ("flash-read", "flash-literal")),
+                     Step(1, 0x8a8, "task", 8, "", 0, ("flash-icache-hit",)), Step(12, None, text="exception-entry"),
+                     Step(5, None, text=CLOSING_FETCH, stall=5, reads=("flash-read",))]
+    assert sum(step.cycles for step in steps) == 133 - 100  # the window: from its first instruction's line to the end
     assert [step.core for step in steps[:3]] == [3, 2, 1]
-    traced = Breakdown(Job(FREERTOS, AN385, YIELD, catalog.METHODS["marker"]), 0, 28, steps, "cycles")
+    traced = Breakdown(Job(FREERTOS, AN385, YIELD, catalog.METHODS["marker"]), 0, 33, steps, "cycles")
     shown = breakdown_text.text(traced, every_instruction=True)
-    assert "flash stall (fetches and loads): 10 of 28 cycles (35.7%)" in shown
-    assert "(3 core + 5 stall: miss)" in shown and "(2 core + 5 stall: I-cache hit, literal miss)" in shown
+    assert "flash stall (fetches and loads): 15 of 33 cycles (45.5%)" in shown
+    assert "(2 core + 10 stall: miss, literal miss)" in shown
 
 
 def test_a_trace_without_its_end_is_refused():

@@ -5,7 +5,12 @@ flash given to its target. Every expected figure is worked out here from the
 reference manual's sentences (RM0090, STM32F405/407: 3.5.2, the ART
 accelerator) and the Cortex-M4 core's own cycles (the TRM's, as in
 test_timing_model.py), never from the plugin's table: the point the model
-charges, and the least and the most the manuals allow."""
+charges, and the least and the most the manuals allow.
+
+A window runs from the cycle its first instruction starts to the cycle the
+one at its end starts, and an instruction starts once it is fetched: so a
+window holds the fetch of the instruction it ends at (each ruler's `_to`
+NOP), not that of its first (each ruler's `_from`, a branch target)."""
 
 from __future__ import annotations
 
@@ -56,7 +61,8 @@ def prefetch_wait(cycles_since_delivery: int) -> Cycles:
 
 def preamble(name: str) -> str:
     """A full read of 7 NOPs and a B (7 + 2 cycles: the prefetch of the read after it, 1 + WS cycles, is done),
-    then a read never executed: the window's first read is a branch target, neither current nor prefetched."""
+    then a read never executed: the window's first read is a branch target, neither current nor prefetched (its
+    wait, before the window, delivers it at a known point for the prefetch of the read after it)."""
     return f"""
     .balign 16
     .rept 7
@@ -174,45 +180,47 @@ SIXTEEN_ADDS, EIGHT_ADDS_W = ALU * 16, ALU * 8
 
 
 def test_sequential_16_bit_code_without_prefetch_waits_at_each_read(rulers):
-    assert steady(rulers, chip(), "seq16") == total(BRANCH_MISS, ALU * 8, SEQUENTIAL_MISS, ALU * 8)
+    # two reads of eight ADDS, and the read the window's last NOP starts
+    assert steady(rulers, chip(), "seq16") == total(ALU * 8, SEQUENTIAL_MISS, ALU * 8, SEQUENTIAL_MISS)
 
 
 def test_sequential_16_bit_code_with_prefetch_waits_only_at_the_branch_target(rulers):
     # the second read was started when the first was delivered: ready 1 + WS = 6 cycles later, needed 8 later
-    assert steady(rulers, chip(prefetch=True), "seq16") == total(BRANCH_MISS, ALU * 8, prefetch_wait(8), ALU * 8)
+    assert steady(rulers, chip(prefetch=True), "seq16") == total(ALU * 8, prefetch_wait(8), ALU * 8, prefetch_wait(8))
     assert prefetch_wait(8) == fixed(0)
 
 
 def test_sequential_32_bit_code_outruns_the_prefetch(rulers):
     # RM0090: "in case of sequential code, at least four CPU cycles are needed to execute the previous read
     # instruction line": four ADDS.W take 4 cycles, the prefetched read needs 6
-    assert steady(rulers, chip(), "seq32") == total(BRANCH_MISS, ALU * 4, SEQUENTIAL_MISS, ALU * 4)
-    assert steady(rulers, chip(prefetch=True), "seq32") == total(BRANCH_MISS, ALU * 4, prefetch_wait(4), ALU * 4)
+    assert steady(rulers, chip(), "seq32") == total(ALU * 4, SEQUENTIAL_MISS, ALU * 4, SEQUENTIAL_MISS)
+    assert steady(rulers, chip(prefetch=True), "seq32") == total(ALU * 4, prefetch_wait(4), ALU * 4, prefetch_wait(4))
     assert prefetch_wait(4) == fixed(2)
 
 
 def test_a_32_bit_instruction_across_two_reads_needs_both(rulers):
-    assert steady(rulers, chip(), "straddle") == total(BRANCH_MISS, ALU * 7, SEQUENTIAL_MISS, ALU * 8)
-    assert steady(rulers, chip(prefetch=True), "straddle") == total(BRANCH_MISS, ALU * 7, prefetch_wait(7), ALU * 8)
+    assert steady(rulers, chip(), "straddle") == total(ALU * 7, SEQUENTIAL_MISS, ALU * 8, SEQUENTIAL_MISS)
+    # the third read is prefetched once the second is delivered, at the ADDS.W: needed 1 + 7 cycles later
+    assert steady(rulers, chip(prefetch=True), "straddle") == total(ALU * 7, prefetch_wait(7), ALU * 8,
+                                                                    prefetch_wait(8))
 
 
 def test_a_branch_to_a_missed_read_costs_the_wait_states_and_may_wait_for_the_prefetch(rulers):
-    # NOP, NOP, B (1 + P) to a read neither current nor prefetched: a miss
+    # NOP, NOP, B (1 + P) to a read neither current nor prefetched: a miss; the window's last NOP is in that read
     core = total(NOP, NOP, branch(P_IMMEDIATE), NOP)
-    assert steady(rulers, chip(), "branch") == total(BRANCH_MISS, core, BRANCH_MISS)
+    assert steady(rulers, chip(), "branch") == total(core, BRANCH_MISS)
     # with prefetch, the read after the first is in flight at the branch, 4 cycles after the first was delivered:
     # whether the branch's read waits for it (2 more cycles) the manual does not say: the model does not, the most does
     in_flight = READ_CYCLES - (1 + 1 + 2)
-    assert steady(rulers, chip(prefetch=True), "branch") == total(BRANCH_MISS, core, BRANCH_MISS,
-                                                                  Cycles(0, 0, in_flight))
+    assert steady(rulers, chip(prefetch=True), "branch") == total(core, BRANCH_MISS, Cycles(0, 0, in_flight))
 
 
 def test_a_literal_load_stalls_for_the_flash_unless_the_data_cache_holds_it(rulers):
-    core = total(LDR_LITERAL, NOP)
-    assert steady(rulers, chip(), "literal") == total(BRANCH_MISS, core, LITERAL_MISS)
+    core = total(LDR_LITERAL, NOP)  # and the window's last NOP, in the same read
+    assert steady(rulers, chip(), "literal") == total(core, LITERAL_MISS)
     # RM0090: the data cache "works like the instruction cache memory": the first pass fills it, the next hit
     samples, found = measured(rulers, chip(dcache=DCACHE), "literal")
-    assert cold_then_warm(samples, found, total(BRANCH_MISS, core, LITERAL_MISS), total(BRANCH_MISS, core, HIT))
+    assert cold_then_warm(samples, found, total(core, LITERAL_MISS), total(core, HIT))
 
 
 def test_an_exception_entry_hides_the_vector_read_and_may_hide_the_handlers(rulers):
@@ -220,23 +228,24 @@ def test_an_exception_entry_hides_the_vector_read_and_may_hide_the_handlers(rule
     # processor performs a vector fetch that reads the exception handler start address from the vector table": the
     # vector read hidden behind the stacking, or not: + WS at most. "When stacking is complete, the processor starts
     # executing the exception handler": its read a miss, WS in the point; whether the entry's twelve cycles hide
-    # it is not said: 0 to WS. BX LR, exit 10; the NOP's read again a miss
+    # it is not said: 0 to WS. BX LR, exit 10; the NOP's read again a miss (the window's last NOP is in it)
     handler_read = Cycles(WS, 0, WS) + Cycles(0, 0, WS)
-    assert steady(rulers, chip(), "svc") == total(BRANCH_MISS, ALU, EXCEPTION_ENTRY, handler_read,
-                                                  exception_return(ALU), BRANCH_MISS, NOP)
+    assert steady(rulers, chip(), "svc") == total(ALU, EXCEPTION_ENTRY, handler_read, exception_return(ALU),
+                                                  BRANCH_MISS, NOP)
 
 
 def test_code_that_fits_the_instruction_cache_misses_once_then_hits(rulers):
     # RM0090: "Each time a miss occurs ..., the line read is copied into the instruction cache memory"
     samples, found = measured(rulers, chip(icache=ICACHE), "seq16")
-    assert cold_then_warm(samples, found, total(BRANCH_MISS, ALU * 8, SEQUENTIAL_MISS, ALU * 8),
-                          total(HIT, SIXTEEN_ADDS, HIT))
+    assert cold_then_warm(samples, found, total(ALU * 8, SEQUENTIAL_MISS, ALU * 8, SEQUENTIAL_MISS),
+                          total(SIXTEEN_ADDS, HIT, HIT))
 
 
 def test_code_that_does_not_fit_the_instruction_cache_misses_every_pass(rulers):
     # RM0090: "Once all the instruction cache memory lines have been filled, the LRU (least recently used) policy
     # is used to determine the line to replace": two lines, and a pass of the rulers reads many more
-    assert steady(rulers, chip(icache=TINY_ICACHE), "seq16") == total(BRANCH_MISS, ALU * 8, SEQUENTIAL_MISS, ALU * 8)
+    assert steady(rulers, chip(icache=TINY_ICACHE), "seq16") == total(ALU * 8, SEQUENTIAL_MISS, ALU * 8,
+                                                                      SEQUENTIAL_MISS)
 
 
 @pytest.fixture(scope="module")
@@ -259,13 +268,13 @@ def test_the_model_follows_the_firmwares_stores_to_flash_acr(rulers, programmed)
     store sets 5 WS and prefetch."""
     target = chip(prefetch=True, icache=ICACHE, dcache=DCACHE, register=True)
     assert steady(rulers, target, "seq32") == EIGHT_ADDS_W  # nothing stored: 0 WS, nothing to wait for
-    assert steady(programmed, target, "seq32") == total(BRANCH_MISS, ALU * 4, prefetch_wait(4), ALU * 4)
+    assert steady(programmed, target, "seq32") == total(ALU * 4, prefetch_wait(4), ALU * 4, prefetch_wait(4))
 
 
 def test_an_icrst_store_empties_the_instruction_cache(emptied_each_pass):
     target = chip(icache=ICACHE, register=True)
     samples, _ = measured(emptied_each_pass, target, "seq16")
-    cold = total(BRANCH_MISS, ALU * 8, SEQUENTIAL_MISS, ALU * 8)
+    cold = total(ALU * 8, SEQUENTIAL_MISS, ALU * 8, SEQUENTIAL_MISS)
     # the ruler runs once per pass; the passes cycle through: off, emptied, off, on. Off: every read a miss; on,
     # right after the emptying: misses again (copied in); so every pass reads cold
     assert set(samples) == {cold.point}
@@ -274,10 +283,10 @@ def test_an_icrst_store_empties_the_instruction_cache(emptied_each_pass):
 def test_forced_wait_states_hold_whatever_the_firmware_programs(programmed):
     target = chip(prefetch=True, register=True)
     forced = steady(programmed, target, "seq32", MemorySettings(wait_states=2))
-    # 2 WS: the branch target 2, the prefetched read ready 1 + 2 = 3 cycles after, needed 4 after: no wait
-    assert forced == total(fixed(2), ALU * 4, fixed(0), ALU * 4)
+    # 2 WS: each prefetched read ready 1 + 2 = 3 cycles after the one before, needed 4 after: no wait
+    assert forced == total(ALU * 4, fixed(0), ALU * 4, fixed(0))
     off = steady(programmed, target, "seq32", MemorySettings(accelerator=False))
-    assert off == total(BRANCH_MISS, ALU * 4, SEQUENTIAL_MISS, ALU * 4)
+    assert off == total(ALU * 4, SEQUENTIAL_MISS, ALU * 4, SEQUENTIAL_MISS)
 
 
 def test_the_same_firmware_twice_gives_identical_samples(rulers):
@@ -316,8 +325,8 @@ def test_the_stm32f1s_prefetch_buffer_of_two_64_bit_blocks(tmp_path):
                   wait_states_source="RM0008 3.3.3", prefetch=True, register=F1_ACR, register_layout="stm32f1",
                   manual="RM0008")
     target = dataclasses.replace(catalog.TARGETS["stm32vldiscovery"], flash=flash)
-    # 8 ADDS.W in four reads of two: the first a branch target's miss (2), each next one prefetched when the one
-    # before was delivered, ready 1 + 2 = 3 cycles later and needed 2 later: 1 each
+    # 8 ADDS.W in four reads of two (the first a branch target's, before the window), then the read of the window's
+    # last NOP: each prefetched when the one before was delivered, ready 1 + 2 = 3 cycles later and needed 2 later:
+    # 1 each
     wait = fixed(max(0, 1 + F1_WS - 2))
-    assert steady(firmware, target, "seq32") == total(fixed(F1_WS), ALU * 2, wait, ALU * 2, wait, ALU * 2, wait,
-                                                      ALU * 2)
+    assert steady(firmware, target, "seq32") == total(ALU * 2, wait, ALU * 2, wait, ALU * 2, wait, ALU * 2, wait)

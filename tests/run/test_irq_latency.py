@@ -76,6 +76,43 @@ def test_the_same_firmware_gives_the_same_samples_at_the_same_addresses(ruler):
     assert again.sample_addresses == ruler.sample_addresses and again.sample_phases == ruler.sample_phases
 
 
+# The STM32F405 (netduinoplus2), its latency timer QEMU's TIM2 as its board code drives it: a Cortex-M4, whose TRM
+# gives the M3's 12 cycles of entry, one cycle a NOP and a CPSIE. RM0090 Table 10: 5 wait states at 168 MHz; 3.5.2:
+# a read that misses costs "at least equal to the number of wait states" (the model's point, WS), a read the
+# I-cache holds is "provided without inserting any delay", and a prefetched one is ready 1 + WS cycles after the
+# read before: the ruler's eight NOPs a read outlast it.
+F405_WS = 5
+
+
+@pytest.fixture(scope="module")
+def f405_ruler():
+    samples = 3 * 2 * RULER_LOOP_INSTRUCTIONS + 10
+    chosen = ({"wait_states": "0"}, {"accelerator": "off"}, {"cache": "warm"}, {"cache": "cold"})
+    return {"=".join(*option.items()): measure(latency_job("irq-ruler", target="netduinoplus2", **option),
+                                                samples=samples) for option in chosen}
+
+
+def test_tim2_meets_the_ruler_on_the_stm32f405s_core_alone_as_its_manual_says(f405_ruler):
+    alone = f405_ruler["wait_states=0"]
+    assert alone.phases["covered"] == alone.phases["period"] == RULER_LOOP_INSTRUCTIONS
+    assert min(alone.samples) == ENTRY and max(alone.samples) == ENTRY + RULER_MASKED * NOP + CPSIE
+    for phase, latency in zip(alone.sample_phases, alone.samples):
+        if 1 <= phase <= RULER_MASKED + 1:
+            assert latency == ENTRY + (RULER_MASKED + 1 - phase) * NOP + CPSIE, phase
+        elif 0 <= phase <= RULER_LOOP_INSTRUCTIONS:
+            assert latency == ENTRY, phase
+
+
+def test_with_wait_states_the_latency_holds_the_handlers_first_read_unless_the_cache_has_it(f405_ruler):
+    """The latency ends as the handler's first instruction starts, once fetched: a miss (the accelerator off,
+    or its caches emptied before each sample) adds the wait states; warm, only the first sample misses."""
+    alone, off = f405_ruler["wait_states=0"].samples, f405_ruler["accelerator=off"].samples
+    cold, warm = f405_ruler["cache=cold"].samples, f405_ruler["cache=warm"].samples
+    assert min(off) == ENTRY + F405_WS
+    assert [c - a for c, a in zip(cold, alone)] == [F405_WS] * len(alone)
+    assert warm[0] == alone[0] + F405_WS and warm[1:] == alone[1:]
+
+
 # ATmega328P datasheet 6.7 "Interrupt Response Time": four cycles from the flag to the vector's first
 # instruction once the instruction executing has completed; the instruction set manual: JMP (the vector) 3
 # cycles, NOP, CLI, SEI, AND 1, LDS 2, BREQ 2 when taken; and SEI: "the instruction following SEI will be
@@ -165,7 +202,8 @@ def test_a_run_of_irq_latency_says_its_worst_case_and_the_code_it_fell_in(capsys
 
 
 @pytest.mark.parametrize("scenario,kernel,samples", [("irq-ruler", "floor", 80), ("irq-latency", "freertos", 3000)])
-@pytest.mark.parametrize("target,unit", [("mps2-an385", "instructions"), ("atmega328p", "cycles")])
+@pytest.mark.parametrize("target,unit", [("mps2-an385", "instructions"), ("atmega328p", "cycles"),
+                                         ("netduinoplus2", "instructions")])
 def test_the_probe_reads_what_the_simulator_sees_at_every_sample(scenario, kernel, samples, target, unit):
     """The probe (the entry's read of the timer less the count it expired at) against the simulator's own
     view of the same run: under QEMU in instructions, the unit its timer counts, on simavr in cycles."""

@@ -30,6 +30,7 @@
 #include <string.h>
 #include "switchscope/board.h"
 #include "switchscope/cortex_m.h"
+#include "switchscope/harness_fail.h"
 
 #define REG(addr) (*(volatile uint32_t *)(addr))
 
@@ -330,6 +331,112 @@ __asm__(".syntax unified\n"
         "    str r1, [r0]\n"
         "    bx lr\n"
         ".text\n");
+
+#if defined(STM32_F4)
+/*
+ * The latency timer: TIM2 as QEMU models it (hw/timer/stm32f2xx_timer.c), a
+ * 1 GHz count of virtual time that interrupts `ARR` counts after the store
+ * to ARR, as long as nothing moved its origin: a store to CNT, PSC or EGR's
+ * UG sets the origin to the store's time and the model then adds that time
+ * again to every deadline (each one lands at about twice the time it was
+ * armed at). So the board never stores to those: CNT reads the time since
+ * reset, and arming is a store to ARR. Its interrupt, once taken, re-arms
+ * itself every ARR counts, and fires while CEN is set: the handler's stop
+ * clears CEN, and each arming first moves that deadline away. The chip's TIM2 counts at 84 MHz and knows one-pulse mode; its
+ * board code would differ, so on the chip the irq-latency scenarios stop
+ * with a message instead.
+ */
+#define TIM2_BASE 0x40000000u
+#define TIM_CR1(base) REG((base) + 0x00u)
+#define TIM_DIER(base) REG((base) + 0x0Cu)
+#define TIM_SR(base) REG((base) + 0x10u)
+#define TIM_CNT(base) REG((base) + 0x24u)
+#define TIM_ARR(base) REG((base) + 0x2Cu)
+#define TIM_CR1_CEN 1u
+#define TIM_DIER_UIE 1u
+#define NVIC_ISER(n) REG(0xE000E100u + 4u * (n))
+#define NVIC_ICPR(n) REG(0xE000E280u + 4u * (n))
+#define NVIC_IPR_BYTE(n) (*(volatile uint8_t *)(0xE000E400u + (n)))
+
+/* The count the timer expires at, and the one the interrupt's entry read. */
+uint32_t board_latency_expiry = 0;
+volatile uint32_t board_latency_read;
+/* TIM2's counts in one instruction of QEMU's virtual time: two reads of the count in a row, once. */
+static uint32_t tim2_counts_per_instruction;
+
+static void latency_timer_set_up(void)
+{
+    uint32_t first, second;
+    __asm__ volatile("ldr %[first], [%[cnt]]\n\t"
+                     "ldr %[second], [%[cnt]]"
+                     : [first] "=&r"(first), [second] "=&r"(second) : [cnt] "r"(&TIM_CNT(TIM2_BASE)) : "memory");
+    tim2_counts_per_instruction = second - first;
+}
+
+void board_latency_timer_arm(uint32_t counts)
+{
+    if (board_stamp_with_dwt)
+        harness_fail("irq-latency on the chip: this board code times TIM2 as QEMU models it; the chip's counts at "
+                     "84 MHz in one-pulse mode, which it does not drive yet: measure irq-latency simulated");
+    if (!tim2_counts_per_instruction)
+        latency_timer_set_up();
+    uint32_t now;
+    TIM_CR1(TIM2_BASE) = 0;
+    TIM_ARR(TIM2_BASE) = 0xFFFFFFFFu; /* the model's last deadline moved 4.3 s away: none fires while this is armed */
+    TIM_SR(TIM2_BASE) = 0;
+    NVIC_ICPR(BOARD_LATENCY_IRQ_NUMBER / 32) = 1u << (BOARD_LATENCY_IRQ_NUMBER % 32);
+    NVIC_IPR_BYTE(BOARD_LATENCY_IRQ_NUMBER) = BOARD_LATENCY_IRQ_PRIORITY;
+    NVIC_ISER(BOARD_LATENCY_IRQ_NUMBER / 32) = 1u << (BOARD_LATENCY_IRQ_NUMBER % 32);
+    TIM_DIER(TIM2_BASE) = TIM_DIER_UIE;
+    TIM_CR1(TIM2_BASE) = TIM_CR1_CEN;
+    /* The expiry is kept before the arming store, as the interrupt may come at once: the count read, then three
+     * instructions to the store (the add, the expiry's store, the arming store), then the delay. No interrupt of a
+     * lower priority than the timer's (the kernel's tick) may come between the read and the store: BASEPRI holds
+     * them off for those four instructions, and lets the timer's own through. */
+    uint32_t basepri = BOARD_LATENCY_IRQ_PRIORITY + 0x10u, open = 0;
+    __asm__ volatile("msr basepri, %[basepri]\n\t"
+                     "ldr %[now], [%[cnt]]\n\t"
+                     "add %[now], %[now], %[ahead]\n\t"
+                     "str %[now], [%[expiry]]\n\t"
+                     "str %[counts], [%[arr]]\n\t"
+                     "msr basepri, %[open]"
+                     : [now] "=&r"(now)
+                     : [basepri] "r"(basepri), [open] "r"(open), [cnt] "r"(&TIM_CNT(TIM2_BASE)),
+                       [ahead] "r"(counts + 3u * tim2_counts_per_instruction), [expiry] "r"(&board_latency_expiry),
+                       [counts] "r"(counts), [arr] "r"(&TIM_ARR(TIM2_BASE))
+                     : "memory");
+}
+
+void board_latency_timer_stop(void)
+{
+    TIM_CR1(TIM2_BASE) = 0;
+    TIM_SR(TIM2_BASE) = 0;
+    NVIC_ICPR(BOARD_LATENCY_IRQ_NUMBER / 32) = 1u << (BOARD_LATENCY_IRQ_NUMBER % 32);
+}
+
+/* SysTick, the kernel's tick, counts down at the core clock: the counts to the tick in TIM2's 1 GHz counts
+ * (1e9 / 168 MHz = 125 / 21). */
+uint32_t board_latency_counts_to_tick(void) { return cortex_m_systick_now() * 125u / 21u; }
+
+/* The probe: the interrupt's entry reads the count in its third instruction ([latency_timer] read_offset),
+ * keeps it, and goes on to the scenario's handler (r0 and r1 were stacked by the exception entry). */
+__asm__(".syntax unified\n"
+        ".thumb\n"
+        ".section .board_latency_entry, \"ax\", %progbits\n" /* placed last (link.ld) */
+        ".global board_latency_entry\n"
+        ".type board_latency_entry, %function\n"
+        ".thumb_func\n"
+        "board_latency_entry:\n"
+        "    movw r0, #0x0024\n" /* TIM2 CNT */
+        "    movt r0, #0x4000\n"
+        "    ldr r0, [r0]\n"
+        "    movw r1, #:lower16:board_latency_read\n"
+        "    movt r1, #:upper16:board_latency_read\n"
+        "    str r0, [r1]\n"
+        "    b switchscope_latency_irq\n"
+        ".size board_latency_entry, . - board_latency_entry\n"
+        ".text\n");
+#endif
 
 void board_idle(void) {}
 

@@ -90,22 +90,44 @@ def parse(lines: list[str]) -> list[tuple[int, str, int | str, int]]:
     raise FirmwareFailed("the plugin's trace has no end: the traced window never closed")
 
 
-MEMORY_LINE = "flash-"  # a trace line of the flash model: a read the instruction before it started, and its stall
+MEMORY_LINE = "flash-"  # a trace line of the flash model: a read and its stall
+# The reads an instruction's fetch starts, logged before its own line (an instruction starts once fetched: the
+# count on its line is after them); the model's other lines, data reads, follow the instruction that made them.
+FETCH_LINES = ("flash-read", "flash-prefetch", "flash-icache-hit")
+CLOSING_FETCH = "the fetch of the instruction the window ends at"
 
 
 def steps_of(parsed: list[tuple[int, str, int | str, int]], functions: list[tuple[int, int, str]],
              disassembly: dict[int, str]) -> list[Step]:
-    """Each instruction's cost: the count at the next instruction (or the end) less its own, less the
-    flow costs charged between; each flow cost a step of its own, after the instruction it follows. The flash
-    model's lines stay in the instruction's cost, as its stall and the reads it started."""
+    """Each instruction's cost: its fetch's stall (the fetch lines before it), then from the count on its line
+    to the next instruction's fetch (or the end), less the flow costs charged between; each flow cost a step
+    of its own, after the instruction it follows. The flash model's lines stay in the instruction's cost, as
+    its stall and the reads it started; the fetch of the instruction at the window's end, which the window
+    holds (that instruction starts once fetched), is a step of its own."""
     starts = [start for start, _, _ in functions]
     steps = []
-    for index, (count, kind, what, _) in enumerate(parsed):
-        if kind != "i":
+    fetched = (0, [])  # the fetch lines before the next instruction: their stall and reads
+
+    def located(what: int) -> tuple[str, int]:
+        where = bisect.bisect_right(starts, what) - 1
+        if where >= 0 and what < functions[where][1]:
+            return functions[where][2], what - functions[where][0]
+        return "?", 0
+
+    index = 0
+    while index < len(parsed):
+        count, kind, what, _ = parsed[index]
+        if kind == "f" and str(what) in FETCH_LINES:
+            fetched = (fetched[0] + parsed[index][3], fetched[1] + [str(what)])
+            index += 1
             continue
+        if kind != "i":
+            index += 1
+            continue
+        own_stall, own_reads = fetched
         following = index + 1
-        flows, stall, reads = [], 0, []
-        while parsed[following][1] == "f":
+        flows, stall, reads = [], own_stall, list(own_reads)
+        while parsed[following][1] == "f" and str(parsed[following][2]) not in FETCH_LINES:
             name, cycles = str(parsed[following][2]), parsed[following][3]
             if name.startswith(MEMORY_LINE):
                 stall += cycles
@@ -113,12 +135,20 @@ def steps_of(parsed: list[tuple[int, str, int | str, int]], functions: list[tupl
             else:
                 flows.append(Step(cycles, None, text=name))
             following += 1
-        where = bisect.bisect_right(starts, what) - 1
-        name, offset = "?", 0
-        if where >= 0 and what < functions[where][1]:
-            name, offset = functions[where][2], what - functions[where][0]
-        cost = parsed[following][0] - count - sum(flow.cycles for flow in flows)
+        next_fetch, next_reads, ahead = 0, [], following
+        while parsed[ahead][1] == "f" and str(parsed[ahead][2]) in FETCH_LINES:
+            next_fetch += parsed[ahead][3]
+            next_reads.append(str(parsed[ahead][2]))
+            ahead += 1
+        name, offset = located(what)
+        cost = parsed[ahead][0] - next_fetch - count - sum(flow.cycles for flow in flows) + own_stall
         steps += [Step(cost, what, name, offset, disassembly.get(what, ""), stall, tuple(reads)), *flows]
+        fetched = (next_fetch, next_reads)
+        if parsed[ahead][1] == "end":
+            if next_reads:
+                steps.append(Step(next_fetch, None, text=CLOSING_FETCH, stall=next_fetch, reads=tuple(next_reads)))
+            break
+        index = ahead
     return steps
 
 

@@ -34,6 +34,11 @@ from switchscope.figures.scenario_kind import KindReading, ScenarioKind
 # sample in 30 and took the only ordinary iteration some steps had.
 # irq-latency takes one round, then its tick round: one sample per step, whatever --samples says.
 LATENCY_ROUND_STEPS = {"qemu": 4096, "simavr": 8192, "verilator": 8192}
+# irq-ruler's loop is a dozen instructions (firmware/scenarios/irq-ruler.c): 256 steps meet each of its steps many
+# times a round, and keep each sample's wait short. A round as long as irq-latency's would have each sample wait
+# through a hundred of its loops on average, each a "loop" mark logged: past the run's allowance of watch events
+# (run/runner.py) before 10,000 samples.
+RULER_ROUND_STEPS = 256
 # Seconds an irq-latency run may take beyond the usual limit (run/runner.py, default_time_limit), by
 # simulator: on Ibex's RTL a sweep is about 110 M cycles (the round's 8,192 samples, each waiting up to the round
 # and a loop, then the tick round's 1,088, each waiting up to a 50,000-cycle tick period), and the model runs
@@ -92,6 +97,8 @@ def sweeps_every_phase(job: Job) -> bool:
 
 
 def round_steps(job: Job) -> int:
+    if not sweeps_every_phase(job):
+        return RULER_ROUND_STEPS
     return LATENCY_ROUND_STEPS.get(job.target.simulator, LATENCY_ROUND_STEPS["simavr"])
 
 
