@@ -65,14 +65,7 @@ void latency_begin(void)
     sweep.next_counts = delay_of(0);
 }
 
-/* cache=cold: the flash's caches emptied before each sample, before its delay is worked out and armed */
-static void latency_cold_caches(void)
-{
-    if (harness_cold_caches)
-        board_empty_caches();
-}
-
-static void arm_now(void)
+void latency_arm(void)
 {
     sweep.armed = 1;
     probe.tick_start = ss_tick_count();
@@ -86,18 +79,11 @@ static void arm_now(void)
  * what follows it. Not armed while the tick is too near to aim before it. */
 static void latency_arm_at_tick(void)
 {
-    latency_cold_caches();
     uint32_t to_tick = board_latency_counts_to_tick();
     if (to_tick < sweep.tick_before + sweep.first)
         return;
     sweep.next_counts += to_tick - sweep.tick_before;
-    arm_now();
-}
-
-void latency_arm(void)
-{
-    latency_cold_caches();
-    arm_now();
+    latency_arm();
 }
 
 #define QUIET_ITERATIONS 4

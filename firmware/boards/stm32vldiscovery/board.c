@@ -380,6 +380,8 @@ void board_latency_timer_arm(uint32_t counts)
                      "84 MHz in one-pulse mode, which it does not drive yet: measure irq-latency simulated");
     if (!tim2_counts_per_instruction)
         latency_timer_set_up();
+    if (harness_cold_caches) /* cache=cold: the ART's caches emptied before each sample is armed */
+        board_empty_caches();
     uint32_t now;
     TIM_CR1(TIM2_BASE) = 0;
     TIM_ARR(TIM2_BASE) = 0xFFFFFFFFu; /* the model's last deadline moved 4.3 s away: none fires while this is armed */
