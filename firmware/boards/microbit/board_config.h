@@ -84,18 +84,10 @@
 #define BOARD_LOAD_IRQ_NUMBER 8
 #define BOARD_LOAD_TIMER_HZ 16000000u
 
-/* The latency timer (irq-latency): nRF51 TIMER1 (interrupt 9), at 16 MHz.
- * --config irq_priority=high (-DSWITCHSCOPE_IRQ_PRIORITY=high) puts it at
- * 0x00, the highest of the four levels; otherwise it is at the software
- * interrupt's. */
+/* The latency timer (irq-latency): nRF51 TIMER1 (interrupt 9), at 16 MHz;
+ * irq_priority=high is 0x00, the highest of the four levels. */
 #define BOARD_LATENCY_IRQ_NUMBER 9
-#define IRQ_PRIORITY_IS_high 1
-#define IRQ_PRIORITY_IS_low 0
-#if defined(SWITCHSCOPE_IRQ_PRIORITY) && SWITCHSCOPE_IS(IRQ_PRIORITY_IS_, SWITCHSCOPE_IRQ_PRIORITY)
-#define BOARD_LATENCY_IRQ_PRIORITY 0x00
-#else
-#define BOARD_LATENCY_IRQ_PRIORITY BOARD_SOFT_IRQ_PRIORITY
-#endif
+#include "switchscope/latency_priority.h"
 
 /*
  * The scope pin: GPIO P0.13, set through OUTSET and cleared through OUTCLR

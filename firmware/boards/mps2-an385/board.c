@@ -136,19 +136,4 @@ volatile uint32_t board_latency_read;
  * TIMER1 does, and interrupts as it reaches 0: its count is the counts to go. */
 uint32_t board_latency_counts_to_tick(void) { return cortex_m_systick_now(); }
 
-__asm__(".syntax unified\n"
-        ".thumb\n"
-        ".section .text.board_latency_entry, \"ax\", %progbits\n"
-        ".global board_latency_entry\n"
-        ".type board_latency_entry, %function\n"
-        ".thumb_func\n"
-        "board_latency_entry:\n"
-        "    movw r0, #0x1004\n" /* TIMER1 VALUE */
-        "    movt r0, #0x4000\n"
-        "    ldr r0, [r0]\n"
-        "    movw r1, #:lower16:board_latency_read\n"
-        "    movt r1, #:upper16:board_latency_read\n"
-        "    str r0, [r1]\n"
-        "    b switchscope_latency_irq\n"
-        ".size board_latency_entry, . - board_latency_entry\n"
-        ".text\n");
+CORTEX_M_LATENCY_ENTRY(".text.board_latency_entry", "0x1004", "0x4000"); /* TIMER1 VALUE */

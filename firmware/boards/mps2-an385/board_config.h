@@ -66,17 +66,9 @@
 #define BOARD_LOAD_TIMER_HZ 25000000u
 
 /* The latency timer (irq-latency): the CMSDK APB timer TIMER1 (interrupt 9),
- * at 25 MHz. --config irq_priority=high (-DSWITCHSCOPE_IRQ_PRIORITY=high)
- * puts it at 0x00, above every level a kernel masks with BASEPRI; otherwise
- * it is at the software interrupt's. */
+ * at 25 MHz, at the priority irq_priority chooses. */
 #define BOARD_LATENCY_IRQ_NUMBER 9
-#define IRQ_PRIORITY_IS_high 1
-#define IRQ_PRIORITY_IS_low 0
-#if defined(SWITCHSCOPE_IRQ_PRIORITY) && SWITCHSCOPE_IS(IRQ_PRIORITY_IS_, SWITCHSCOPE_IRQ_PRIORITY)
-#define BOARD_LATENCY_IRQ_PRIORITY 0x00
-#else
-#define BOARD_LATENCY_IRQ_PRIORITY BOARD_SOFT_IRQ_PRIORITY
-#endif
+#include "switchscope/latency_priority.h"
 
 
 /*

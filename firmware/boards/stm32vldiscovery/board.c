@@ -422,22 +422,7 @@ uint32_t board_latency_counts_to_tick(void) { return cortex_m_systick_now() * 12
 
 /* The probe: the interrupt's entry reads the count in its third instruction ([latency_timer] read_offset),
  * keeps it, and goes on to the scenario's handler (r0 and r1 were stacked by the exception entry). */
-__asm__(".syntax unified\n"
-        ".thumb\n"
-        ".section .board_latency_entry, \"ax\", %progbits\n" /* placed last (link.ld) */
-        ".global board_latency_entry\n"
-        ".type board_latency_entry, %function\n"
-        ".thumb_func\n"
-        "board_latency_entry:\n"
-        "    movw r0, #0x0024\n" /* TIM2 CNT */
-        "    movt r0, #0x4000\n"
-        "    ldr r0, [r0]\n"
-        "    movw r1, #:lower16:board_latency_read\n"
-        "    movt r1, #:upper16:board_latency_read\n"
-        "    str r0, [r1]\n"
-        "    b switchscope_latency_irq\n"
-        ".size board_latency_entry, . - board_latency_entry\n"
-        ".text\n");
+CORTEX_M_LATENCY_ENTRY(".board_latency_entry", "0x0024", "0x4000"); /* TIM2 CNT; placed last (link.ld) */
 #endif
 
 void board_idle(void) {}

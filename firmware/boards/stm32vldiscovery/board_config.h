@@ -68,17 +68,10 @@ extern uint32_t board_stamp_with_dwt;
 #define BOARD_SOFT_IRQ_PRIORITY 0xC0
 
 #if defined(STM32_F4)
-/* The latency timer (irq-latency): TIM2, interrupt 28 (RM0090's vector table). --config irq_priority=high
- * puts it at 0x00, above every level a kernel masks with BASEPRI; otherwise at the software interrupt's. */
-#include "switchscope/config_value.h"
+/* The latency timer (irq-latency): TIM2, interrupt 28 (RM0090's vector table), at the priority irq_priority
+ * chooses. */
 #define BOARD_LATENCY_IRQ_NUMBER 28
-#define IRQ_PRIORITY_IS_high 1
-#define IRQ_PRIORITY_IS_low 0
-#if defined(SWITCHSCOPE_IRQ_PRIORITY) && SWITCHSCOPE_IS(IRQ_PRIORITY_IS_, SWITCHSCOPE_IRQ_PRIORITY)
-#define BOARD_LATENCY_IRQ_PRIORITY 0x00
-#else
-#define BOARD_LATENCY_IRQ_PRIORITY BOARD_SOFT_IRQ_PRIORITY
-#endif
+#include "switchscope/latency_priority.h"
 #endif
 
 /* The scope pin: a kit's LED, set and cleared through its GPIO port's BSRR

@@ -69,4 +69,27 @@ void board_fault_handler(void);
  * the timer, then runs switchscope_latency_irq). */
 void board_latency_entry(void);
 
+/* That entry on ARMv7-M, for a timer whose count reads at the address
+ * `high`:`low` (16-bit halves, as text): the read is its third instruction
+ * ([latency_timer] read_offset 3), kept in board_latency_read, then
+ * switchscope_latency_irq (r0 and r1 were stacked by the exception entry).
+ * `section`: the section it is linked from. */
+#define CORTEX_M_LATENCY_ENTRY(section, low, high)                           \
+    __asm__(".syntax unified\n"                                              \
+            ".thumb\n"                                                       \
+            ".section " section ", \"ax\", %progbits\n"                      \
+            ".global board_latency_entry\n"                                  \
+            ".type board_latency_entry, %function\n"                         \
+            ".thumb_func\n"                                                  \
+            "board_latency_entry:\n"                                         \
+            "    movw r0, #" low "\n"                                        \
+            "    movt r0, #" high "\n"                                       \
+            "    ldr r0, [r0]\n"                                             \
+            "    movw r1, #:lower16:board_latency_read\n"                    \
+            "    movt r1, #:upper16:board_latency_read\n"                    \
+            "    str r0, [r1]\n"                                             \
+            "    b switchscope_latency_irq\n"                                \
+            ".size board_latency_entry, . - board_latency_entry\n"           \
+            ".text\n")
+
 #endif
