@@ -16,8 +16,8 @@ SWITCHES = ("resume", "signal", "yield", "isr", "rotate", "sem-shuffle", "deadlo
 # a column: its heading, the run's JSON it reads, and the options that pick its results there
 COLUMNS = (("0 WS", "zero", {"wait_states": "0"}),
            ("WS, accelerator off", "off", {"accelerator": "off"}),
-           ("WS, accelerator on, warm", "on", {"cache": "warm"}),
-           ("WS, accelerator on, cold", "on", {"cache": "cold"}))
+           ("WS, as programmed, warm", "on", {"cache": "warm"}),
+           ("WS, as programmed, cold", "on", {"cache": "cold"}))
 
 
 def _result(measured, target: str, part: str, kernel: str, scenario: str, options: dict) -> dict | None:
@@ -126,10 +126,11 @@ def render_methods(measured) -> str:
     """The three methods side by side on each chip as shipped: where the flash model makes them part."""
     from pages_runs import CHIPS_WITH_CACHES, FLASH_METHOD_SCENARIOS
     off = ("off", "off", {"accelerator": "off"})
-    with_caches = (off, ("on, warm", "on", {"cache": "warm"}), ("on, cold", "on", {"cache": "cold"}))
+    with_caches = (off, ("as programmed, warm", "on", {"cache": "warm"}),
+                   ("as programmed, cold", "on", {"cache": "cold"}))
     rows, some = [], None
     for target in CHIPS:
-        for label, part, options in with_caches if target in CHIPS_WITH_CACHES else (off, ("on", "on", {})):
+        for label, part, options in with_caches if target in CHIPS_WITH_CACHES else (off, ("as programmed", "on", {})):
             files = measured["flash-methods"].files.get(f"{target}-{part}", [])
             for scenario in FLASH_METHOD_SCENARIOS:
                 found = {method: maybe(files, scenario=scenario, method=method, options=options)
@@ -150,8 +151,8 @@ def render_latency(measured) -> str:
     """irq-latency on the STM32F405 as shipped, beside its core alone."""
     files = measured["flash-latency"].files
     settings = (("0 WS (the core alone)", "zero", {"wait_states": "0"}), ("5 WS, accelerator off", "off", {}),
-                ("5 WS, accelerator on, warm", "on", {"cache": "warm"}),
-                ("5 WS, accelerator on, cold", "on", {"cache": "cold"}))
+                ("5 WS, as programmed, warm", "on", {"cache": "warm"}),
+                ("5 WS, as programmed, cold", "on", {"cache": "cold"}))
     rows, some = [], None
     for label, part, options in settings:
         result = maybe(files.get(part, []), scenario="irq-latency", options=options)

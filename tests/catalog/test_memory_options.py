@@ -117,3 +117,13 @@ def test_each_flash_interface_leaves_reset_as_its_manual_says():
     bit 9 and DCEN bit 10: the caches on); RM0008 3.3.3 0x0000 0030 (PRFTBE bit 4 and its status PRFTBS bit 5)."""
     resets = {name: target.flash.register_reset for name, target in catalog.TARGETS.items() if target.flash}
     assert resets == {"netduinoplus2": 0, "nucleo-l432kc": 1 << 9 | 1 << 10, "bluepill": 1 << 4 | 1 << 5}
+
+
+def test_cold_caches_with_the_accelerator_off_is_refused_alone_and_left_out_among_several():
+    """Off, the caches hold nothing: emptying them would measure the accelerator-off figure twice."""
+    with pytest.raises(SwitchscopeError, match="cache=cold with accelerator=off: the caches are off"):
+        _resolve({"accelerator": "off", "cache": "cold"})
+    found = plan([FREERTOS], [F405], [YIELD], PROBE, configs.variants(["accelerator=off,on", "cache=warm,cold"]))
+    measured = {(job.config.as_dict()["accelerator"], job.config.as_dict()["cache"]) for job in found.jobs}
+    assert measured == {("off", "warm"), ("on", "warm"), ("on", "cold")}
+    assert any("nothing to empty" in skipped.reason for skipped in found.skipped)

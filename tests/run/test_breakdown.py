@@ -37,6 +37,7 @@ def test_the_flash_models_lines_stay_in_the_instruction_as_its_stall_and_how_its
     shown = breakdown_text.text(traced, every_instruction=True)
     assert "flash stall (fetches and loads): 15 of 33 cycles (45.5%)" in shown
     assert "(2 core + 10 stall: miss, literal miss)" in shown
+    assert sum(run[3] for run in breakdown_text.runs(traced)) == traced.stall  # the stall column adds up too
 
 
 def test_a_trace_without_its_end_is_refused():

@@ -342,9 +342,10 @@ __asm__(".syntax unified\n"
  * armed at). So the board never stores to those: CNT reads the time since
  * reset, and arming is a store to ARR. Its interrupt, once taken, re-arms
  * itself every ARR counts, and fires while CEN is set: the handler's stop
- * clears CEN, and each arming first moves that deadline away. The chip's TIM2 counts at 84 MHz and knows one-pulse mode; its
- * board code would differ, so on the chip the irq-latency scenarios stop
- * with a message instead.
+ * clears CEN, and each arming first moves that deadline away. The chip's
+ * TIM2 counts at 84 MHz and knows one-pulse mode; its board code would
+ * differ, so on the chip the irq-latency scenarios stop with a message
+ * instead.
  */
 #define TIM2_BASE 0x40000000u
 #define TIM_CR1(base) REG((base) + 0x00u)

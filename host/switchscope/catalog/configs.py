@@ -295,6 +295,9 @@ def _check_memory(values: dict[str, str], target: Target, refuse) -> None:
     if values["cache"] == "cold" and not flash.has_cache:
         refuse(f"cache=cold: {target.name}'s flash has no cache to empty ({flash.accelerator()})",
                "every window of it reads the flash as the first does: leave out cache=cold")
+    if values["cache"] == "cold" and values["accelerator"] == "off":
+        refuse("cache=cold with accelerator=off: the caches are off, there is nothing to empty",
+               "leave out cache=cold, or measure it with the accelerator as programmed or on")
 
 
 TARGET_FACTS = ("cpu", "target", "scenario", "fpu")  # what a conflict's `when` may name besides options

@@ -72,10 +72,14 @@ class Flash:
             return None
         return self.programmed & LATENCY_FIELDS[self.register_layout]
 
+    def parts(self) -> dict[str, bool]:
+        """Which parts of an accelerator the chip has: "prefetch", "icache", "dcache"."""
+        return {"prefetch": self.prefetch, "icache": self.icache is not None, "dcache": self.dcache is not None}
+
     def enabled(self) -> dict[str, bool]:
-        """Which parts of the accelerator the board code turns on ("prefetch", "icache", "dcache"): those its
-        register value sets, or every part the chip has where the board says no value."""
-        present = {"prefetch": self.prefetch, "icache": self.icache is not None, "dcache": self.dcache is not None}
+        """Which parts of the accelerator the board code turns on: those its register value sets, or every part
+        the chip has where the board says no value."""
+        present = self.parts()
         if self.programmed is None:
             return present
         bits = ENABLE_BITS[self.register_layout]

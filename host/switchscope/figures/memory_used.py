@@ -34,15 +34,15 @@ def record(target: Target, unit: str, settings: MemorySettings, own_firmware: bo
     by_firmware = own_firmware and flash.register is not None
     wait_states = settings.wait_states if forced else None if by_firmware else flash.wait_states
     accelerator_set = {None: "programmed", True: "forced on", False: "forced off"}[settings.accelerator]
-    present = {"prefetch": flash.prefetch, "icache": flash.icache is not None, "dcache": flash.dcache is not None}
-    enabled = ({part: False for part in present} if settings.accelerator is False else present
+    enabled = ({part: False for part in flash.parts()} if settings.accelerator is False else flash.parts()
                if settings.accelerator else None if by_firmware else flash.enabled())
     return {"model": True, "description": settings.describe(flash, own_firmware), "wait_states": wait_states,
             "wait_states_set": "forced" if forced else "programmed",
             "wait_states_source": "--config wait_states" if forced else flash.wait_states_source,
             "accelerator": {"prefetch": flash.prefetch, "icache": _cache(flash.icache), "dcache": _cache(flash.dcache)},
             "accelerator_set": accelerator_set, "accelerator_enabled": enabled,
-            "caches": ("cold" if settings.cold else "warm") if flash.has_cache else None, "programmed_by": "the firmware" if by_firmware else "board code", "manual": flash.manual,
+            "caches": ("cold" if settings.cold else "warm") if flash.has_cache else None,
+            "programmed_by": "the firmware" if by_firmware else "board code", "manual": flash.manual,
             "register": f"{flash.register:#x} ({flash.register_layout}, {flash.register_reset:#x} out of reset)"
             if flash.register is not None else None}
 

@@ -34,8 +34,8 @@ def runs(breakdown: Breakdown) -> list[tuple[str, int, int, int]]:
     cost."""
     found: list[list] = []
     for step in breakdown.steps:
-        if step.address is None:
-            found.append([FLOW_NAMES.get(step.text, step.text), 0, step.cycles, 0])
+        if step.address is None:  # a flow's cost, or the fetch of the instruction the window ends at
+            found.append([FLOW_NAMES.get(step.text, step.text), 0, step.cycles, step.stall])
         elif found and found[-1][0] == step.function and found[-1][1]:
             found[-1][1] += 1
             found[-1][2] += step.cycles
