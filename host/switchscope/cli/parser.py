@@ -120,9 +120,9 @@ def parser() -> argparse.ArgumentParser:
                           "NAME=V,OTHER=W (or --config again) sets two options. An "
                           "option of some scenarios (lock: sem-shuffle, msg_size: msg, ...) applies to those, the "
                           "others are measured without it. The memory options apply to the targets with a flash "
-                          f"model ({', '.join(t.name for t in catalog.TARGETS.values() if t.flash)}), the others "
-                          "are measured without them: wait_states=programmed|0..15, "
-                          "accelerator=programmed|on|off, cache=warm|cold")
+                          "model (the STM32 chips as shipped: netduinoplus2, ...; docs/flash.md), the others are "
+                          "measured without them: wait_states=programmed|0..15, accelerator=programmed|on|off, "
+                          "cache=warm|cold")
     run.add_argument("--tasks", type=int, metavar="N",
                      help="rotate scenario: how many tasks (default 2); with --scenario all, rotate alone")
     run.add_argument("--floor", action="store_true",
