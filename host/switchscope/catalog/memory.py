@@ -101,12 +101,13 @@ class Flash:
     def accelerator(self, as_programmed: bool = False) -> str:
         """The accelerator in words: "prefetch, I-cache 64 lines of 128 bits, D-cache 8 lines of 128 bits";
         `as_programmed`: the parts the board code leaves off said so ("..., prefetch off")."""
-        parts = [("prefetch", "prefetch", self.prefetch)] + [
-            (part, f"{name} {cache.describe()}", True) for part, name, cache in
-            (("icache", "I-cache", self.icache), ("dcache", "D-cache", self.dcache)) if cache is not None]
-        on = self.enabled() if as_programmed else {part: True for part, _, _ in parts}
-        said = [words for part, words, there in parts if there and on[part]]
-        said += [f"{words.split(' ')[0]} off" for part, words, there in parts if there and not on[part]]
+        present = self.parts()
+        on = self.enabled() if as_programmed else present
+        names = {"prefetch": "prefetch", "icache": "I-cache", "dcache": "D-cache"}
+        geometry = {"icache": self.icache, "dcache": self.dcache}
+        said = [names[part] + (f" {geometry[part].describe()}" if part in geometry else "")
+                for part in present if on[part]]
+        said += [f"{names[part]} off" for part, there in present.items() if there and not on[part]]
         return ", ".join(said) or "none"
 
 
