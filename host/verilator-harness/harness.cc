@@ -10,7 +10,15 @@
 //   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--limit N] [--stop N]
 //            [--parameters-at ADDRESS --parameters TEXT] [--pin NAME --pin-log FILE]
 //            [--trace FILE_BASE] [--window-trace FILE [--window K]]
-//            [--switch-word ADDRESS [--switch-name OFFSET:BYTES] [--switch-path ADDRESS]...] PROGRAM.elf
+//            [--switch-word ADDRESS [--switch-name OFFSET:BYTES] [--switch-path ADDRESS]...]
+//            [--fetch-wait-states N] [--data-wait-states N] PROGRAM.elf
+//
+// --fetch-wait-states and --data-wait-states (0 to 255, default 0) make the
+// RAM a slow memory: it takes an instruction fetch, or a data access to the
+// RAM, only once the core has held the request N cycles, and answers a cycle
+// after that (wait_states.sv). Ibex's own prefetch buffer and load-store unit
+// decide what the wait costs. The simulator-control and timer registers
+// answer at once whatever N.
 //
 // --log sends the watch lines to a file (default stderr). --limit ends the run
 // after that many watch lines (the log then ends "<cycle> limit"); --stop ends
@@ -159,6 +167,7 @@ struct Options {
   bool follow_switches = false;
   std::vector<uint32_t> switch_path;  // the kernel's switching code: where a handler's flow enters it
   uint32_t switch_word = 0, switch_name_offset = 0, switch_name_bytes = 0;
+  uint8_t fetch_wait_states = 0, data_wait_states = 0;
 };
 
 uint64_t parse_number(const std::string &text, const char *what) {
@@ -232,8 +241,12 @@ Options parse_options(int argc, char **argv) {
         usage_error("--switch-name reads 1 to 32 bytes, not " + name.substr(colon + 1), "e.g. --switch-name 52:16");
     } else if (argument == "--window") {
       options.window = parse_number(value(), "--window");
+    } else if (argument == "--fetch-wait-states" || argument == "--data-wait-states") {
+      uint64_t wait_states = parse_number(value(), argument.c_str());
+      if (wait_states > UINT8_MAX) usage_error(argument + " takes 0 to 255", "give a number of wait states the RAM holds each access");
+      (argument == "--fetch-wait-states" ? options.fetch_wait_states : options.data_wait_states) = static_cast<uint8_t>(wait_states);
     } else if (!argument.empty() && argument[0] == '-') {
-      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log, --trace, --window-trace, --window, --switch-word, --switch-name and --switch-path");
+      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log, --trace, --window-trace, --window, --switch-word, --switch-name, --switch-path, --fetch-wait-states and --data-wait-states");
     } else if (options.elf_path.empty()) {
       options.elf_path = argument;
     } else {
@@ -401,6 +414,8 @@ int main(int argc, char **argv) {
   top->IO_IRQ_SOFTWARE = 0;  // the lines the harness drives start low
   top->IO_IRQ_FAST = 0;
   top->IO_IRQ_NM = 0;
+  top->IO_FETCH_WAIT_STATES = options.fetch_wait_states;
+  top->IO_DATA_WAIT_STATES = options.data_wait_states;
   top->IO_RST_N = 1;
   top->eval();
   top->IO_RST_N = 0;
