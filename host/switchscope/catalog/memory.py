@@ -117,6 +117,7 @@ class SlowMemory:
     """A simulated machine's RAM that its testbench can make slow (board.toml [slow_memory]): it holds each
     instruction fetch, and apart each data access, a set number of cycles before it takes it. What the wait
     costs a switch is the core's own logic's to decide (a core's RTL: its prefetch buffer, its load-store unit)."""
+    address: int  # where the RAM starts (its size: the board's ram_bytes)
     most_wait_states: int  # the most a run may set
     holds: str  # what holds the requests, in words, for every figure's memory line
 

@@ -69,7 +69,8 @@ def slow_memory_table(table) -> SlowMemory | None:
     """[slow_memory]: a RAM whose wait states a run sets; None where the board has no such table."""
     if not table.data:
         return None
-    slow = SlowMemory(most_wait_states=table.get("most_wait_states", int, required=True),
+    slow = SlowMemory(address=table.get("address", int, required=True),
+                      most_wait_states=table.get("most_wait_states", int, required=True),
                       holds=table.get("holds", str, required=True))
     if not 0 < slow.most_wait_states <= 255:
         raise table._error("most_wait_states", f"is {slow.most_wait_states}: 1 to 255, what a testbench holds")
