@@ -51,7 +51,7 @@ struct fetched_word {
 static struct fetched_word words[WORDS_KEPT];
 static unsigned word_count;        /* words of the current stream in `words`, the oldest dropped past WORDS_KEPT */
 static int64_t last_grant;
-static uint64_t next_word, expected, previous_address;
+static uint64_t next_word, expected;
 static int started;
 
 int ibex_fetch_argument(const char *arg)
@@ -147,8 +147,6 @@ static void on_ibex_fetch(unsigned int vcpu_index, void *userdata)
     uint64_t address = packed & ~(uintptr_t)1;
     unsigned size = (packed & 1) ? 4 : 2;
     int64_t now = (int64_t)counters_now(vcpu_index).cycles;
-    if (started && address == previous_address && address != expected)
-        return; /* QEMU runs an instruction again after an I/O access (-icount): fetched once */
     if (!started || address != expected)
         redirect(address, size, now);
     started = 1;
@@ -166,7 +164,6 @@ static void on_ibex_fetch(unsigned int vcpu_index, void *userdata)
         if (words[i].taken == NOT_TAKEN && words[i].address + 4 <= address + size)
             words[i].taken = entered - 1;
     expected = address + size;
-    previous_address = address;
 }
 
 /* D1: a load or store to the slow RAM. */
