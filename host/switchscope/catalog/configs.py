@@ -170,14 +170,17 @@ def not_applying(chosen: dict[str, str], kernel: Kernel, target: Target, scenari
     return why
 
 
-TARGET_NEEDS = {"flash": "a flash model", "slow_memory": "a RAM of settable wait states"}  # what each Option.target_needs is, in words
-# where `switchscope list` names the options' kernels, what each Option.target_needs says instead
-TARGET_NEEDS_LISTED = {need: f"every kernel, on the targets with {words}"
-                       for need, words in TARGET_NEEDS.items()}
+# what each Option.target_needs is, in words
+TARGET_NEEDS = {"flash": "a flash model", "slow_memory": "a RAM of settable wait states"}
 
 
 def _targets_applying(option: Option) -> list[str]:
     return [name for name, target in catalog.current().targets.items() if option.applies_on(target)]
+
+
+def kernels_and_targets(option: Option, kernels: list[str]) -> str:
+    """Where `switchscope list` says an option applies: its kernels, or every kernel on the targets it needs."""
+    return f"every kernel, on {targets_having(option)}" if option.target_needs else ", ".join(kernels)
 
 
 def targets_having(option: Option) -> str:
@@ -199,10 +202,11 @@ def memory_choice(chosen: dict[str, str], target: Target) -> MemorySettings:
         option = memory.get(name)
         if option is None:
             raise SwitchscopeError(f"measure takes the memory options only ({', '.join(memory)}), not {name}",
-                                   "a firmware of one's own is built as its own build says")
+                                   f"{did_you_mean(name, memory)}the other options change how switchscope builds "
+                                   "its own firmware; yours is measured as you built it")
         if not option.applies_on(target):
             raise SwitchscopeError(f"option {name} applies on {targets_having(option)} only, not {target.name} "
-                                   f"({name}={value})", targets_hint(option))
+                                   f"({name}={value})", targets_hint(option, target))
         if value not in option.values:
             raise SwitchscopeError(f"'{value}' is not a value of {name}", f"{name} takes {option.describe_values()}")
     if chosen.get("cache") == "cold":
@@ -263,7 +267,7 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
                                    else f"unknown configuration option '{name}'", hint + option_list(kernel))
         if value not in option.values:
             # a number out of a range is no misspelling of one in it: "99" is not "9"
-            guess = "" if option.numeric_range and value.isdigit() else did_you_mean(value, option.values)
+            guess = "" if option.numeric_range and value.lstrip("+-").isdigit() else did_you_mean(value, option.values)
             raise SwitchscopeError(f"'{value}' is not a value of {name}",
                                    f"{guess}{name} takes {option.describe_values()}")
         values[name] = value
@@ -343,14 +347,17 @@ def _targets_taking(chosen: dict[str, str], kernel: Kernel, scenario: Scenario) 
             and _conflict({**defaults(kernel, targets[name]), **chosen}, kernel, targets[name], scenario) is None]
 
 
-def targets_hint(option: Option) -> str:
+def targets_hint(option: Option, target: Target | None = None) -> str:
     having = _targets_applying(option)
-    return "leave it out" + (f", or measure it with --target {' or '.join(having)}" if having else "")
+    hint = "leave it out" + (f", or measure it with --target {' or '.join(having)}" if having else "")
+    if target is not None and option.target_needs == "flash" and target.slow_memory is not None:
+        hint += f"; {target.name}'s RAM takes fetch_wait_states=N and data_wait_states=N instead"
+    return hint
 
 
 def applying_hint(option: Option, scenario: Scenario, target: Target) -> str:
     if not option.applies_on(target):
-        return targets_hint(option)
+        return targets_hint(option, target)
     if not option.applies_to(scenario):
         return f"leave it out, or measure it with --scenario {' or '.join(option.scenarios)}"
     return "add " + " ".join(f"--config {name}={value}" for name, value in option.requires) + ", or leave it out"

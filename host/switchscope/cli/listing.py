@@ -75,6 +75,9 @@ def command_list(args) -> int:
                 if item.flash is not None:
                     print(f"  {''.ljust(width)}    memory: {MemorySettings().describe(item.flash)} "
                           f"({item.flash.wait_states_source}); --config wait_states, accelerator, cache")
+                if item.slow_memory is not None:
+                    print(f"  {''.ljust(width)}    memory: a RAM of 0 wait states by default; --config "
+                          f"fetch_wait_states, data_wait_states (0 to {item.slow_memory.most_wait_states})")
                 for scenario, why in item.not_applicable:
                     print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
             if isinstance(item, catalog.Kernel):
@@ -99,5 +102,5 @@ def command_list(args) -> int:
     width = max(len(name) for name in every_option)
     for name, (option, kernels) in every_option.items():
         print(f"  {name.ljust(width)}  {option.summary} [{option.describe_values().replace(' | ', '|')}, "
-              f"default {option.default}] ({configs.TARGET_NEEDS_LISTED.get(option.target_needs, ', '.join(kernels))})")
+              f"default {option.default}] ({configs.kernels_and_targets(option, kernels)})")
     return 0

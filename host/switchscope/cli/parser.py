@@ -215,8 +215,8 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--kernel", type=one_name, help="--switches: the kernel the firmware is built with (freertos)")
     elf.add_argument("--count", type=int, default=1000, help="intervals, or switches, to measure (default: 1000)")
     elf.add_argument("--unit", choices=catalog.UNITS,
-                     help="cycles (the default: on Cortex-M through the core's timing model) or instructions "
-                          "(what QEMU itself counts)")
+                     help="cycles (the default: simavr's and an RTL's own, the core's timing model on QEMU: "
+                          "Cortex-M, ibex-qemu) or instructions (what QEMU itself counts)")
     elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
     elf.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="on a target with a flash model, what to force of it: wait_states=N, accelerator=on|off "

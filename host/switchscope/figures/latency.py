@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from switchscope.catalog.configs import Config
+from switchscope.catalog.configs import Config, memory_settings
 from switchscope.catalog.job import Job
 from switchscope.common.errors import FirmwareFailed
 from switchscope.decode import elf, stats
@@ -62,8 +62,11 @@ class InterruptLatency(ScenarioKind):
         return sweep_samples(self.job) or asked
 
     def time_allowance(self) -> float:
-        """irq-latency's sweep on its simulator (SWEEP_TIME_ALLOWANCE_S); nothing for the ruler."""
-        return SWEEP_TIME_ALLOWANCE_S.get(self.job.target.simulator, 0.0) if sweeps_every_phase(self.job) else 0.0
+        """irq-latency's sweep on its simulator (SWEEP_TIME_ALLOWANCE_S), as many times as a slow RAM lengthens
+        its round; nothing for the ruler."""
+        if not sweeps_every_phase(self.job):
+            return 0.0
+        return SWEEP_TIME_ALLOWANCE_S.get(self.job.target.simulator, 0.0) * slow_memory_rounds(self.job)
 
     def parameters(self, samples: int | None, config: Config) -> list[str]:
         """Beyond the switch window's, the sweep's step, as a fraction of latency-timer counts (half an
@@ -96,10 +99,18 @@ def sweeps_every_phase(job: Job) -> bool:
     return job.scenario.name == "irq-latency"
 
 
+def slow_memory_rounds(job: Job) -> int:
+    """How many rounds of a single-cycle RAM's length the sweep takes behind a slow RAM: its loop lengthens
+    with the wait states (FreeRTOS's on ibex: 1,243 cycles at 0, 3,294 at 5 fetch wait states, where a single
+    round of 8,192 steps left phases unmet), one more for every two of them."""
+    memory = memory_settings(job.resolved_config())
+    return 1 + max(memory.fetch_wait_states, memory.data_wait_states) // 2
+
+
 def round_steps(job: Job) -> int:
     if not sweeps_every_phase(job):
         return RULER_ROUND_STEPS
-    return LATENCY_ROUND_STEPS.get(job.target.simulator, LATENCY_ROUND_STEPS["simavr"])
+    return LATENCY_ROUND_STEPS.get(job.target.simulator, LATENCY_ROUND_STEPS["simavr"]) * slow_memory_rounds(job)
 
 
 def sweep_samples(job: Job) -> int | None:
