@@ -222,8 +222,9 @@ def test_a_slow_run_gives_identical_samples_run_to_run():
 @pytest.mark.parametrize("scenario", ["signal", "isr", "msg"])
 @pytest.mark.parametrize("kernel", ["floor", "freertos"])
 def test_the_three_methods_read_the_same_cycles_behind_a_slow_ram(kernel, scenario):
-    """One layout for every method's build (docs/measurement.md, "The ruler on Ibex") and, in these windows,
-    the same fetch phase at each point as in the probe's calibration: sample for sample."""
+    """One layout for every method's build (docs/measurement.md, "The ruler on Ibex"), and in these windows
+    the opening's store waits for the next word as it does in the probe's calibration (yield's does not: the
+    test below): sample for sample."""
     probe, scope, marker = (measure(slow_job(kernel, scenario, method, 2), samples=20).samples
                             for method in ("probe", "scope", "marker"))
     assert probe == scope == marker
@@ -238,11 +239,11 @@ def test_on_yield_the_probe_is_off_by_less_than_the_fetch_wait_states(kernel, fe
     stamp's instructions):
 
     - The probe's overhead is calibrated on two stamps back to back in straight code (firmware/include/
-      switchscope/probe.h; docs/measurement.md, "The ruler on Ibex"): csrr, sw, lui, csrr, each 32-bit and 2
-      bytes past a word, each waiting for its word: 3(N + 1) (4 at 0, the store's own 2). In yield's window the
+      switchscope/probe.h; docs/measurement.md, "The ruler on Ibex"): csrr, sw, lui, csrr, each 32-bit and
+      each waiting for a word of its own: 3(N + 1) (4 at 0, the store's own 2). In yield's window the
       opening's sw is followed by the call, a compressed jal in the sw's own last word, fetched with it: the sw
       costs its own 2 cycles, not N + 1, and the overhead subtracted is N - 1 too large. In signal, isr and msg
-      what follows the opening's store starts a word of its own, as in the calibration.
+      what follows the opening's store needs a word not yet fetched, as in the calibration.
     - The call's cost: its target's request waits for the fetch under way to be granted
       (test_a_jump_waits_first_for_the_fetch_under_way), and that fetch has been held a different time after
       the marker's fill (the call enters ID/EX a cycle after its last nop) than after the probe's store (two
