@@ -33,13 +33,13 @@ import textwrap
 import pytest
 
 from switchscope import catalog
-from switchscope.catalog import configs
 from switchscope.catalog.job import Job
 from switchscope.catalog.memory import MemorySettings
 from switchscope.figures.measure import measure
+from switchscope.run.runner import BASE_TIME_LIMIT_S, default_time_limit
 
 from conftest import refused_cleanly
-from test_ibex_model import JUMP, LOAD_STORE, STALL_FREE, build, measured
+from test_ibex_model import JUMP, LOAD_STORE, STALL_FREE, build, measured, slow_job
 
 pytestmark = pytest.mark.firmware
 
@@ -208,14 +208,13 @@ def test_the_prefetch_fifo_holds_three_words_behind_a_long_stall(rulers, fetch):
     assert [slow(rulers, f"queue_{k}", fetch=fetch) for k in range(1, 5)] == [[entry] * 4 for entry in entries]
 
 
-def slow_job(kernel: str, scenario: str, method: str, fetch: int) -> Job:
-    chosen = catalog.KERNELS[kernel], catalog.TARGETS["ibex"], catalog.SCENARIOS[scenario]
-    config = configs.resolve({"fetch_wait_states": str(fetch)}, *chosen, None)
-    return Job(*chosen, catalog.METHODS[method], config)
+def on_ibex(kernel: str, scenario: str, method: str, fetch: int) -> Job:
+    job = Job(catalog.KERNELS[kernel], catalog.TARGETS["ibex"], catalog.SCENARIOS[scenario], catalog.METHODS[method])
+    return slow_job(job, fetch_wait_states=fetch)
 
 
 def test_a_slow_run_gives_identical_samples_run_to_run():
-    job = slow_job("freertos", "yield", "probe", 2)
+    job = on_ibex("freertos", "yield", "probe", 2)
     assert measure(job, samples=50).samples == measure(job, samples=50).samples
 
 
@@ -225,7 +224,7 @@ def test_the_three_methods_read_the_same_cycles_behind_a_slow_ram(kernel, scenar
     """One layout for every method's build (docs/measurement.md, "The ruler on Ibex"), and in these windows
     the opening's store waits for the next word as it does in the probe's calibration (yield's does not: the
     test below): sample for sample."""
-    probe, scope, marker = (measure(slow_job(kernel, scenario, method, 2), samples=20).samples
+    probe, scope, marker = (measure(on_ibex(kernel, scenario, method, 2), samples=20).samples
                             for method in ("probe", "scope", "marker"))
     assert probe == scope == marker
 
@@ -254,12 +253,21 @@ def test_on_yield_the_probe_is_off_by_less_than_the_fetch_wait_states(kernel, fe
     shape (a store whose last word holds the call) and its bare pulse is timed in straight code too (sw, lui:
     2(N + 1)), so it is off alike. At 0 wait states no fetch is waited for and the store costs its 2 in both
     places: the methods agree, as the pinned figures need."""
-    probe, scope, marker = (measure(slow_job(kernel, "yield", method, fetch), samples=20)
+    probe, scope, marker = (measure(on_ibex(kernel, "yield", method, fetch), samples=20)
                             for method in ("probe", "scope", "marker"))
     assert scope.samples == probe.samples
     assert abs(marker.stats.median - probe.stats.median) <= fetch
     if fetch == 0:
         assert marker.samples == probe.samples
+
+
+def test_a_slow_ram_grows_a_runs_default_time_limit_as_it_grows_its_cycles():
+    """At 5 wait states a sample is up to 6 times the cycles to simulate: 10,000 yield samples, about a minute
+    of the RTL's on an idle machine, outlast the allowance of a single-cycle RAM (2 minutes) on a busy one."""
+    ibex = catalog.TARGETS["ibex"]
+    allowance = default_time_limit(10_000, ibex) - BASE_TIME_LIMIT_S
+    slow_allowance = default_time_limit(10_000, ibex, MemorySettings(fetch_wait_states=5)) - BASE_TIME_LIMIT_S
+    assert slow_allowance == pytest.approx(6 * allowance)
 
 
 def test_a_run_of_three_fetch_wait_states_measures_three_variants(tmp_path):
@@ -291,8 +299,7 @@ def test_measure_takes_the_wait_states_for_a_firmware_of_ones_own(rulers, tmp_pa
 @pytest.mark.parametrize("command", ["run", "measure"])
 @pytest.mark.parametrize("target, value, said", [
     ("ibex", "99", "'99' is not a value of fetch_wait_states"),
-    ("mps2-an385", "2", "option fetch_wait_states applies on targets with a RAM of settable wait states (ibex, "
-                        "ibex-maxperf) only, not mps2-an385"),
+    ("mps2-an385", "2", "only, not mps2-an385 (fetch_wait_states=2)"),
 ])
 def test_wait_states_the_ram_cannot_take_are_refused(rulers, tmp_path, monkeypatch, capsys, command, target, value,
                                                       said):
@@ -305,3 +312,4 @@ def test_wait_states_the_ram_cannot_take_are_refused(rulers, tmp_path, monkeypat
         arguments += ["--scenario", "yield"]
     refusal = refused_cleanly(tmp_path, files, arguments, 2, said, monkeypatch, capsys)
     assert "did you mean" not in refusal  # 99 is out of range, not a misspelt 9
+    assert "takes 0 to 15" in refusal or "applies on targets with a RAM of settable wait states (ibex," in refusal
