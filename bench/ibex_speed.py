@@ -4,11 +4,13 @@
 harness alone on the same firmware: the cycles it simulated, its CPU time and
 so the simulated cycles per CPU second; and how long Verilator took to build
 each target's model (as cached in build/ibex/, or with --rebuild a fresh
-build in a scratch folder).
+build in a scratch folder); and `ibex` behind its slow RAM (--config
+fetch_wait_states), whose windows take more cycles to simulate.
 
     python3 bench/ibex_speed.py [--samples 10000] [--rounds 3] [--rebuild]
 
-Prints one Markdown table: per target, the medians of the rounds with their range.
+Prints two Markdown tables: per target, and per fetch wait states on ibex, the
+medians of the rounds with their range.
 """
 
 from __future__ import annotations
@@ -30,9 +32,11 @@ sys.path.insert(0, str(CHECKOUT / "host"))
 from switchscope import catalog  # noqa: E402
 from switchscope.build import verilator  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
+from switchscope.catalog.memory import MemorySettings  # noqa: E402
 from switchscope.run.runner import run  # noqa: E402
 
 TARGETS = ("ibex", "ibex-maxperf")
+SLOW_TARGET, FETCH_WAIT_STATES = "ibex", (0, 5)  # none, and a RAM as slow as a flash at full clock
 
 
 def children_cpu() -> float:
@@ -40,11 +44,11 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def harness_alone(target: catalog.Target, samples: int) -> tuple[int, float]:
+def harness_alone(target: catalog.Target, samples: int, memory: MemorySettings = MemorySettings()) -> tuple[int, float]:
     """(cycles simulated, CPU seconds) of the harness running the yield firmware for `samples` samples."""
     firmware = build(catalog.KERNELS["freertos"], target, catalog.SCENARIOS["yield"])
     before = children_cpu()
-    output = run(target, firmware.elf, [f"samples={samples}"], samples, time_limit=600)
+    output = run(target, firmware.elf, [f"samples={samples}"], samples, time_limit=600, memory=memory)
     seconds = children_cpu() - before
     cycles = re.search(r"after (\d+) cycles", output.stderr)
     if output.exit_code != 0 or cycles is None:
@@ -52,10 +56,11 @@ def harness_alone(target: catalog.Target, samples: int) -> tuple[int, float]:
     return int(cycles.group(1)), seconds
 
 
-def end_to_end(target: str, samples: int) -> float:
+def end_to_end(target: str, samples: int, options: tuple[str, ...] = ()) -> float:
     started = time.monotonic()
     subprocess.run([*switchscope_command(), "run", "--target", target, "--scenario", "yield", "--samples",
-                    str(samples), "--quiet"], check=True, capture_output=True)
+                    str(samples), "--quiet", *(f"--config={option}" for option in options)],
+                   check=True, capture_output=True)
     return time.monotonic() - started
 
 
@@ -99,7 +104,26 @@ def main() -> int:
           f"| million cycles per CPU s | model build s ({'fresh' if args.rebuild else 'as cached'}) |")
     print("|---|--:|--:|--:|--:|")
     print("\n".join(rows))
+    print()
+    print(slow_memory_table(args.samples, args.rounds))
     return 0
+
+
+def slow_memory_table(samples: int, rounds: int) -> str:
+    """The RTL's speed behind its slow RAM: yield samples per wall second end to end, the cycles a sample takes to
+    simulate, and the harness's simulated cycles per CPU second."""
+    rows = []
+    for wait_states in FETCH_WAIT_STATES:
+        memory = MemorySettings(fetch_wait_states=wait_states)
+        rates, speeds, simulated = [], [], 0
+        for _ in range(rounds):
+            rates.append(samples / end_to_end(SLOW_TARGET, samples, (f"fetch_wait_states={wait_states}",)))
+            simulated, cpu = harness_alone(catalog.TARGETS[SLOW_TARGET], samples, memory)
+            speeds.append(simulated / cpu / 1e6)
+        rows.append(f"| {wait_states} | {spread(rates, ',.0f')} | {simulated / samples:,.0f} "
+                    f"| {spread(speeds, '.2f')} |")
+    return "\n".join([f"| {SLOW_TARGET}: fetch wait states | yield samples per s (`run --samples {samples:,}`) "
+                      "| cycles simulated per sample | million cycles per CPU s |", "|--:|--:|--:|--:|", *rows])
 
 
 if __name__ == "__main__":

@@ -301,9 +301,10 @@ def link_script(ram: int) -> str:
     """)
 
 
-def build(folder, target: str):
+def build(folder, target: str, text: str | None = None):
+    """The rulers' firmware for the target, or another hand-written `text` linked the same way."""
     gcc = shutil.which(catalog.TARGETS[target].gcc)
-    (folder / "rulers.S").write_text(source(SOFT_IRQ[target]))
+    (folder / "rulers.S").write_text(source(SOFT_IRQ[target]) if text is None else text)
     (folder / "rulers.ld").write_text(link_script(RAM[target]))
     elf_path = folder / "rulers.elf"
     subprocess.run([gcc, "-march=rv32imc", "-misa-spec=2.2", "-mabi=ilp32", "-nostdlib", "-nostartfiles",

@@ -138,6 +138,12 @@ class MemorySettings:
     fetch_wait_states: int = 0  # a slow memory's (SlowMemory): its instruction fetches' wait states
     data_wait_states: int = 0  # and its data accesses'
 
+    @property
+    def slowest_access(self) -> int:
+        """The cycles an access to a slow memory takes at most where a single-cycle RAM's take one: what a run's
+        bounds (its cycles, its time) grow by."""
+        return 1 + max(self.fetch_wait_states, self.data_wait_states)
+
     def describe(self, flash: Flash, own_firmware: bool = False) -> str:
         """The memory a figure was measured with, for every table, JSON and report. `own_firmware`: a firmware of
         one's own (measure), whose stores to the register decide what is programmed, from the chip's reset state."""

@@ -68,7 +68,7 @@ def command_measure(args) -> int:
     if args.build_example:
         args.elf = str(build_example(kernel or catalog.KERNELS[EXAMPLE_KERNEL], target))
         print(f"the example application for {target.name}: {args.elf}")
-    limit = args.timeout if args.timeout is not None else default_time_limit(args.count, target)
+    limit = args.timeout if args.timeout is not None else default_time_limit(args.count, target, memory)
     if args.switches:
         result = measure_switches(Path(args.elf), target, kernel, args.count, limit, note, memory)
     else:

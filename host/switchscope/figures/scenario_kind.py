@@ -78,11 +78,11 @@ class ScenarioKind:
     def planned_run(self, samples: int, config: Config, time_limit: float | None, firmware_elf: Path) -> PlannedRun:
         """The simulated run of `samples` asked for, bounded by `time_limit` seconds (None: the simulator's
         allowance for the samples, and the kind's)."""
-        samples = self.samples(samples)
+        samples, memory = self.samples(samples), configs.memory_settings(config)
         if time_limit is None:
-            time_limit = default_time_limit(samples, self.job.target) + self.time_allowance()
+            time_limit = default_time_limit(samples, self.job.target, memory) + self.time_allowance()
         return PlannedRun(samples, time_limit, self.parameters(samples, config),
-                          {**self.run_options(firmware_elf), "memory": configs.memory_settings(config)})
+                          {**self.run_options(firmware_elf), "memory": memory})
 
     def reading(self, output: RunOutput, firmware_elf: Path) -> KindReading:
         """The run's readings, one per kept sample."""

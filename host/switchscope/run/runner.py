@@ -46,10 +46,11 @@ BASE_TIME_LIMIT_S = 20.0
 BOARD_TIME_LIMIT_PER_SAMPLE_S = 0.002  # a board read over its port
 
 
-def default_time_limit(samples: int, target: Target | None = None) -> float:
-    """A run's bound when none is given: on a simulator, its own allowance per sample."""
+def default_time_limit(samples: int, target: Target | None = None, memory: MemorySettings = MemorySettings()) -> float:
+    """A run's bound when none is given: on a simulator, its own allowance per sample, grown as a slow memory
+    makes each sample more cycles to simulate."""
     per_sample = simulator_of(target).TIME_LIMIT_PER_SAMPLE_S if target is not None else BOARD_TIME_LIMIT_PER_SAMPLE_S
-    return BASE_TIME_LIMIT_S + samples * per_sample
+    return BASE_TIME_LIMIT_S + samples * per_sample * memory.slowest_access
 
 
 def check_within_longest_run(samples: int, target: Target, option: str = "--samples", timeout: bool = True) -> None:

@@ -46,8 +46,7 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
             switch_path: tuple[int, ...] = (), memory: MemorySettings = MemorySettings()) -> list[str]:
     """The harness's command line: the model of the target's configuration, built first if need be."""
     binary = model.ensure(target.core_config)
-    slowest = 1 + max(memory.fetch_wait_states, memory.data_wait_states)  # a cycle an access at most becomes this
-    line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET * slowest)]
+    line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET * memory.slowest_access)]
     if memory.fetch_wait_states or memory.data_wait_states:
         line += ["--fetch-wait-states", str(memory.fetch_wait_states),
                  "--data-wait-states", str(memory.data_wait_states)]
