@@ -59,6 +59,9 @@ void board_init(void)
 {
     __asm__ volatile("csrw mscratch, %0" ::"r"(board_entry_stack + sizeof board_entry_stack / sizeof board_entry_stack[0]));
     __asm__ volatile("csrs mie, %0" ::"r"((1u << BOARD_SOFT_IRQ_CAUSE) | (1u << BOARD_LATENCY_IRQ_CAUSE)));
+#ifdef BOARD_EXTERNAL_IRQ_MASK_CSR /* the latency line among the core's external lines, unmasked */
+    __asm__ volatile("csrw " BOARD_EXTERNAL_IRQ_MASK_CSR ", %0" ::"r"(BOARD_EXTERNAL_IRQ_MASK));
+#endif
 }
 
 void board_flush(void) {} /* every byte is written as it comes */
@@ -129,6 +132,7 @@ volatile uint32_t board_latency_read;
 void board_latency_timer_arm(uint32_t counts)
 {
     uint32_t window, now, status;
+    BOARD_LATENCY_ENTRY(1);
     /* masked from before the read to the store: an interrupt between them (the tick's) would
      * delay the store past the cycle the read foretold */
     __asm__ volatile(".option push\n\t"
@@ -144,10 +148,14 @@ void board_latency_timer_arm(uint32_t counts)
                      : "=&r"(window), "=&r"(now), "=&r"(status)
                      : "r"(counts)
                      : "memory");
-    board_latency_expiry = now + 1 + counts;
+    board_latency_expiry = now + BOARD_LATENCY_STORE_CYCLES + counts;
 }
 
-void board_latency_timer_stop(void) { store_word(BOARD_LATENCY_ADDRESS, 0); } /* either line: 0 stops the timer */
+void board_latency_timer_stop(void)
+{
+    store_word(BOARD_LATENCY_ADDRESS, 0); /* either line: 0 stops the timer */
+    BOARD_LATENCY_ENTRY(0);
+}
 
 /* The kernel ticks when mtime reaches mtimecmp; mtime counts the clock, as the latency timer does. */
 uint32_t board_latency_counts_to_tick(void)
@@ -299,5 +307,5 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
     emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
-    emit(SS_TEXT("config.latency_irq"), BOARD_LATENCY_ON_NMI ? SS_TEXT("irq_nm_i") : SS_TEXT("irq_fast_i[0]"));
+    emit(SS_TEXT("config.latency_irq"), BOARD_LATENCY_ON_NMI ? SS_TEXT("irq_nm_i") : SS_TEXT(BOARD_LATENCY_IRQ_LINE));
 }
