@@ -137,6 +137,12 @@ void harness_begin(void)
     int calibrates = method_stamps();
     for (int i = 0; calibrates && i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
+#if BOARD_CACHES_CODE
+        /* the pair once untimed: a core with an instruction cache then times it from its cache, as a window's
+         * points run, and not after the tick's code evicted the line a point lies in */
+        PROBE_CALIBRATION_OPEN();
+        PROBE_CALIBRATION_CLOSE();
+#endif
         PROBE_CALIBRATION_OPEN();
         PROBE_CALIBRATION_CLOSE();
         uint8_t payload[9] = {RECORD_CALIB};
@@ -146,6 +152,11 @@ void harness_begin(void)
     }
 #if SWITCHSCOPE_LOAD_VOIP
     load_start(); /* calibrated without it */
+#endif
+#if BOARD_CACHES_CODE
+    /* every method's build from here on the same instructions: from empty caches, its first window finds them as
+     * every other method's does (the probe's calibration, which the others' builds skip, leaves its own lines) */
+    board_empty_caches();
 #endif
 }
 

@@ -37,11 +37,12 @@
 //
 // A device store's cycle S is the cycle of its beat on the data bus. Cycles in the logs are
 // mcycle's: the pin log's and an assertion's, mcycle's value in that cycle; a watched instruction's,
-// the value a `csrr mcycle` in its place would read (the core reads CSRs in its execute stage: the
-// instruction's cycle in writeback less kExecuteToWriteback, which holds as long as nothing stalls
-// it between the two; tests/run/test_vexriscv.py checks it against a csrr). An instruction retires
-// when it leaves the writeback stage (lastStageIsFiring); a trapped one (ecall) never does, and a
-// handler's first instruction is the first to retire after the core took a trap.
+// the value a `csrr mcycle` in its place would read: mcycle in its last cycle in the execute stage,
+// where the core reads CSRs (tests/run/test_vexriscv.py checks it against a csrr). That is not its
+// cycle in writeback less two: a load ahead of it that misses the data cache stalls writeback, and
+// with it an instruction already past execute. An instruction retires when it leaves the writeback
+// stage (lastStageIsFiring); a trapped one (ecall) never does, and a handler's first instruction is
+// the first to retire after the core took a trap.
 //
 // --window-trace adds, before an instruction whose fetch missed the instruction cache, a line
 // "<cycle> f icache-miss 0": the miss's cycles are in that instruction's.
@@ -76,7 +77,7 @@ constexpr uint32_t kOutput = kControlBase + 0x0, kHalt = kControlBase + 0x8, kPi
                    kSoftIrq = kControlBase + 0x14, kLatency = kControlBase + 0x18;
 constexpr uint32_t kTimerBase = 0x80030000;
 constexpr uint32_t kMtime = kTimerBase, kMtimecmp = kTimerBase + 8;
-constexpr uint64_t kExecuteToWriteback = 2;  // execute, memory, writeback: a csrr reads two cycles before it retires
+constexpr unsigned kPastExecute = 4;  // instructions between execute and retirement, and to spare
 constexpr testbench::Machine kMachine = {"vexriscv-sim", kRamBase, kRamSize,
                                          "link it for the vexriscv board's map (RAM at 0x100000, 1 MB)"};
 
@@ -154,6 +155,12 @@ int main(int argc, char **argv) {
   const uint8_t *fetch_missed = &core->when_IBusCachedPlugin_l250;
   const uint32_t *missed_pc = &core->IBusCachedPlugin_iBusRsp_stages_2_input_payload;
   const uint32_t *decode_pc = &core->decode_PC;
+  const uint8_t *executed = &core->execute_arbitration_isFiring;
+  const uint32_t *execute_pc = &core->execute_PC;
+  // the last few instructions to leave the execute stage, and mcycle as each left
+  uint32_t executed_pc[kPastExecute] = {};
+  uint64_t executed_at[kPastExecute] = {};
+  unsigned executed_next = 0;
 
   top->externalResetVector = kResetVector;
   top->timerInterrupt = 0;
@@ -255,12 +262,24 @@ int main(int argc, char **argv) {
         ++retired;
         uint32_t pc = *retired_pc;
         bool miss = !missed.empty() && missed.erase(pc) > 0;
-        uint64_t start = *mcycle - kExecuteToWriteback;
+        uint64_t start = *mcycle;  // not found: it retires as it leaves execute
+        for (unsigned back = 1; back <= kPastExecute && back <= executed_next; ++back) {
+          unsigned slot = (executed_next - back) % kPastExecute;
+          if (executed_pc[slot] == pc) {
+            start = executed_at[slot];
+            break;
+          }
+        }
         stopped = !retirements.retire({pc, start, trap_taken, *mcause_interrupt != 0, *mepc,
                                        *rd_valid && *rd_addr == 1, *rd_data, miss});
         trap_taken = false;
       }
       if (*had_exception || *interrupt_jump) trap_taken = true;
+      if (*executed) {
+        executed_pc[executed_next % kPastExecute] = *execute_pc;
+        executed_at[executed_next % kPastExecute] = *mcycle;
+        ++executed_next;
+      }
     } else if (*firing) {
       ++retired;
     }

@@ -94,6 +94,13 @@ uint32_t board_stamp_now(void)
     return now;
 }
 
+#ifdef BOARD_EMPTY_CACHES_CODE
+/* cache=cold: the core's own caches emptied (board_machine.h says how), and waited for
+ * (BOARD_EMPTY_CACHES_CODE ends with an access that waits), so that the window opens on
+ * caches that hold nothing but the few lines fetched since. */
+void board_empty_caches(void) { __asm__ volatile(BOARD_EMPTY_CACHES_CODE ::: "t0", "memory"); }
+#endif
+
 /* The harness clocks the core through wfi as through anything else: wait for the interrupt. */
 void board_idle(void) { __asm__ volatile("wfi"); }
 

@@ -7,6 +7,24 @@
 #define BOARD_CPU_CLOCK_HZ 100000000u /* board.toml f_cpu_hz */
 #define BOARD_CPU_CLOCK_HZ_TEXT "100000000"
 
+/* An instruction cache (4 KB, direct-mapped, 32-byte lines): the probe's
+ * calibration runs its pair once before it times it, and every method's build
+ * empties the caches before its first window (common/harness.c). */
+#define BOARD_CACHES_CODE 1
+
+/* Emptying the caches (cache=cold, board_empty_caches): fence.i invalidates the
+ * instruction cache (VexRiscv_Full.yaml: flushInstructions, 0x100F); LiteX's
+ * flush_cpu_dcache, the custom .word 0x500F, every line of the data cache,
+ * which writes through (every store is a beat on the bus: nothing dirty to
+ * write back). Both run in the background, a line a cycle: the load of mtime
+ * (uncached) waits for the data cache's, and the fetches after fence.i for the
+ * instruction cache's. */
+#define BOARD_EMPTY_CACHES_CODE                                \
+    "fence.i\n\t"                                              \
+    ".word 0x500F\n\t"                                         \
+    "lui t0, %%hi(board_mtime_register)\n\t"                   \
+    "lw t0, %%lo(board_mtime_register)(t0)"
+
 /* Every trap enters at mtvec's base: the CsrPlugin keeps mtvec's mode bits
  * but jumps to {base, 2'b00} whatever they are (VexRiscv_Full.v,
  * CsrPlugin_jumpInterface_payload). */
