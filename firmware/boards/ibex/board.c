@@ -244,6 +244,37 @@ __asm__(".section .text.board_latency_entry, \"ax\"\n"
         ".option pop\n"
         ".size board_latency_entry, . - board_latency_entry\n"
         ".text\n");
+#elif BOARD_ONE_TRAP_ENTRY
+/* A core with one trap entry (board_config.h): while the timer is armed every trap
+ * comes here, the tick's and the kernel's ecalls too. The cause is told first, so
+ * that only the latency timer's interrupt reaches board_latency_dispatched, its
+ * read ([latency_timer] handler, read_offset 0): the probe's read and the marker's
+ * watch in one place, five instructions into the trap. */
+__asm__(".section .text.board_latency_entry, \"ax\"\n"
+        ".globl board_latency_entry\n"
+        ".type board_latency_entry, @function\n"
+        ".option push\n"
+        ".option norvc\n"
+        ".option norelax\n"
+        "board_latency_entry:\n"
+        "    csrrw sp, mscratch, sp\n"
+        "    sw t0, -4(sp)\n"
+        "    sw t1, -8(sp)\n"
+        "    csrr t0, mcause\n"
+        "    li t1, " BOARD_LATENCY_MCAUSE "\n"
+        "    bne t0, t1, 1f\n"
+        ".globl board_latency_dispatched\n"
+        "board_latency_dispatched:\n"
+        "    csrr t0, mcycle\n"
+        "    lui t1, %hi(board_latency_read)\n"
+        "    sw t0, %lo(board_latency_read)(t1)\n"
+        "1:  lw t1, -8(sp)\n"
+        "    lw t0, -4(sp)\n"
+        "    csrrw sp, mscratch, sp\n"
+        "    j board_latency_continue\n"
+        ".option pop\n"
+        ".size board_latency_entry, . - board_latency_entry\n"
+        ".text\n");
 #else
 __asm__(".section .text.board_latency_entry, \"ax\"\n"
         ".globl board_latency_entry\n"

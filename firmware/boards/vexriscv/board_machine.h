@@ -34,6 +34,7 @@
  * machine external interrupt (mcause 0x8000000B) while a line of that array
  * is high and its bit set in LiteX's mask CSR 0xBC0, which resets to 0. */
 #define BOARD_LATENCY_IRQ_CAUSE 11u
+#define BOARD_LATENCY_MCAUSE "0x8000000B" /* its mcause, for the entry that tells it (board.c) */
 #define BOARD_LATENCY_IRQ_LINE "externalInterruptArray[0]"
 #define BOARD_EXTERNAL_IRQ_MASK_CSR "0xBC0"
 #define BOARD_EXTERNAL_IRQ_MASK 1u
