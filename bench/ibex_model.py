@@ -6,9 +6,13 @@ the marker method, and again through the model as read from the
 documentation alone (core=ibex-small-documentation: no cost measured on the
 RTL). Where a figure differs, the same window is traced on both and the first
 instruction where the traces part is named. Then how fast each measures
-10,000 `yield` samples end to end.
+10,000 `yield` samples end to end. With --slow-memory, four switches of
+each kernel behind a RAM with wait states (fetch_wait_states): the RTL's own
+prefetch buffer, the model's rules for it, and their documentation-only
+reading.
 
     python3 bench/ibex_model.py [--samples 1000]                     # the figures
+    python3 bench/ibex_model.py --slow-memory [--samples 1000]       # behind a slow RAM
     python3 bench/ibex_model.py --speed [--samples 10000] [--rounds 3]   # the speed
 
 Prints a Markdown table.
@@ -29,6 +33,7 @@ from checkout import CHECKOUT, switchscope_command
 sys.path.insert(0, str(CHECKOUT / "host"))
 
 from switchscope import catalog  # noqa: E402
+from switchscope.catalog import configs  # noqa: E402
 from switchscope.catalog.plan import plan  # noqa: E402
 from switchscope.decode.methods import METHODS  # noqa: E402
 from switchscope.figures import breakdown  # noqa: E402
@@ -85,6 +90,32 @@ def figures(samples: int) -> list[str]:
             "|---|---|--:|--:|--:|--:|--:|---|", *rows]
 
 
+SLOW_MEMORY_SCENARIOS = ("yield", "signal", "isr", "msg")
+FETCH_WAIT_STATES = (0, 1, 2, 5)
+
+
+def slow_memory(samples: int) -> list[str]:
+    """Each kernel's yield, signal, isr and msg at each number of fetch wait states: RTL, model, documentation."""
+    model_target = catalog.TARGETS[MODEL]
+    documentation_target = dataclasses.replace(model_target, timing_model=DOCUMENTATION_ONLY)
+    rows = []
+    for job in switch_jobs(RTL):
+        if job.scenario.name not in SLOW_MEMORY_SCENARIOS:
+            continue
+        for wait_states in FETCH_WAIT_STATES:
+            config = configs.resolve({"fetch_wait_states": str(wait_states)}, job.kernel, job.target, job.scenario,
+                                     job.tasks)
+            slow = dataclasses.replace(job, config=config)
+            rtl = measure(slow, samples).stats.median
+            model = measure(on(slow, model_target), samples).stats.median
+            documented = measure(on(slow, documentation_target), samples).stats.median
+            rows.append(f"| {job.kernel.name} | {job.scenario.name} | {wait_states} | {rtl:g} | {model:g} | "
+                        f"{model - rtl:+g} | {documented:g} | {documented - rtl:+g} "
+                        f"({100 * (documented - rtl) / rtl:+.1f}%) |")
+    return ["| kernel | scenario | fetch wait states | RTL (median, cycles) | model | model - RTL | "
+            "documentation-only model | documentation - RTL |", "|---|---|--:|--:|--:|--:|--:|--:|", *rows]
+
+
 def children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -113,11 +144,15 @@ def speed(samples: int, rounds: int) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--speed", action="store_true", help="time 10,000 yield samples on each instead")
+    parser.add_argument("--slow-memory", action="store_true",
+                        help="four switches of each kernel at 0, 1, 2 and 5 fetch wait states instead")
     parser.add_argument("--samples", type=int, help="samples per scenario (default 1000; with --speed 10000)")
     parser.add_argument("--rounds", type=int, default=3, help="--speed: rounds, whose medians are shown")
     args = parser.parse_args()
     if args.speed:
         print("\n".join(speed(args.samples or 10_000, args.rounds)))
+    elif args.slow_memory:
+        print("\n".join(slow_memory(args.samples or 1000)))
     else:
         print("\n".join(figures(args.samples or 1000)))
     return 0

@@ -1,7 +1,8 @@
-"""The cores beyond the Cortex-M3 and M4 (docs/armv6m.md, docs/fpu.md): the Cortex-M0 and M0+ (ARMv6-M)
-with FreeRTOS beside the floor and their interrupt latency, and the
+"""The cores beyond the Cortex-M3 and M4 (docs/armv6m.md, docs/fpu.md, docs/rtl.md): the Cortex-M0 and M0+
+(ARMv6-M) with FreeRTOS beside the floor and their interrupt latency, the
 Cortex-M4F, what a floating-point context costs a switch, with one yield
-window's breakdown for each number of tasks that use the FPU."""
+window's breakdown for each number of tasks that use the FPU, and Ibex's RTL
+against its model behind a slow RAM."""
 
 from __future__ import annotations
 
@@ -272,3 +273,11 @@ def _alternation(result: dict) -> str:
                 f"saving the FP context and the next restoring it (its median, {counted(median(middle))}, {where}).")
     values = sorted(set(result["samples"]))
     return f"With fp_tasks=1 the floor's rotate takes {len(values)} figures, {values[0]} to {values[-1]} cycles."
+
+
+def render_ibex_slow_memory(measured) -> str:
+    """The Ibex RTL, its model and the documentation's reading behind a slow RAM: cycle counts of deterministic
+    simulators, compared in full."""
+    printed = measured["ibex-slow-memory"].outputs[0]
+    table = "\n".join(line for line in printed.splitlines() if line.startswith("|"))
+    return f"`python3 bench/ibex_model.py --slow-memory` (marker method, cycles, medians):\n\n{table}\n"

@@ -269,6 +269,10 @@ RUNS = {run.name: run for run in (
         (("bench/ibex_model.py",),)),
     Run("ibex-speed", "10,000 yield samples on the Ibex model and on the RTL (bench/ibex_model.py --speed)",
         (("bench/ibex_model.py", "--speed"),)),
+    Run("ibex-slow-memory", "four switches of each kernel on the Ibex RTL, its model and the documentation-only "
+        "model at 0, 1, 2 and 5 fetch wait states (bench/ibex_model.py --slow-memory)",
+        (("bench/ibex_model.py", "--slow-memory", "--samples", "{samples}"),),
+        samples=1000, check_samples=20),  # every sample of a window alike: no tick falls in them
     Run("matrix", "260 points on the local pool, a local Dask cluster and two merged shares (bench/matrix.py)",
         (("bench/matrix.py", "--cold"),)),
 )}

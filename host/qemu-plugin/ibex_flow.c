@@ -16,6 +16,7 @@
 #include "switchscope_plugin.h"
 
 int ibex_core;
+int ibex_documentation_reading;
 static struct ibex_costs ibex_costs = IBEX_COSTS_MEASURED;
 
 struct ibex_block {
@@ -31,7 +32,8 @@ int ibex_argument(const char *arg)
     if (strcmp(arg, "core=ibex-small") && strcmp(arg, "core=ibex-small-documentation"))
         return 0;
     ibex_core = 1;
-    if (!strcmp(arg, "core=ibex-small-documentation"))
+    ibex_documentation_reading = !strcmp(arg, "core=ibex-small-documentation");
+    if (ibex_documentation_reading)
         ibex_costs = (struct ibex_costs)IBEX_COSTS_DOCUMENTED;
     return 1;
 }
@@ -87,12 +89,14 @@ void ibex_translate(struct qemu_plugin_tb *tb)
         qemu_plugin_insn_data(insn, &word, size < 4 ? size : 4);
         struct ibex_timing timing;
         ibex_timing(&ibex_costs, (uint32_t)address, word, &timing);
+        register_ibex_fetch(insn, address, timing.size); /* the instruction starts once fetched */
         register_watches(insn, address);
         register_ibex_stamp(insn, address, word, timing.reads_csr);
         register_counting(insn, address);
         if (!count_cycles)
             continue;
         register_cycles(insn, timing.cycles);
+        register_ibex_access(insn, &timing);
         if (timing.divides) {
             struct ibex_timing *kept = malloc(sizeof *kept); /* lives as long as the translation */
             *kept = timing;

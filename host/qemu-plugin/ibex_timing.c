@@ -35,6 +35,7 @@ static void time_32bit(const struct ibex_costs *costs, uint32_t address, uint32_
     case 0x03: /* LOAD */
     case 0x23: /* STORE */
         out->cycles = IBEX_LOAD_STORE;
+        out->accesses_memory = 1;
         return;
     case 0x6F: { /* JAL: imm[20|10:1|11|19:12] = inst[31|30:21|20|19:12] */
         uint32_t imm = bits(w, 31, 31) << 20 | bits(w, 19, 12) << 12 | bits(w, 20, 20) << 11 | bits(w, 30, 21) << 1;
@@ -91,8 +92,10 @@ static void time_16bit(const struct ibex_costs *costs, uint32_t address, uint32_
 {
     uint32_t quadrant = bits(w, 1, 0), funct3 = bits(w, 15, 13);
     if (quadrant == 0) { /* C.LW, C.SW; C.ADDI4SPN integer */
-        if (funct3 == 2 || funct3 == 6)
+        if (funct3 == 2 || funct3 == 6) {
             out->cycles = IBEX_LOAD_STORE;
+            out->accesses_memory = 1;
+        }
         return;
     }
     if (quadrant == 1) {
@@ -111,6 +114,7 @@ static void time_16bit(const struct ibex_costs *costs, uint32_t address, uint32_
     if (quadrant == 2) {
         if (funct3 == 2 || funct3 == 6) { /* C.LWSP, C.SWSP */
             out->cycles = IBEX_LOAD_STORE;
+            out->accesses_memory = 1;
         } else if (funct3 == 4 && bits(w, 6, 2) == 0) { /* C.JR, C.JALR (rs1 != 0), C.EBREAK (rs1 = 0, bit 12) */
             if (bits(w, 11, 7) != 0)
                 set_flow(out, IBEX_FLOW_INDIRECT, IBEX_JUMP, 0);

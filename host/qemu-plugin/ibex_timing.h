@@ -86,6 +86,7 @@ struct ibex_timing {
     uint8_t divides;            /* DIV, DIVU, REM, REMU: by zero costs IBEX_DIVIDE_BY_ZERO */
     uint8_t divisor;            /* divides: the register holding the divisor (rs2) */
     uint16_t reads_csr;         /* a CSR read into a register (csrr rd, csr: CSRRS rd, csr, x0): the CSR; else 0 */
+    uint8_t accesses_memory;    /* a load or a store */
 };
 
 #define IBEX_CSR_MCYCLE 0xB00u

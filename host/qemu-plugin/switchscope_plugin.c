@@ -22,6 +22,7 @@
  *   flash_memory.c      flash= and the rest: the chip's flash, its wait states, prefetch and caches
  *   ibex_flow.c         core=ibex-small, ibex-small-documentation: the blocks and traps of Ibex, timed
  *                       by ibex_timing.c
+ *   ibex_fetch.c        ibex_fetch_ws=, ibex_data_ws=, ibex_ram=: Ibex's prefetch behind a slow RAM
  * switchscope_plugin.h says what they share and which of them owns it. This
  * file reads the arguments, hands each translated block to the core's file
  * and ends the log when QEMU exits.
@@ -38,6 +39,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_version = SWITCHSCOPE_QEMU_PLUGIN_API_VERSION
 static int (*const argument_readers[])(const char *arg) = {
     event_log_argument, trace_argument, counters_argument, cortex_m_argument, ibex_argument,
     stamps_argument,    latency_argument, switches_argument, guest_argument, watches_argument, flash_argument,
+    ibex_fetch_argument,
 };
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
@@ -89,6 +91,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
     lazy_fp_start();
     if (flash_start())
         return -1;
+    ibex_fetch_start();
     if (latency_check())
         return -1;
     if (ibex_core && (switches_active() || latency_active())) {

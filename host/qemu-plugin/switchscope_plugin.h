@@ -145,7 +145,19 @@ void flash_exception_entry(void);
 
 /* ibex_flow.c: core=ibex-small (RISC-V), its blocks and its traps */
 extern int ibex_core;
+extern int ibex_documentation_reading; /* core=ibex-small-documentation */
 int ibex_argument(const char *arg);
 void ibex_translate(struct qemu_plugin_tb *tb);
+
+/* ibex_fetch.c: Ibex's instruction fetch and data accesses behind a slow RAM (ibex_fetch_ws= and the rest),
+ * charged on top of core=ibex-small's single-cycle RAM; ibex_fetch_active only with unit=cycles */
+struct ibex_timing;
+extern int ibex_fetch_active;
+int ibex_fetch_argument(const char *arg);
+void ibex_fetch_start(void);
+/* Before the watches: the instruction's fetch stall, from the prefetch buffer's words under way. */
+void register_ibex_fetch(struct qemu_plugin_insn *insn, uint64_t address, unsigned size);
+/* A load's or store's wait states, where it reaches the slow RAM. */
+void register_ibex_access(struct qemu_plugin_insn *insn, const struct ibex_timing *timing);
 
 #endif

@@ -10,7 +10,15 @@
 //   ibex-sim [--max-cycles N] [--watch NAME=ADDRESS]... [--log FILE] [--limit N] [--stop N]
 //            [--parameters-at ADDRESS --parameters TEXT] [--pin NAME --pin-log FILE]
 //            [--trace FILE_BASE] [--window-trace FILE [--window K]]
-//            [--switch-word ADDRESS [--switch-name OFFSET:BYTES] [--switch-path ADDRESS]...] PROGRAM.elf
+//            [--switch-word ADDRESS [--switch-name OFFSET:BYTES] [--switch-path ADDRESS]...]
+//            [--fetch-wait-states N] [--data-wait-states N] PROGRAM.elf
+//
+// --fetch-wait-states and --data-wait-states (0 to 255, default 0) make the
+// RAM a slow memory: it takes an instruction fetch, or a data access to the
+// RAM, only once the core has held the request N cycles, and answers a cycle
+// after that (wait_states.sv). Ibex's own prefetch buffer and load-store unit
+// decide what the wait costs. The simulator-control and timer registers
+// answer at once whatever N.
 //
 // --log sends the watch lines to a file (default stderr). --limit ends the run
 // after that many watch lines (the log then ends "<cycle> limit"); --stop ends
@@ -220,6 +228,8 @@ int main(int argc, char **argv) {
   top->IO_IRQ_SOFTWARE = 0;  // the lines the harness drives start low
   top->IO_IRQ_FAST = 0;
   top->IO_IRQ_NM = 0;
+  top->IO_FETCH_WAIT_STATES = options.fetch_wait_states;
+  top->IO_DATA_WAIT_STATES = options.data_wait_states;
   top->IO_RST_N = 1;
   top->eval();
   top->IO_RST_N = 0;

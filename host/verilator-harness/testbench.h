@@ -53,6 +53,7 @@ struct Options {
   bool follow_switches = false;
   std::vector<uint32_t> switch_path;  // the kernel's switching code: where a handler's flow enters it
   uint32_t switch_word = 0, switch_name_offset = 0, switch_name_bytes = 0;
+  uint8_t fetch_wait_states = 0, data_wait_states = 0;  // the RAM's: each access held N cycles more
 };
 
 inline uint64_t parse_number(const Machine &machine, const std::string &text, const char *what) {
@@ -129,12 +130,19 @@ inline Options parse_options(const Machine &machine, int argc, char **argv, cons
                     "e.g. --switch-name 52:16");
     } else if (argument == "--window") {
       options.window = number("--window");
+    } else if (argument == "--fetch-wait-states" || argument == "--data-wait-states") {
+      uint64_t wait_states = number(argument.c_str());
+      if (wait_states > UINT8_MAX)
+        usage_error(machine, argument + " takes 0 to 255", "give a number of wait states the RAM holds each access");
+      (argument == "--fetch-wait-states" ? options.fetch_wait_states : options.data_wait_states) =
+          static_cast<uint8_t>(wait_states);
     } else if (own(argument, value)) {
     } else if (!argument.empty() && argument[0] == '-') {
       usage_error(machine, "unknown option " + argument,
                   std::string("the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, "
                               "--parameters, --pin, --pin-log, ") + own_names +
-                      "--window-trace, --window, --switch-word, --switch-name and --switch-path");
+                      "--window-trace, --window, --switch-word, --switch-name, --switch-path, --fetch-wait-states "
+                      "and --data-wait-states");
     } else if (options.elf_path.empty()) {
       options.elf_path = argument;
     } else {

@@ -15,7 +15,7 @@
 // The memory: 1 MB of RAM at 0x100000, code and data, which both buses reach. A bus access is a
 // Wishbone beat: the testbench raises ACK in the beat's first cycle (a beat a cycle), or, to the RAM
 // only, after the wait states: --fetch-wait-states N holds each instruction-bus beat N cycles more,
-// --data-wait-states N each data-bus beat to the RAM (default 0 both). The caches' line refills are
+// --data-wait-states N each data-bus beat to the RAM (0 to 255, default 0 both). The caches' line refills are
 // bursts of 8 beats (32-byte lines, a 32-bit bus), each beat costing 1 + N cycles. The data cache
 // writes through: every store is a beat of its own on the data bus.
 //
@@ -106,19 +106,8 @@ struct BusPort {
 }  // namespace
 
 int main(int argc, char **argv) {
-  uint32_t fetch_wait_states = 0, data_wait_states = 0;
-  auto own_option = [&](const std::string &argument, const std::function<std::string()> &value) {
-    if (argument == "--fetch-wait-states") {
-      fetch_wait_states = static_cast<uint32_t>(testbench::parse_number(kMachine, value(), "--fetch-wait-states"));
-    } else if (argument == "--data-wait-states") {
-      data_wait_states = static_cast<uint32_t>(testbench::parse_number(kMachine, value(), "--data-wait-states"));
-    } else {
-      return false;
-    }
-    return true;
-  };
-  const testbench::Options options =
-      testbench::parse_options(kMachine, argc, argv, own_option, "--fetch-wait-states, --data-wait-states, ");
+  auto no_own_option = [](const std::string &, const std::function<std::string()> &) { return false; };
+  const testbench::Options options = testbench::parse_options(kMachine, argc, argv, no_own_option, "");
   uint32_t entry = 0;
   std::vector<uint32_t> ram = testbench::load_elf(kMachine, options, &entry);
   if (entry != kResetVector)
@@ -181,7 +170,7 @@ int main(int argc, char **argv) {
   top->reset = 0;
   top->eval();
 
-  BusPort fetch{fetch_wait_states}, data{data_wait_states};
+  BusPort fetch{options.fetch_wait_states}, data{options.data_wait_states};
   uint64_t cycle = 0, retired = 0, mtimecmp = ~0ull;
   bool halted = false, stopped = false, lost = false;
   unsigned exit_code = 0;

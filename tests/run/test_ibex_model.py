@@ -27,7 +27,9 @@ import textwrap
 import pytest
 
 from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.catalog.job import Job
+from switchscope.catalog.memory import MemorySettings
 from switchscope.catalog.plan import plan
 from switchscope.figures.measure import measure
 from switchscope.figures.measure_elf import measure_elf
@@ -315,12 +317,13 @@ def rulers(tmp_path_factory):
     return {target: build(tmp_path_factory.mktemp(target), target) for target in RAM}
 
 
-def measured(rulers, target: str, ruler: str, timing_model: str | None = None) -> list[int]:
+def measured(rulers, target: str, ruler: str, timing_model: str | None = None,
+             memory: MemorySettings = MemorySettings()) -> list[int]:
     chosen = catalog.TARGETS[target]
     if timing_model:
         chosen = dataclasses.replace(chosen, timing_model=timing_model)
     result = measure_elf(rulers[target], chosen, f"{ruler}_from", f"{ruler}_to", count=4, time_limit=60,
-                         unit="cycles")
+                         unit="cycles", memory=memory)
     return result.samples
 
 
@@ -379,3 +382,46 @@ def test_the_probe_and_the_scope_read_the_rtls_cycles_too(kernel, method):
     rtl = measure(job, samples=20)
     model = measure(dataclasses.replace(job, target=catalog.TARGETS["ibex-qemu"]), samples=20)
     assert (model.stats.median, model.overhead) == (rtl.stats.median, rtl.overhead)
+
+
+# Behind a slow RAM (host/qemu-plugin/ibex_fetch.c): the harness's RAM takes a request once it has been held N
+# cycles and answers the cycle after, so a word costs N + 1 where simple_system's costs 1.
+SLOW_RAMS = [MemorySettings(fetch_wait_states=2), MemorySettings(fetch_wait_states=5, data_wait_states=3)]
+
+
+@pytest.mark.parametrize("ruler", [r[0] for r in DOCUMENTED + DOCUMENTATION_READING])
+def test_behind_a_slow_ram_the_model_gives_the_rtls_cycles_on_every_ruler(rulers, ruler):
+    for memory in SLOW_RAMS:
+        rtl = measured(rulers, "ibex", ruler, memory=memory)
+        assert len(set(rtl)) == 1 and measured(rulers, "ibex-qemu", ruler, memory=memory) == rtl, memory
+
+
+@pytest.mark.parametrize("fetch", [1, 2, 5])
+def test_a_jump_behind_a_slow_ram_waits_for_the_fetch_under_way(rulers, fetch):
+    """pipeline_details.rst: a jump's "minimum one cycle stall to flush the prefetch counter and begin fetching
+    from the new Program Counter"; behind the slow RAM the target's word comes N cycles later than from a
+    single-cycle RAM: JUMP + N, the documentation's reading. But the straight code before the jump keeps the
+    prefetch buffer fetching ("simply fetches instructions linearly until it is full", instruction_fetch.rst),
+    and a request under way "must stay high until instr_gnt_i is high" (its interface table): the jump's own
+    request waits for that grant, up to a whole word's time more. The RTL takes it; the model does too."""
+    memory = MemorySettings(fetch_wait_states=fetch)
+    word = fetch + 1
+    documentation_reading, waiting_for_the_grant = JUMP + fetch, 2 * word
+    assert set(measured(rulers, "ibex", "jump", memory=memory)) == {waiting_for_the_grant}
+    assert set(measured(rulers, "ibex-qemu", "jump", memory=memory)) == {waiting_for_the_grant}
+    assert set(measured(rulers, "ibex-qemu", "jump", "ibex-small-documentation", memory)) == {documentation_reading}
+
+
+def slow_job(job, **wait_states):
+    chosen = {name: str(value) for name, value in wait_states.items()}
+    return dataclasses.replace(job, config=configs.resolve(chosen, job.kernel, job.target, job.scenario, job.tasks))
+
+
+@pytest.mark.parametrize("kernel, scenario", SWITCH_JOBS, ids=[f"{k}-{s}" for k, s in SWITCH_JOBS])
+def test_behind_a_slow_ram_the_model_gives_the_rtls_cycles_on_every_switch_scenario(kernel, scenario):
+    job = next(j for j in switch_jobs("ibex") if (j.kernel.name, j.scenario.name) == (kernel, scenario))
+    rtl = measure(slow_job(job, fetch_wait_states=2, data_wait_states=1), samples=10)
+    model = measure(dataclasses.replace(slow_job(job, fetch_wait_states=2, data_wait_states=1),
+                                        target=catalog.TARGETS["ibex-qemu"]), samples=10)
+    assert rtl.memory["fetch_wait_states"] == model.memory["fetch_wait_states"] == 2
+    assert model.samples == rtl.samples

@@ -169,13 +169,17 @@ def test_the_harness_refuses_a_file_that_is_not_an_rv32_elf(tmp_path):
 
 
 def test_the_models_top_is_simple_systems_with_its_interrupt_lines_as_inputs(tmp_path):
-    """The top is derived from the package's at build time: the lines it ties to 0 become input ports."""
+    """The top is derived from the package's at build time: the lines it ties to 0 become input ports, and its
+    RAM takes each port's requests through a wait-state gate the harness sets."""
     root, _version = model.package_root()
-    top = model.interrupt_top(root, tmp_path).read_text()
+    top = model.harness_top(root, tmp_path).read_text()
     assert "input IO_IRQ_SOFTWARE" in top and "input [14:0] IO_IRQ_FAST" in top and "input IO_IRQ_NM" in top
     assert ".irq_software_i         (IO_IRQ_SOFTWARE)" in top and ".irq_nm_i               (IO_IRQ_NM)" in top
     assert ".irq_external_i         (1'b0)" in top  # the lines nothing drives stay tied off
     assert top.count("module ibex_simple_system") == 1  # the same name: the harness's hierarchy is unchanged
+    assert "input [7:0] IO_FETCH_WAIT_STATES" in top and "input [7:0] IO_DATA_WAIT_STATES" in top
+    assert "assign instr_gnt = instr_req & fetch_ready;" in top  # simple_system grants every fetch at once
+    assert "instr_req & instr_gnt" in top and "host_gnt[CoreD] & data_ready" in top  # the RAM takes granted ones
 
 
 def test_a_top_without_the_tied_off_line_is_refused_naming_the_file(monkeypatch, tmp_path):
@@ -186,7 +190,7 @@ def test_a_top_without_the_tied_off_line_is_refused_naming_the_file(monkeypatch,
     source.write_text((root / model.TOP_FILE).read_text().replace(".irq_nm_i               (1'b0)",
                                                                     ".irq_nm_i               (nmi)"))
     with pytest.raises(model.SwitchscopeError, match="irq_nm_i is not tied to 0 exactly once") as raised:
-        model.interrupt_top(package, tmp_path / "out")
+        model.harness_top(package, tmp_path / "out")
     assert str(source) in str(raised.value) and "INTERRUPT_PORTS" in raised.value.hint
 
 

@@ -43,7 +43,7 @@ TOOLS = {
                        ("switchscope_plugin.c", "counters.c", "event_log.c", "trace.c", "watches.c", "guest.c",
                         "stamps.c", "latency.c", "switches.c",
                         "cortex_m_flow.c", "cortex_m_lazy_fp.c", "cortex_m_timing.c", "cortex_m_fpu_timing.c",
-                        "cortex_m_run_time_costs.c", "flash_memory.c", "ibex_flow.c", "ibex_timing.c"),
+                        "cortex_m_run_time_costs.c", "flash_memory.c", "ibex_flow.c", "ibex_timing.c", "ibex_fetch.c"),
                        ("-shared", "-fPIC", "-fvisibility=hidden")),
 }
 

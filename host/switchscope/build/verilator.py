@@ -2,9 +2,11 @@
 0x100000, output and halt at 0x20000, mtime at 0x30000) with our testbench
 host/verilator-harness/harness.cc, built into build/ibex/<key>/ibex-sim.
 simple_system ties the core's software, fast and non-maskable interrupt
-lines to 0; the model is built from a copy of its top, derived at build time,
-whose lines are top-level inputs instead, so that the testbench can drive
-them (interrupt_top).
+lines to 0 and grants every memory request at once; the model is built from a
+copy of its top, derived at build time, whose lines are top-level inputs
+instead, so that the testbench can drive them, and whose RAM waits a number
+of cycles the testbench sets before it takes an instruction fetch or a data
+access (harness_top, host/verilator-harness/wait_states.sv).
 
 The RTL is never part of this repository: it is read from the installed PyPI
 package pythondata-cpu-ibex at build time, and so are the configurations
@@ -30,7 +32,7 @@ PACKAGE = "pythondata_cpu_ibex"
 PACKAGE_PIN = "pythondata-cpu-ibex==0.0.post2937"
 INSTALL_HINT = f"pip install {PACKAGE_PIN} (into the Python that runs switchscope), or run ./setup.sh"
 # Our own sources that shape the model: a change to any of them is a new cache key.
-OWN_FILES = ("harness.cc", "testbench.h", "watch.vlt", "model_output.h")
+OWN_FILES = ("harness.cc", "testbench.h", "watch.vlt", "model_output.h", "wait_states.sv")
 # simple_system takes these three as `defines (its VCS path), the rest as parameters.
 DEFINE_PARAMETERS = ("RV32M", "RV32B", "RegFile")
 # Packages must be read before the modules that import them; Verilator finds
@@ -50,6 +52,25 @@ TOP_FILE = "examples/simple_system/rtl/ibex_simple_system.sv"
 # The top's interrupt lines simple_system ties off, and the input port each becomes (harness.cc drives them).
 INTERRUPT_PORTS = (("irq_software_i", "IO_IRQ_SOFTWARE", ""), ("irq_fast_i", "IO_IRQ_FAST", "[14:0] "),
                    ("irq_nm_i", "IO_IRQ_NM", ""))
+# The memory's wait states, apart for the two ports (harness.cc's --fetch-wait-states and --data-wait-states):
+# each an input of the top, and the text of the top that each rewrite replaces, with what replaces it. The
+# instruction port's grant is the request itself in simple_system; the data port's comes from its bus, and only
+# accesses to the RAM wait (the output, halt and timer registers answer as before).
+WAIT_STATE_PORTS = ("IO_FETCH_WAIT_STATES", "IO_DATA_WAIT_STATES")
+WAIT_STATE_REWRITES = (
+    (r"assign\s+instr_gnt\s*=\s*instr_req\s*;",
+     "logic fetch_ready;\n  assign instr_gnt = instr_req & fetch_ready;\n"
+     "  switchscope_wait_states u_fetch_wait_states (.clk_i(clk_sys), .rst_ni(rst_sys_n), .req_i(instr_req),\n"
+     "    .slow_i(1'b1), .wait_states_i(IO_FETCH_WAIT_STATES), .ready_o(fetch_ready));\n"
+     "  logic core_data_req, data_ready;\n"
+     "  assign host_req[CoreD] = core_data_req & data_ready;\n"
+     "  switchscope_wait_states u_data_wait_states (.clk_i(clk_sys), .rst_ni(rst_sys_n), .req_i(core_data_req),\n"
+     "    .slow_i((host_addr[CoreD] & cfg_device_addr_mask[Ram]) == cfg_device_addr_base[Ram]),\n"
+     "    .wait_states_i(IO_DATA_WAIT_STATES), .ready_o(data_ready));"),
+    (r"(\.b_req_i\s*\()\s*instr_req\s*(\))", r"\g<1>instr_req & instr_gnt\g<2>"),
+    (r"(\.data_req_o\s*\()\s*host_req\[CoreD\]\s*(\))", r"\g<1>core_data_req\g<2>"),
+    (r"(\.data_gnt_i\s*\()\s*host_gnt\[CoreD\]\s*(\))", r"\g<1>host_gnt[CoreD] & data_ready\g<2>"),
+)
 SEARCH_FOLDERS = ("rtl", "shared/rtl", "shared/rtl/sim", "vendor/lowrisc_ip/ip/prim/rtl",
                   "vendor/lowrisc_ip/ip/prim_generic/rtl")
 INCLUDE_FOLDERS = ("rtl", "vendor/lowrisc_ip/ip/prim/rtl", "vendor/lowrisc_ip/dv/sv/dv_utils")
@@ -125,24 +146,32 @@ def tracer_stub(root: Path, destination: Path) -> Path:
     return stub
 
 
-def interrupt_top(root: Path, destination: Path) -> Path:
+def harness_top(root: Path, destination: Path) -> Path:
     """simple_system's top with the interrupt lines it ties to 0 (irq_software_i,
-    irq_fast_i, irq_nm_i) driven by new top-level inputs of the same widths,
-    taken from the package's ibex_simple_system.sv at build time and written
-    into the cache (never into the repository). The module keeps its name, so
-    the rest of the design and the harness see the same hierarchy."""
+    irq_fast_i, irq_nm_i) driven by new top-level inputs of the same widths, and
+    its RAM behind the wait states of two more (WAIT_STATE_PORTS), taken from the
+    package's ibex_simple_system.sv at build time and written into the cache
+    (never into the repository). The module keeps its name, so the rest of the
+    design and the harness see the same hierarchy."""
     path = root / TOP_FILE
     text = path.read_text()
-    fix = "update INTERRUPT_PORTS and interrupt_top in switchscope/build/verilator.py for the package's new top"
+    fix = ("update INTERRUPT_PORTS, WAIT_STATE_REWRITES and harness_top in switchscope/build/verilator.py for the "
+           "package's new top")
     header = re.search(r"(module\s+ibex_simple_system\s*\(.*?input\s+IO_RST_N)(\s*\);)", text, re.S)
     if header is None:
         raise SwitchscopeError(f"{path}: no port list `module ibex_simple_system (... input IO_RST_N);` found", fix)
     ports = "".join(f",\n  input {width}{port}" for _line, port, width in INTERRUPT_PORTS)
+    ports += "".join(f",\n  input [7:0] {port}" for port in WAIT_STATE_PORTS)
     text = text[:header.end(1)] + ports + text[header.end(1):]
     for line, port, _width in INTERRUPT_PORTS:
         text, count = re.subn(rf"(\.{line}\s*\()\s*\d*'[bdh]?0\s*(\))", rf"\g<1>{port}\g<2>", text)
         if count != 1:
             raise SwitchscopeError(f"{path}: the core's {line} is not tied to 0 exactly once "
+                                   f"(found {count} times)", fix)
+    for pattern, replacement in WAIT_STATE_REWRITES:
+        text, count = re.subn(pattern, replacement, text)
+        if count != 1:
+            raise SwitchscopeError(f"{path}: the memory port's text `{pattern}` is not there exactly once "
                                    f"(found {count} times)", fix)
     destination.mkdir(parents=True, exist_ok=True)
     top = destination / path.name
@@ -167,7 +196,7 @@ def verilator_arguments(root: Path, parameters: dict[str, str], primitives: Path
     arguments += [f"+incdir+{root / folder}" for folder in INCLUDE_FOLDERS]
     arguments += ["-y", str(primitives)] + [item for folder in SEARCH_FOLDERS for item in ("-y", str(root / folder))]
     arguments += [str(harness / "watch.vlt"), *(str(root / path) for path in PACKAGES),
-                  str(interrupt_top(root, model / "top"))]
+                  str(harness / "wait_states.sv"), str(harness_top(root, model / "top"))]
     if not tracer:  # named on the command line, it is taken before the search folders' ibex_tracer.sv
         arguments.append(str(tracer_stub(root, model)))
     arguments.append(str(harness / "harness.cc"))

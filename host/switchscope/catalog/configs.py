@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from switchscope import catalog
 from switchscope.catalog import Kernel, Option, Scenario, Target
-from switchscope.catalog.memory import ANY_WAIT_STATES, MemorySettings
+from switchscope.catalog.memory import ANY_WAIT_STATES, SLOW_WAIT_STATES, MemorySettings
 from switchscope.common.errors import ConfigurationRefused, SwitchscopeError
 from switchscope.common.suggest import did_you_mean
 
@@ -38,7 +38,14 @@ RUN_OPTIONS = {o.name: o for o in [
            "or off", ("programmed", "on", "off"), "programmed", target_needs="flash"),
     Option("cache", "the flash's caches at each window: as the run left them (warm), or emptied before it (cold)",
            ("warm", "cold"), "warm", target_needs="flash"),
+    Option("fetch_wait_states", "the RAM's wait states on each instruction fetch (a core's RTL behind a slow "
+           "memory: its own prefetch logic decides what they cost)", tuple(str(n) for n in range(SLOW_WAIT_STATES + 1)),
+           "0", numeric_range=(0, SLOW_WAIT_STATES), target_needs="slow_memory"),
+    Option("data_wait_states", "the RAM's wait states on each data access (loads and stores)",
+           tuple(str(n) for n in range(SLOW_WAIT_STATES + 1)), "0", numeric_range=(0, SLOW_WAIT_STATES),
+           target_needs="slow_memory"),
 ]}
+MEMORY_NEEDS = ("flash", "slow_memory")  # the run options that set a memory: measure's --config takes them
 
 
 # What the reference manuals and other tools call the memory options: ST's ART, its parts, the latency field.
@@ -62,7 +69,8 @@ def memory_settings(config: Config) -> MemorySettings:
     values = config.as_dict()
     wait_states, accelerator = values.get("wait_states", "programmed"), values.get("accelerator", "programmed")
     return MemorySettings(None if wait_states == "programmed" else int(wait_states),
-                          None if accelerator == "programmed" else accelerator == "on", values.get("cache") == "cold")
+                          None if accelerator == "programmed" else accelerator == "on", values.get("cache") == "cold",
+                          int(values.get("fetch_wait_states", 0)), int(values.get("data_wait_states", 0)))
 
 
 @dataclass(frozen=True)
@@ -162,7 +170,7 @@ def not_applying(chosen: dict[str, str], kernel: Kernel, target: Target, scenari
     return why
 
 
-TARGET_NEEDS = {"flash": "a flash model"}  # what each Option.target_needs is, in words
+TARGET_NEEDS = {"flash": "a flash model", "slow_memory": "a RAM of settable wait states"}  # what each Option.target_needs is, in words
 # where `switchscope list` names the options' kernels, what each Option.target_needs says instead
 TARGET_NEEDS_LISTED = {need: f"every kernel, on the targets with {words}"
                        for need, words in TARGET_NEEDS.items()}
@@ -186,7 +194,7 @@ def not_applying_where(option: Option, target: Target, scenario: Scenario) -> st
 def memory_choice(chosen: dict[str, str], target: Target) -> MemorySettings:
     """measure's --config, on a firmware of one's own: the memory options alone (its build is its own), checked
     as a run's are; cache=cold is refused there, since switchscope's harness is what empties the caches."""
-    memory = {name: option for name, option in RUN_OPTIONS.items() if option.target_needs == "flash"}
+    memory = {name: option for name, option in RUN_OPTIONS.items() if option.target_needs in MEMORY_NEEDS}
     for name, value in chosen.items():
         option = memory.get(name)
         if option is None:
@@ -204,8 +212,10 @@ def memory_choice(chosen: dict[str, str], target: Target) -> MemorySettings:
     def refuse(why: str, hint: str | None = None):
         raise ConfigurationRefused(f"invalid configuration for {target.name}: {why}", hint)
 
-    values = {**{name: option.default for name, option in memory.items()}, **chosen}
-    _check_memory(values, target, refuse)
+    values = {**{name: option.default for name, option in memory.items() if option.applies_on(target)}, **chosen}
+    if target.flash is not None:
+        _check_memory(values, target, refuse)
+    _check_slow_memory(values, target, refuse)
     return memory_settings(Config(tuple(sorted(values.items()))))
 
 
@@ -276,6 +286,7 @@ def _check(values: dict[str, str], kernel: Kernel, target: Target, scenario: Sce
             "{targets}", ", ".join(_targets_taking(chosen, kernel, scenario)) or "none"))
     if target.flash is not None:
         _check_memory(values, target, refuse)
+    _check_slow_memory(values, target, refuse)
     if tasks is not None:
         if scenario.name != "rotate":
             refuse("--tasks applies to the rotate scenario only")
@@ -298,6 +309,14 @@ def _check_memory(values: dict[str, str], target: Target, refuse) -> None:
     if values["cache"] == "cold" and values["accelerator"] == "off":
         refuse("cache=cold with accelerator=off: the caches are off, there is nothing to empty",
                "leave out cache=cold, or measure it with the accelerator as programmed or on")
+
+
+def _check_slow_memory(values: dict[str, str], target: Target, refuse) -> None:
+    """The wait states this target's slow memory takes."""
+    for name in ("fetch_wait_states", "data_wait_states"):
+        if target.slow_memory is not None and int(values.get(name, 0)) > target.slow_memory.most_wait_states:
+            refuse(f"{name}={values[name]}: {target.name}'s RAM takes 0 to {target.slow_memory.most_wait_states} "
+                   "wait states")
 
 
 TARGET_FACTS = ("cpu", "target", "scenario", "fpu")  # what a conflict's `when` may name besides options

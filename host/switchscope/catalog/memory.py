@@ -32,6 +32,7 @@ ENABLE_BITS = {"stm32f4": {"prefetch": 1 << 8, "icache": 1 << 9, "dcache": 1 << 
 # "Fifteen wait states"); RM0008's three bits take 000 to 010 only ("Two wait states"), the rest reserved.
 MOST_WAIT_STATES = {"stm32f4": 15, "stm32f1": 2}
 ANY_WAIT_STATES = 15  # a flash no register is followed for: what-if values up to RM0090's most
+SLOW_WAIT_STATES = 15  # a slow memory's (SlowMemory): the options' values go no further than any board's most
 
 
 @dataclass(frozen=True)
@@ -112,11 +113,30 @@ class Flash:
 
 
 @dataclass(frozen=True)
+class SlowMemory:
+    """A simulated machine's RAM that its testbench can make slow (board.toml [slow_memory]): it holds each
+    instruction fetch, and apart each data access, a set number of cycles before it takes it. What the wait
+    costs a switch is the core's own logic's to decide (a core's RTL: its prefetch buffer, its load-store unit)."""
+    address: int  # where the RAM starts (its size: the board's ram_bytes)
+    most_wait_states: int  # the most a run may set
+    holds: str  # what holds the requests, in words, for every figure's memory line
+
+    def describe(self, fetch_wait_states: int, data_wait_states: int) -> str:
+        if fetch_wait_states == data_wait_states == 0:
+            return "zero wait states"
+        plural = "s" if fetch_wait_states != 1 else ""
+        return (f"RAM with {fetch_wait_states} wait state{plural} on instruction fetches and {data_wait_states} on "
+                f"data accesses ({self.holds})")
+
+
+@dataclass(frozen=True)
 class MemorySettings:
     """What a run asks of the memory model: None where the firmware's own programming of the register decides."""
     wait_states: int | None = None  # forced wait states
     accelerator: bool | None = None  # forced: every part of the accelerator on, or all off
     cold: bool = False  # the firmware empties the caches before each window
+    fetch_wait_states: int = 0  # a slow memory's (SlowMemory): its instruction fetches' wait states
+    data_wait_states: int = 0  # and its data accesses'
 
     def describe(self, flash: Flash, own_firmware: bool = False) -> str:
         """The memory a figure was measured with, for every table, JSON and report. `own_firmware`: a firmware of

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 
-from switchscope.catalog.memory import Flash
+from switchscope.catalog.memory import Flash, SlowMemory
 from switchscope.common.errors import SwitchscopeError
 from switchscope.decode.methods import Method
 
@@ -249,6 +249,7 @@ class Target:
     memory: str = "chip"  # whose flash_bytes and ram_bytes: a chip's, or a simulated machine's ("machine")
     fpu: str | None = None  # the floating-point unit the build uses (board.toml fpu: "FPv4-SP"); None: none
     flash: "Flash | None" = None  # the chip's flash and accelerator the timing model charges; None: zero wait states
+    slow_memory: "SlowMemory | None" = None  # a RAM whose wait states a run sets (an RTL's testbench); None: none
 
     @property
     def simulated_machine(self) -> str:

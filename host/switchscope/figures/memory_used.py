@@ -1,7 +1,8 @@
 """The memory a figure was measured with, as every result records it ("memory") and every table, page and
 export says it: on a board whose flash is modelled (board.toml [flash]) its wait states, its accelerator and
-whether its caches were emptied before each window, each as programmed or forced; on a board without, zero
-wait states. A count that is no simulated clock's cycles (instructions, a chip's own cycle counter) records
+whether its caches were emptied before each window, each as programmed or forced; on a core's RTL behind a
+slow RAM (board.toml [slow_memory]) the wait states of its fetches and of its data accesses; on a board
+without either, zero wait states. A count that is no simulated clock's cycles (instructions, a chip's own cycle counter) records
 none: the memory shaped it as the chip's own, or not at all."""
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ def record(target: Target, unit: str, settings: MemorySettings, own_firmware: bo
     interface itself (from the chip's reset state), not switchscope's board code."""
     if unit != "cycles" or target.simulator == "silicon":
         return None
+    if target.slow_memory is not None:  # a core's RTL behind its testbench's RAM: no model, the core's own cycles
+        fetch, data = settings.fetch_wait_states, settings.data_wait_states
+        return {"model": False, "description": target.slow_memory.describe(fetch, data), "wait_states": fetch,
+                "fetch_wait_states": fetch, "data_wait_states": data}
     if not modelled(target, unit):
         return {"model": False, "description": ZERO_WAIT_STATES, "wait_states": 0}
     flash = target.flash

@@ -80,7 +80,8 @@ def _memory_line(breakdown: Breakdown) -> list[str]:
     """The memory the window's cycles were counted with, where the target's flash is modelled."""
     job = breakdown.job
     memory = memory_used.record(job.target, breakdown.unit, configs.memory_settings(job.resolved_config()))
-    return [f"  memory on {job.target.name}: {memory['description']}"] if memory and memory["model"] else []
+    said = memory and (memory["model"] or memory["description"] != memory_used.ZERO_WAIT_STATES)
+    return [f"  memory on {job.target.name}: {memory['description']}"] if said else []
 
 
 def _stall_share(breakdown: Breakdown) -> list[str]:

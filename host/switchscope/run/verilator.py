@@ -20,6 +20,7 @@ from pathlib import Path
 
 from switchscope.build import rtl_cores
 from switchscope.catalog import Target
+from switchscope.catalog.memory import MemorySettings
 from switchscope.decode import elf
 from switchscope.run.simulator import (CYCLES_PER_SAMPLE_BUDGET, PARAMETERS_MAGIC, PARAMETERS_SYMBOL, Request,
                                        pin_log_edges)
@@ -44,10 +45,14 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
             watches: list[tuple[int, str]], event_log: Path | None, event_limit: int,
             stop_after: int | None, pin_log: Path | None = None, trace_log: Path | None = None,
             trace_window: int = 0, switch_word: tuple[int, int, int] | None = None,
-            switch_path: tuple[int, ...] = ()) -> list[str]:
+            switch_path: tuple[int, ...] = (), memory: MemorySettings = MemorySettings()) -> list[str]:
     """The harness's command line: the model of the target's configuration, built first if need be."""
     binary = rtl_cores.ensure(target.core_config)
-    line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET)]
+    slowest = 1 + max(memory.fetch_wait_states, memory.data_wait_states)  # a cycle an access at most becomes this
+    line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET * slowest)]
+    if memory.fetch_wait_states or memory.data_wait_states:
+        line += ["--fetch-wait-states", str(memory.fetch_wait_states),
+                 "--data-wait-states", str(memory.data_wait_states)]
     address = elf.symbols(firmware_elf).get(PARAMETERS_SYMBOL)
     if address is not None:  # a switchscope firmware; a user's own has no parameters
         line += ["--parameters-at", hex(address), "--parameters", PARAMETERS_MAGIC + " ".join(parameters)]
@@ -76,19 +81,22 @@ def start(request: Request) -> list[str]:
                    list(request.watches), request.event_log if request.watches or request.switch_word else None,
                    request.event_limit, request.stop_after, request.pin_log if request.watch_scope_pin else None,
                    request.trace_log if request.trace_window is not None else None, request.trace_window or 0,
-                   request.switch_word, request.switch_path)
+                   request.switch_word, request.switch_path, request.memory)
 
 
 def provenance(request: Request) -> tuple[str, str]:
     """(simulator, its options) for a result's record: the core's version and configuration and Verilator's."""
     target = request.target
     _key, core_version, verilator_version = rtl_cores.builder(target.core_config).model_key(target.core_config)
+    memory = request.memory
+    slow = (f", its RAM {memory.fetch_wait_states}/{memory.data_wait_states} fetch/data wait states"
+            if memory.fetch_wait_states or memory.data_wait_states else "")
     if rtl_cores.is_vexriscv(target.core_config):
         return (f"VexRiscv {core_version} ({target.core_config}) RTL on Verilator {verilator_version}",
-                "cycles of the RTL (the core and its caches, switchscope's testbench as its RAM and devices), "
+                f"cycles of the RTL (the core and its caches, switchscope's testbench as its RAM and devices{slow}), "
                 "no timing model")
     return (f"Ibex {core_version} ({target.core_config}) RTL on Verilator {verilator_version}",
-            "cycles of the RTL (simple_system, switchscope harness), no timing model")
+            f"cycles of the RTL (simple_system, switchscope harness{slow}), no timing model")
 
 
 scope_edges = pin_log_edges  # the harness logs the pin's changes itself
