@@ -1,0 +1,148 @@
+"""FreeRTOS and the floor on LiteX's VexRiscv_Full under Verilator (board vexriscv): the ruler reads what
+VexRiscv's documentation says its pipeline takes, every run gives the same samples, warm and cold, the three
+methods read the same windows, and a cold window costs its line refills, as the line size and the wait states
+make them.
+
+The documentation is the package's verilog/README.md (pythondata-cpu-vexriscv 1.0.1.post407): "5 stage :
+F -> D -> E -> M -> WB + fully bypassed", "single cycle ADD/SUB/Bitwise/Shift ALU": in a warm cache a block of
+N independent ALU instructions takes N cycles, one retiring a cycle. The caches' geometry is the variant's:
+GenCoreDefault.scala builds VexRiscv_Full with InstructionCacheConfig and DataCacheConfig of cacheSize 4096,
+bytePerLine 32, wayCount 1 (VexRiscv_Full.yaml: iBus bytePerLine 32, size 4096), behind 32-bit Wishbone
+buses: a line refill is 8 beats, each 1 + N cycles with N wait states (host/verilator-harness/vexriscv.cc)."""
+
+import dataclasses
+import subprocess
+
+import pytest
+
+from conftest import run_command
+from switchscope import catalog
+from switchscope.build import vexriscv as model
+from switchscope.build.firmware import build
+from switchscope.catalog import configs
+from switchscope.figures.measure import measure
+from switchscope.run.runner import run
+
+pytestmark = pytest.mark.firmware  # every test here builds the model and firmware and runs them
+
+TARGET = "vexriscv"
+ALU = 1  # README.md: single-cycle ALU, fully bypassed
+LINE_BEATS = 32 // 4  # a 32-byte line over a 32-bit bus
+CSR_READ = 3  # a csrr mcycle and the instruction after it: the read's own cost, as measured (no document gives it)
+
+
+def cold(monkeypatch):
+    """cache=cold's run parameter (cold=1: harness_cold_caches) on a target the run option does not name yet."""
+    plain = configs.run_parameters
+    monkeypatch.setattr(configs, "run_parameters", lambda config: [*plain(config), "cold=1"])
+
+
+def test_yield_on_vexriscv_measures_in_the_cores_own_cycles(capsys):
+    status, said = run_command(["run", "--target", TARGET, "--scenario", "yield", "--samples", "100"], capsys)
+    assert status == 0, said
+    assert "unit: cycles (VexRiscv RTL)" in said
+    assert "on VexRiscv 1.0.1.post407-" in said and "(VexRiscv_Full) RTL on Verilator 5." in said, said
+
+
+def test_the_ruler_and_the_probes_own_cost(make_job):
+    """Each block is N nops (addi x0, x0, 0): N cycles once in the cache, and no fewer. Between two windows the
+    harness's own code runs through more lines than the 4 KB direct-mapped cache holds beside the ruler's, so a
+    window meets its block's lines refilled (test_csrr_reads_what_the_watch_log_says times a block that stays in
+    the cache). The probe's own cost, calibrated from the cache: the csrr's 3 cycles, the opening's sw, the
+    closing's lui and its csrr's own cycle."""
+    result = measure(make_job("ruler", target=TARGET), samples=70)
+    assert result.unit == "cycles" and result.excluded == 0
+    assert all(cycles >= ALU * n for n, cycles in zip(result.sample_tags, result.samples))
+    assert result.overhead == CSR_READ + 1 + 1 + 1
+
+
+def test_csrr_reads_what_the_watch_log_says(tmp_path):
+    """A watched instruction's cycle is the mcycle a csrr in its place reads: the testbench's log and the core's
+    own reads agree, cold and warm; N addi between two csrr take N cycles once the lines are in the cache."""
+    source = tmp_path / "reads.S"
+    source.write_text(
+        ".section .text\n.org 0x80\n.globl _start\n_start:\n li s1, 0x80020000\n li s2, 2\n"
+        "loop:\nfirst: csrr a1, mcycle\n .rept 16\n addi t0, t0, 1\n .endr\nsecond: csrr a2, mcycle\n"
+        " mv a3, a1\n call out\n mv a3, a2\n call out\n addi s2, s2, -1\n bnez s2, loop\n"
+        " li t0, 1\n sw t0, 8(s1)\n1: j 1b\n"
+        "out: li t1, 4\n2: sw a3, 0(s1)\n srli a3, a3, 8\n addi t1, t1, -1\n bnez t1, 2b\n ret\n")
+    script = tmp_path / "link.ld"
+    script.write_text("ENTRY(_start)\nMEMORY { ram (rwx) : ORIGIN = 0x100000, LENGTH = 1M }\n"
+                      "SECTIONS { .text : { *(.text) } > ram }\n")
+    elf = tmp_path / "reads.elf"
+    gcc = catalog.TARGETS[TARGET].gcc
+    subprocess.run([gcc, "-march=rv32im", "-misa-spec=2.2", "-mabi=ilp32", "-nostdlib", "-nostartfiles", "-T",
+                    str(script), "-o", str(elf), str(source)], check=True)
+    symbols = subprocess.run([gcc.removesuffix("gcc") + "nm", str(elf)], capture_output=True, text=True).stdout
+    address = {line.split()[2]: int(line.split()[0], 16) for line in symbols.splitlines()}
+    done = subprocess.run([str(model.ensure("VexRiscv_Full")), "--watch", f"first={address['first']:#x}",
+                           "--watch", f"second={address['second']:#x}", str(elf)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    reads = [int.from_bytes(done.stdout[i:i + 4], "little") for i in range(0, len(done.stdout), 4)]
+    logged = [int(line.split()[0]) for line in done.stderr.decode().splitlines() if line.split()[1:] in (["first"],
+                                                                                                       ["second"])]
+    assert reads == logged
+    assert reads[3] - reads[2] == CSR_READ + 16 * ALU  # warm: the csrr's read, then a cycle an addi
+
+
+@pytest.mark.parametrize("cache", ["warm", "cold"])
+@pytest.mark.parametrize("scenario", ["yield", "isr"])
+def test_two_runs_give_identical_samples(make_job, scenario, cache, monkeypatch):
+    if cache == "cold":
+        cold(monkeypatch)
+    chosen = make_job(scenario, target=TARGET)
+    firmware = build(chosen.kernel, chosen.target, chosen.scenario)
+    parameters = ["samples=100", *(["cold=1"] if cache == "cold" else [])]
+    first = run(chosen.target, firmware.elf, parameters, 100, time_limit=120)
+    second = run(chosen.target, firmware.elf, parameters, 100, time_limit=120)
+    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 100
+    assert first.stream.samples == second.stream.samples
+    assert first.stream.calibration == second.stream.calibration
+
+
+@pytest.mark.parametrize("kernel", ["freertos", "floor"])
+def test_probe_scope_and_marker_read_identical_samples_on_yield(make_job, kernel):
+    """Every method's build lays out one program and, from emptied caches before its first window, fetches the
+    same lines in the same order: the three read the same windows. The probe's calibration pair runs once
+    before it is timed, so that it is timed from the cache, as its points run in a window."""
+    results = {name: measure(dataclasses.replace(make_job("yield", target=TARGET, kernel=kernel),
+                                                 method=catalog.METHODS[name]), samples=100)
+               for name in ("probe", "scope", "marker")}
+    for result in results.values():
+        assert result.excluded == 0
+    # the first window of each: after the probe's calibration, which the other builds skip, its tick lands
+    # elsewhere in the code, and the lines it leaves differ (docs/rtl.md)
+    assert results["probe"].samples[1:] == results["scope"].samples[1:] == results["marker"].samples[1:], {
+        name: result.stats.median for name, result in results.items()}
+
+
+def test_a_cold_window_costs_its_line_refills(make_job, monkeypatch):
+    """cache=cold empties both caches before each window (fence.i, LiteX's 0x500F): the floor's yield then
+    refills every line it runs through, 8 beats each of 1 + N cycles with N wait states, and the few cycles of
+    the cache's own around them; warm, the same window refills nothing. Two wait states more make each refill
+    16 cycles dearer, and nothing else in the difference: cold less warm grows by 16 a refill. The window trace
+    flags each instruction fetch that missed (11 lines of ss_yield and floor_switch); the other refills are the
+    data cache's (the stack's lines, the tasks' table)."""
+    figures = {}
+    for wait_states in (0, 2):
+        job = dataclasses.replace(make_job("yield", target=TARGET, kernel="floor"), method=catalog.METHODS["marker"],
+                                  config=configs.resolve({"fetch_wait_states": str(wait_states),
+                                                          "data_wait_states": str(wait_states)},
+                                                         catalog.KERNELS["floor"], catalog.TARGETS[TARGET],
+                                                         catalog.SCENARIOS["yield"]))
+        warm = measure(job, samples=20)
+        with monkeypatch.context() as patched:
+            cold(patched)
+            chilled = measure(job, samples=20)
+        assert warm.stats.min == warm.stats.max and chilled.stats.min == chilled.stats.max
+        figures[wait_states] = (int(warm.stats.median), int(chilled.stats.median))
+    (warm0, cold0), (warm2, cold2) = figures[0], figures[2]
+    refills, left = divmod((cold2 - warm2) - (cold0 - warm0), 2 * LINE_BEATS)
+    assert left == 0 and refills >= INSTRUCTION_LINES, figures
+    assert cold0 - warm0 >= refills * LINE_BEATS + INSTRUCTION_LINES * REFILL_OVERHEAD, figures
+    assert figures == FLOOR_YIELD  # the RTL's, pinned: a change to the board or the kernel shows here
+
+
+INSTRUCTION_LINES = 11  # breakdown's icache-miss lines of one cold window
+REFILL_OVERHEAD = 4  # an instruction line's refill takes 12 cycles at zero wait states: 8 beats and 4 of the cache's
+FLOOR_YIELD = {0: (126, 302), 2: (183, 583)}  # (warm, cold) medians by wait states, as measured
