@@ -187,16 +187,8 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "ibex-sim: note: the ELF's entry is 0x%08x, but Ibex starts at 0x%08x (boot address + 0x80)\n",
                  entry, kRamBase + 0x80);
 
-  FILE *log = stderr;
-  if (!options.log_path.empty() && options.log_path != "-") log = testbench::open_output(kMachine, options.log_path);
-  FILE *window_trace = nullptr;
-  if (!options.window_trace_path.empty()) {
-    if (options.watches.empty())
-      testbench::usage_error(kMachine, "--window-trace needs the watches named from and to",
-                             "add --watch from=ADDRESS --watch to=ADDRESS");
-    window_trace = testbench::open_output(kMachine, options.window_trace_path);
-  }
-  FILE *pin_log = options.pin_log_path.empty() ? nullptr : testbench::open_output(kMachine, options.pin_log_path);
+  testbench::Outputs outputs(kMachine, options);
+  FILE *const pin_log = outputs.pin_log;
 
   // simulator_ctrl opens "ibex_simple_system.log" in the working directory when the model first
   // evaluates: give it a private folder, gone again right after (what it logs, we stream to stdout).
@@ -275,16 +267,13 @@ int main(int argc, char **argv) {
       &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__cs_registers_i__DOT__mhpmcounter[0];
   // the last few instructions to enter ID/EX and the cycle each entered at: RVFI reports
   // an instruction a stage or two after it left ID/EX, by then others have entered
-  constexpr unsigned kEntered = 8;
-  uint32_t entered_pc[kEntered] = {};
-  uint64_t entered_at[kEntered] = {};
-  unsigned entered_next = 0;
+  testbench::RecentInstructions<8> entered;
   bool was_first = false;
   uint32_t was_pc = 0;
 
   const bool following = !options.watches.empty() || options.follow_switches;  // cycles of instructions wanted
   const testbench::Code code{image, kRamBase};
-  testbench::RetirementLog retirements(options, code, log, window_trace, read_ram);
+  testbench::RetirementLog retirements(options, code, outputs.log, outputs.window_trace, read_ram);
   uint64_t cycle = 0, retired = 0;
   bool halted = false, stopped = false;
   unsigned exit_code = 0;
@@ -344,9 +333,7 @@ int main(int argc, char **argv) {
     }
     // an instruction's first cycle in ID/EX (a stall can hold it there for more than one)
     if (following && *id_valid && *id_first && !(was_first && *id_pc == was_pc)) {
-      entered_pc[entered_next % kEntered] = *id_pc;
-      entered_at[entered_next % kEntered] = *mcycle;
-      ++entered_next;
+      entered.note(*id_pc, *mcycle);
     }
     was_first = *id_valid && *id_first;
     was_pc = *id_pc;
@@ -357,14 +344,7 @@ int main(int argc, char **argv) {
       ++retired;
       if (following) {
         // the cycle this instruction entered ID/EX at, or failing that the one it retired in
-        uint64_t start = *retire_cycle;
-        for (unsigned back = 1; back <= kEntered && back <= entered_next; ++back) {
-          unsigned slot = (entered_next - back) % kEntered;
-          if (entered_pc[slot] == *pc) {
-            start = entered_at[slot];
-            break;
-          }
-        }
+        uint64_t start = entered.cycle_of(*pc, *retire_cycle);
         stopped = !retirements.retire({*pc, start, *trap_first != 0, ((*mcause >> 5) & 3u) != 0, *mepc,
                                        *rd_addr == 1, *rd_wdata, false});
       }
@@ -373,19 +353,9 @@ int main(int argc, char **argv) {
     top->eval();
     if (halted || stopped) break;
   }
-  if (!stopped) retirements.finish();
-  std::fflush(stdout);
   top->final();
-  char how[48];
-  if (halted)
-    std::snprintf(how, sizeof how, "halted code=%u", exit_code);
-  else
-    std::snprintf(how, sizeof how, "%s", stopped ? "stop or limit reached"
-                                                 : (context->gotFinish() ? "the model finished" : "cycle bound reached"));
-  std::fprintf(stderr, "ibex-sim: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n", how, cycle,
-               retired);
-  if (log != stderr) std::fclose(log);
-  if (pin_log != nullptr) std::fclose(pin_log);
-  if (window_trace != nullptr) std::fclose(window_trace);
+  testbench::finish_run(kMachine, retirements, halted, exit_code, stopped, nullptr, context->gotFinish(), cycle,
+                        retired);
+  outputs.close();
   return halted || stopped ? 0 : 1;
 }

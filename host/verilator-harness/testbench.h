@@ -202,6 +202,54 @@ inline FILE *open_output(const Machine &machine, const std::string &path) {
   return file;
 }
 
+// Where the logs go: the watch log (stderr without --log), --window-trace's, --pin-log's.
+struct Outputs {
+  FILE *log = stderr, *window_trace = nullptr, *pin_log = nullptr;
+
+  Outputs(const Machine &machine, const Options &options) {
+    if (!options.log_path.empty() && options.log_path != "-") log = open_output(machine, options.log_path);
+    if (!options.window_trace_path.empty()) {
+      if (options.watches.empty())
+        usage_error(machine, "--window-trace needs the watches named from and to",
+                    "add --watch from=ADDRESS --watch to=ADDRESS");
+      window_trace = open_output(machine, options.window_trace_path);
+    }
+    if (!options.pin_log_path.empty()) pin_log = open_output(machine, options.pin_log_path);
+  }
+
+  void close() {
+    if (log != stderr) std::fclose(log);
+    if (pin_log != nullptr) std::fclose(pin_log);
+    if (window_trace != nullptr) std::fclose(window_trace);
+  }
+};
+
+// The few instructions a core last moved past a stage of its pipeline, each with the cycle it did: a
+// retirement a stage or more later finds its own cycle there.
+template <unsigned kSize>
+class RecentInstructions {
+ public:
+  void note(uint32_t pc, uint64_t cycle) {
+    pc_[next_ % kSize] = pc;
+    cycle_[next_ % kSize] = cycle;
+    ++next_;
+  }
+
+  // The cycle of the latest noted at `pc`, or `otherwise`.
+  uint64_t cycle_of(uint32_t pc, uint64_t otherwise) const {
+    for (unsigned back = 1; back <= kSize && back <= next_; ++back) {
+      unsigned slot = (next_ - back) % kSize;
+      if (pc_[slot] == pc) return cycle_[slot];
+    }
+    return otherwise;
+  }
+
+ private:
+  uint32_t pc_[kSize] = {};
+  uint64_t cycle_[kSize] = {};
+  unsigned next_ = 0;
+};
+
 // The program's code as loaded: what nothing rewrites.
 struct Code {
   const std::vector<uint32_t> &image;
@@ -387,6 +435,25 @@ class RetirementLog {
   uint32_t ra_ = 0, entry_word_ = 0;
   uint32_t flow_at_ = 0;  // the switching code this trap's flow was last logged entering (0: none yet)
 };
+
+// The run's end: the log's last assertion if the run ended by itself, the program's output flushed, and the
+// last line on stderr, which says how it ended (run/verilator.py reads it): halted (with the program's exit
+// code), stopped (--stop, --limit), `other` if the testbench tells another reason, or the model's own end or
+// the cycle bound.
+inline void finish_run(const Machine &machine, RetirementLog &retirements, bool halted, unsigned exit_code,
+                       bool stopped, const char *other, bool model_finished, uint64_t cycles, uint64_t retired) {
+  if (!stopped) retirements.finish();
+  std::fflush(stdout);
+  char how[48];
+  if (halted)
+    std::snprintf(how, sizeof how, "halted code=%u", exit_code);
+  else
+    std::snprintf(how, sizeof how, "%s", stopped  ? "stop or limit reached"
+                                         : other ? other
+                                                 : (model_finished ? "the model finished" : "cycle bound reached"));
+  std::fprintf(stderr, "%s: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n", machine.program, how,
+               cycles, retired);
+}
 
 }  // namespace testbench
 

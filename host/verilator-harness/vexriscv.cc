@@ -113,23 +113,15 @@ int main(int argc, char **argv) {
   if (entry != kResetVector)
     std::fprintf(stderr, "vexriscv-sim: note: the ELF's entry is 0x%08x, but the core starts at 0x%08x\n", entry,
                  kResetVector);
-  FILE *log = stderr;
-  if (!options.log_path.empty() && options.log_path != "-") log = testbench::open_output(kMachine, options.log_path);
-  FILE *window_trace = nullptr;
-  if (!options.window_trace_path.empty()) {
-    if (options.watches.empty())
-      testbench::usage_error(kMachine, "--window-trace needs the watches named from and to",
-                             "add --watch from=ADDRESS --watch to=ADDRESS");
-    window_trace = testbench::open_output(kMachine, options.window_trace_path);
-  }
-  FILE *pin_log = options.pin_log_path.empty() ? nullptr : testbench::open_output(kMachine, options.pin_log_path);
+  testbench::Outputs outputs(kMachine, options);
+  FILE *const pin_log = outputs.pin_log;
 
   auto context = std::make_unique<VerilatedContext>();
   auto top = std::make_unique<VVexRiscv>(context.get(), "TOP");
   auto *core = top->VexRiscv;  // the public signals' module, kept apart from the root
   const testbench::Code code{ram, kRamBase};
   auto read_word = [&](uint32_t address) { return in_ram(address) ? ram[(address - kRamBase) / 4] : 0u; };
-  testbench::RetirementLog retirements(options, code, log, window_trace, read_word);
+  testbench::RetirementLog retirements(options, code, outputs.log, outputs.window_trace, read_word);
 
   const uint8_t *firing = &core->lastStageIsFiring;
   const uint32_t *retired_pc = &core->lastStagePc;
@@ -146,10 +138,7 @@ int main(int argc, char **argv) {
   const uint32_t *decode_pc = &core->decode_PC;
   const uint8_t *executed = &core->execute_arbitration_isFiring;
   const uint32_t *execute_pc = &core->execute_PC;
-  // the last few instructions to leave the execute stage, and mcycle as each left
-  uint32_t executed_pc[kPastExecute] = {};
-  uint64_t executed_at[kPastExecute] = {};
-  unsigned executed_next = 0;
+  testbench::RecentInstructions<kPastExecute> executed_last;  // mcycle as each left the execute stage
 
   top->externalResetVector = kResetVector;
   top->timerInterrupt = 0;
@@ -246,29 +235,18 @@ int main(int argc, char **argv) {
     top->eval();
 
     if (following) {
-      if (window_trace != nullptr && *fetch_missed) missed.insert(*missed_pc);
+      if (outputs.window_trace != nullptr && *fetch_missed) missed.insert(*missed_pc);
       if (*firing) {
         ++retired;
         uint32_t pc = *retired_pc;
         bool miss = !missed.empty() && missed.erase(pc) > 0;
-        uint64_t start = *mcycle;  // not found: it retires as it leaves execute
-        for (unsigned back = 1; back <= kPastExecute && back <= executed_next; ++back) {
-          unsigned slot = (executed_next - back) % kPastExecute;
-          if (executed_pc[slot] == pc) {
-            start = executed_at[slot];
-            break;
-          }
-        }
+        uint64_t start = executed_last.cycle_of(pc, *mcycle);  // not found: it retires as it leaves execute
         stopped = !retirements.retire({pc, start, trap_taken, *mcause_interrupt != 0, *mepc,
                                        *rd_valid && *rd_addr == 1, *rd_data, miss});
         trap_taken = false;
       }
       if (*had_exception || *interrupt_jump) trap_taken = true;
-      if (*executed) {
-        executed_pc[executed_next % kPastExecute] = *execute_pc;
-        executed_at[executed_next % kPastExecute] = *mcycle;
-        ++executed_next;
-      }
+      if (*executed) executed_last.note(*execute_pc, *mcycle);
     } else if (*firing) {
       ++retired;
     }
@@ -279,20 +257,9 @@ int main(int argc, char **argv) {
     top->eval();
     if (halted || stopped) break;
   }
-  if (!stopped) retirements.finish();
-  std::fflush(stdout);
   top->final();
-  const char *how = halted ? "halted" : stopped ? "stop or limit reached"
-                                      : lost ? "fetch outside the RAM"
-                                             : context->gotFinish() ? "the model finished" : "cycle bound reached";
-  if (halted)
-    std::fprintf(stderr, "vexriscv-sim: halted code=%u after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n",
-                 exit_code, cycle, retired);
-  else
-    std::fprintf(stderr, "vexriscv-sim: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n", how, cycle,
-                 retired);
-  if (log != stderr) std::fclose(log);
-  if (pin_log != nullptr) std::fclose(pin_log);
-  if (window_trace != nullptr) std::fclose(window_trace);
+  testbench::finish_run(kMachine, retirements, halted, exit_code, stopped, lost ? "fetch outside the RAM" : nullptr,
+                        context->gotFinish(), cycle, retired);
+  outputs.close();
   return halted || stopped ? 0 : 1;
 }

@@ -244,21 +244,39 @@ __asm__(".section .text.board_latency_entry, \"ax\"\n"
         ".option pop\n"
         ".size board_latency_entry, . - board_latency_entry\n"
         ".text\n");
-#elif BOARD_ONE_TRAP_ENTRY
+#else
+/* Either entry that goes on to the kernel's: sp swapped for the board's stack, t0 freed there. */
+#define BOARD_LATENCY_ENTRY_OPENING                                              \
+    ".section .text.board_latency_entry, \"ax\"\n"                             \
+    ".globl board_latency_entry\n"                                               \
+    ".type board_latency_entry, @function\n"                                     \
+    ".option push\n"                                                             \
+    ".option norvc\n"                                                            \
+    ".option norelax\n"                                                          \
+    "board_latency_entry:\n"                                                     \
+    "    csrrw sp, mscratch, sp\n"                                               \
+    "    sw t0, -4(sp)\n"
+/* ... and back: t1 and t0 restored, sp swapped back, on to the kernel's trap entry, as the interrupt left it */
+#define BOARD_LATENCY_ENTRY_CLOSING                                              \
+    "    lw t1, -8(sp)\n"                                                        \
+    "    lw t0, -4(sp)\n"                                                        \
+    "    csrrw sp, mscratch, sp\n"                                               \
+    "    j board_latency_continue\n"                                             \
+    ".option pop\n"                                                             \
+    ".size board_latency_entry, . - board_latency_entry\n"                      \
+    /* a kernel whose table is not BOARD_VECTOR_TABLE's leaves this one: say so */ \
+    ".weak board_latency_continue\n"                                             \
+    "board_latency_continue:\n"                                                  \
+    "    j board_latency_no_kernel_entry\n"                                      \
+    ".text\n"
+
+#if BOARD_ONE_TRAP_ENTRY
 /* A core with one trap entry (board_config.h): while the timer is armed every trap
  * comes here, the tick's and the kernel's ecalls too. The cause is told first, so
  * that only the latency timer's interrupt reaches board_latency_dispatched, its
  * read ([latency_timer] handler, read_offset 0): the probe's read and the marker's
  * watch in one place, five instructions into the trap. */
-__asm__(".section .text.board_latency_entry, \"ax\"\n"
-        ".globl board_latency_entry\n"
-        ".type board_latency_entry, @function\n"
-        ".option push\n"
-        ".option norvc\n"
-        ".option norelax\n"
-        "board_latency_entry:\n"
-        "    csrrw sp, mscratch, sp\n"
-        "    sw t0, -4(sp)\n"
+__asm__(BOARD_LATENCY_ENTRY_OPENING
         "    sw t1, -8(sp)\n"
         "    csrr t0, mcause\n"
         "    li t1, " BOARD_LATENCY_MCAUSE "\n"
@@ -268,38 +286,15 @@ __asm__(".section .text.board_latency_entry, \"ax\"\n"
         "    csrr t0, mcycle\n"
         "    lui t1, %hi(board_latency_read)\n"
         "    sw t0, %lo(board_latency_read)(t1)\n"
-        "1:  lw t1, -8(sp)\n"
-        "    lw t0, -4(sp)\n"
-        "    csrrw sp, mscratch, sp\n"
-        "    j board_latency_continue\n"
-        ".option pop\n"
-        ".size board_latency_entry, . - board_latency_entry\n"
-        ".text\n");
+        "1:\n" BOARD_LATENCY_ENTRY_CLOSING);
 #else
-__asm__(".section .text.board_latency_entry, \"ax\"\n"
-        ".globl board_latency_entry\n"
-        ".type board_latency_entry, @function\n"
-        ".option push\n"
-        ".option norvc\n"
-        ".option norelax\n"
-        "board_latency_entry:\n"
-        "    csrrw sp, mscratch, sp\n"
-        "    sw t0, -4(sp)\n"
+__asm__(BOARD_LATENCY_ENTRY_OPENING
         "    csrr t0, mcycle\n"
         "    sw t1, -8(sp)\n"
         "    lui t1, %hi(board_latency_read)\n"
         "    sw t0, %lo(board_latency_read)(t1)\n"
-        "    lw t1, -8(sp)\n"
-        "    lw t0, -4(sp)\n"
-        "    csrrw sp, mscratch, sp\n"
-        "    j board_latency_continue\n"
-        ".option pop\n"
-        ".size board_latency_entry, . - board_latency_entry\n"
-        /* a kernel whose table is not BOARD_VECTOR_TABLE's leaves this one: say so */
-        ".weak board_latency_continue\n"
-        "board_latency_continue:\n"
-        "    j board_latency_no_kernel_entry\n"
-        ".text\n");
+        BOARD_LATENCY_ENTRY_CLOSING);
+#endif
 #endif
 
 void board_latency_no_kernel_entry(void) __attribute__((used, noreturn));

@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import importlib.util
 import os
+import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from switchscope.common import paths
-from switchscope.common.errors import BuildFailed
+from switchscope.common.errors import BuildFailed, SwitchscopeError
 from switchscope.common.tools import require, run_owned
 
 HARNESS_FOLDER = "verilator-harness"
@@ -30,6 +33,22 @@ FULL_BELOW_BYTES = 1 << 20  # what is left when a build failed on a full disk: t
 
 def harness_folder() -> Path:
     return paths.checkout() / "host" / HARNESS_FOLDER
+
+
+def package_root(package: str, folder: str, install_hint: str) -> tuple[Path, str]:
+    """A pythondata package's folder of RTL and a version naming the core's commit: its version_str and its
+    data_git_describe, read, not imported (its module imports nothing we need and the fields are plain text)."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or spec.origin is None:
+        raise SwitchscopeError(f"the Python package {package} is not installed for {sys.executable}", install_hint)
+    root = Path(spec.origin).parent / folder
+    init = Path(spec.origin).read_text()
+    version = re.search(r'^version_str = "([^"]+)"', init, re.M)
+    commit = re.search(r'^data_git_describe = "([^"]+)"', init, re.M)
+    if not root.is_dir() or version is None:
+        raise SwitchscopeError(f"{spec.origin} does not look like {package} (no {folder}/ or version_str)",
+                               install_hint)
+    return root, f"{version.group(1)}-{commit.group(1) if commit else 'unknown'}"
 
 
 def verilator_version(verilator: str) -> str:

@@ -16,10 +16,8 @@ model is built once per key; a lock lets parallel commands build it once."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
-import sys
 from pathlib import Path
 
 from switchscope.build import rtl_model
@@ -79,18 +77,7 @@ GENERIC_FOLDER = "vendor/lowrisc_ip/ip/prim_generic/rtl"
 
 def package_root() -> tuple[Path, str]:
     """The installed package's RTL tree and a version naming the core's commit."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or spec.origin is None:
-        raise SwitchscopeError(f"the Python package {PACKAGE} is not installed for {sys.executable}", INSTALL_HINT)
-    root = Path(spec.origin).parent / "system_verilog"
-    init = Path(spec.origin).read_text()
-    # read, not imported: the package's module imports nothing we need and its version fields are plain text
-    version = re.search(r'^version_str = "([^"]+)"', init, re.M)
-    commit = re.search(r'^data_git_describe = "([^"]+)"', init, re.M)
-    if not root.is_dir() or version is None:
-        raise SwitchscopeError(f"{spec.origin} does not look like {PACKAGE} (no system_verilog/ or version_str)",
-                               INSTALL_HINT)
-    return root, f"{version.group(1)}-{commit.group(1) if commit else 'unknown'}"
+    return rtl_model.package_root(PACKAGE, "system_verilog", INSTALL_HINT)
 
 
 def read_configs(root: Path) -> dict[str, dict[str, str]]:

@@ -13,10 +13,7 @@ built once per key; a lock lets parallel commands build it once
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import re
-import sys
 from pathlib import Path
 
 from switchscope.build import rtl_model
@@ -33,18 +30,7 @@ BINARY = "vexriscv-sim"
 
 def package_root() -> tuple[Path, str]:
     """The installed package's Verilog folder and a version naming the generated core's commit."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or spec.origin is None:
-        raise SwitchscopeError(f"the Python package {PACKAGE} is not installed for {sys.executable}", INSTALL_HINT)
-    root = Path(spec.origin).parent / "verilog"
-    init = Path(spec.origin).read_text()
-    # read, not imported: its version fields are plain text
-    version = re.search(r'^version_str = "([^"]+)"', init, re.M)
-    commit = re.search(r'^data_git_describe = "([^"]+)"', init, re.M)
-    if not root.is_dir() or version is None:
-        raise SwitchscopeError(f"{spec.origin} does not look like {PACKAGE} (no verilog/ or version_str)",
-                               INSTALL_HINT)
-    return root, f"{version.group(1)}-{commit.group(1) if commit else 'unknown'}"
+    return rtl_model.package_root(PACKAGE, "verilog", INSTALL_HINT)
 
 
 def variant_file(root: Path, variant: str) -> Path:
