@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""How fast the Ibex targets measure: 10,000 `yield` samples with
-`switchscope run` (wall time, the model and firmware built first), and the
-harness alone on the same firmware: the cycles it simulated, its CPU time and
-so the simulated cycles per CPU second; and how long Verilator took to build
-each target's model (as cached in build/ibex/, or with --rebuild a fresh
-build in a scratch folder).
+"""How fast the RTL targets measure (Ibex's, and with --targets vexriscv
+VexRiscv's): 10,000 `yield` samples with `switchscope run` (wall time, the
+model and firmware built first), and the harness alone on the same firmware:
+the cycles it simulated, its CPU time and so the simulated cycles per CPU
+second; and how long Verilator took to build each target's model (as cached
+in build/ibex/ or build/vexriscv/, or with --rebuild a fresh build in a
+scratch folder).
 
-    python3 bench/ibex_speed.py [--samples 10000] [--rounds 3] [--rebuild]
+    python3 bench/ibex_speed.py [--samples 10000] [--rounds 3] [--rebuild] [--targets ibex,vexriscv]
 
 Prints one Markdown table: per target, the medians of the rounds with their range.
 """
@@ -28,7 +29,7 @@ from checkout import CHECKOUT, switchscope_command
 sys.path.insert(0, str(CHECKOUT / "host"))
 
 from switchscope import catalog  # noqa: E402
-from switchscope.build import verilator  # noqa: E402
+from switchscope.build import rtl_cores  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.run.runner import run  # noqa: E402
 
@@ -62,12 +63,12 @@ def end_to_end(target: str, samples: int) -> float:
 def model_build_seconds(config: str, fresh: bool) -> float:
     """Verilator's wall time building the configuration's model: the cached model's, or a fresh build's."""
     if not fresh:
-        return float((verilator.ensure(config).parent / "build-seconds.txt").read_text())
+        return float((rtl_cores.ensure(config).parent / "build-seconds.txt").read_text())
     kept = os.environ.get("SWITCHSCOPE_BUILD")
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["SWITCHSCOPE_BUILD"] = scratch
         try:
-            return float((verilator.ensure(config).parent / "build-seconds.txt").read_text())
+            return float((rtl_cores.ensure(config).parent / "build-seconds.txt").read_text())
         finally:
             if kept is None:
                 del os.environ["SWITCHSCOPE_BUILD"]
@@ -84,9 +85,10 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true", help="time a fresh build of each model in a scratch folder")
+    parser.add_argument("--targets", default=",".join(TARGETS), help="a comma list of targets on Verilator")
     args = parser.parse_args()
     rows = []
-    for name in TARGETS:
+    for name in args.targets.split(","):
         end_to_end(name, 100)  # builds the model and the firmware: no round below includes a build
         walls, rates, simulated = [], [], 0
         for _ in range(args.rounds):
