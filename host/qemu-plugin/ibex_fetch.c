@@ -4,22 +4,26 @@
  * count a single-cycle RAM. The memory is the RTL harness's
  * (host/verilator-harness/wait_states.sv): a request held N cycles is granted,
  * and its word arrives the cycle after the grant. The rules, each stated once,
- * from instruction_fetch.rst unless marked measured (docs/measurement.md holds
- * them against the RTL; tests/run/test_ibex_slow_memory.py has the rulers):
+ * from Ibex's doc/03_reference/ unless marked measured (docs/measurement.md
+ * holds them against the RTL; tests/run/test_ibex_model.py and
+ * tests/run/test_ibex_slow_memory.py have the rulers):
  *
- *  F1 "This buffer simply fetches instructions linearly until it is full",
- *     its FIFO "DEPTH ... 3": the next word's request goes out the cycle after
- *     the last grant, unless three words are fetched or under way and not yet
- *     taken by the ID/EX stage (a word is taken when the instruction holding
- *     its last halfword enters ID/EX).
- *  F2 One request at a time on the port ("must stay high until instr_gnt_i is
- *     high"): a word presented in cycle c is granted in c + N and its
- *     instruction can be in ID/EX in c + N + 2, so at 0 wait states the
- *     single-cycle RAM's figures hold.
- *  F3 A jump, taken branch, trap, mret or interrupt "begins fetching from the
- *     new Program Counter": its request goes out two cycles before the target
- *     would enter ID/EX at 0 wait states (three for a 32-bit target 2 bytes
- *     past a word, "two separate word-aligned instruction fetches").
+ *  F1 instruction_fetch.rst: "This buffer simply fetches instructions
+ *     linearly until it is full", its FIFO "DEPTH ... 3": the next word's
+ *     request goes out the cycle after the last grant, unless three words are
+ *     fetched or under way and not yet taken by the ID/EX stage (a word is
+ *     taken when the instruction holding its last halfword enters ID/EX).
+ *  F2 One request at a time on the port (instruction_fetch.rst's interface
+ *     table: instr_req_o "must stay high until instr_gnt_i is high"): a word
+ *     presented in cycle c is granted in c + N and its instruction can be in
+ *     ID/EX in c + N + 2, so at 0 wait states the single-cycle RAM's figures
+ *     hold.
+ *  F3 pipeline_details.rst: a jump stalls "to flush the prefetch counter and
+ *     begin fetching from the new Program Counter", and so do a taken branch,
+ *     a trap, mret and an interrupt: the request goes out two cycles before
+ *     the target would enter ID/EX at 0 wait states (three for a 32-bit
+ *     target 2 bytes past a word: instruction_fetch.rst, "two separate
+ *     word-aligned instruction fetches").
  *  F4 measured: a request already presented holds the port until its grant,
  *     so the new program counter's request waits for it. The documentation's
  *     reading (core=ibex-small-documentation) sends it at once: in straight
@@ -51,7 +55,7 @@ struct fetched_word {
 static struct fetched_word words[WORDS_KEPT];
 static unsigned word_count;        /* words of the current stream in `words`, the oldest dropped past WORDS_KEPT */
 static int64_t last_grant;
-static uint64_t next_word, expected, previous_address;
+static uint64_t next_word, expected;
 static int started;
 
 int ibex_fetch_argument(const char *arg)
@@ -147,8 +151,6 @@ static void on_ibex_fetch(unsigned int vcpu_index, void *userdata)
     uint64_t address = packed & ~(uintptr_t)1;
     unsigned size = (packed & 1) ? 4 : 2;
     int64_t now = (int64_t)counters_now(vcpu_index).cycles;
-    if (started && address == previous_address && address != expected)
-        return; /* QEMU runs an instruction again after an I/O access (-icount): fetched once */
     if (!started || address != expected)
         redirect(address, size, now);
     started = 1;
@@ -166,7 +168,6 @@ static void on_ibex_fetch(unsigned int vcpu_index, void *userdata)
         if (words[i].taken == NOT_TAKEN && words[i].address + 4 <= address + size)
             words[i].taken = entered - 1;
     expected = address + size;
-    previous_address = address;
 }
 
 /* D1: a load or store to the slow RAM. */

@@ -262,8 +262,10 @@ def resolve(chosen: dict[str, str], kernel: Kernel, target: Target, scenario: Sc
             raise SwitchscopeError(f"option '{name}' does not apply to {kernel.name}" if known_elsewhere
                                    else f"unknown configuration option '{name}'", hint + option_list(kernel))
         if value not in option.values:
+            # a number out of a range is no misspelling of one in it: "99" is not "9"
+            guess = "" if option.numeric_range and value.isdigit() else did_you_mean(value, option.values)
             raise SwitchscopeError(f"'{value}' is not a value of {name}",
-                                   f"{did_you_mean(value, option.values)}{name} takes {option.describe_values()}")
+                                   f"{guess}{name} takes {option.describe_values()}")
         values[name] = value
     for name, value in list(values.items()):  # defaults a chosen value brings, below the user's own choices
         for brought in dict(options[name].implies).get(value, ()):

@@ -122,7 +122,8 @@ def parser() -> argparse.ArgumentParser:
                           "others are measured without it. The memory options apply to the targets with a flash "
                           "model (the STM32 chips as shipped: netduinoplus2, ...; docs/flash.md), the others are "
                           "measured without them: wait_states=programmed|0..15, accelerator=programmed|on|off, "
-                          "cache=warm|cold")
+                          "cache=warm|cold. On Ibex (ibex, ibex-maxperf, ibex-qemu) the RAM's wait states: "
+                          "fetch_wait_states=0..15, data_wait_states=0..15 (docs/rtl.md)")
     run.add_argument("--tasks", type=int, metavar="N",
                      help="rotate scenario: how many tasks (default 2); with --scenario all, rotate alone")
     run.add_argument("--floor", action="store_true",
@@ -219,7 +220,8 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
     elf.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="on a target with a flash model, what to force of it: wait_states=N, accelerator=on|off "
-                          "(by default as the firmware programs the flash interface)")
+                          "(by default as the firmware programs the flash interface); on Ibex, the RAM's "
+                          "fetch_wait_states=N and data_wait_states=N (default 0)")
     elf.add_argument("--json", type=output_path, metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)
 
