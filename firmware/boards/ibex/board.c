@@ -13,6 +13,10 @@
  * aligned): trap n enters at mtvec + 4n, exceptions at + 0. The board's table
  * at the boot address halts on any trap; a kernel installs its own, made by
  * BOARD_VECTOR_TABLE (board_config.h says what it must do), before it starts.
+ *
+ * vexriscv runs this code too, on LiteX's VexRiscv under switchscope's own
+ * testbench: the same start at 0x100080 and the same devices, and what differs
+ * (one trap entry, the latency line, its caches) in its board_machine.h.
  */
 #include "switchscope/board.h"
 #include "switchscope/harness_fail.h"
