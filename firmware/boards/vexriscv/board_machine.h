@@ -7,10 +7,12 @@
 #define BOARD_CPU_CLOCK_HZ 100000000u /* board.toml f_cpu_hz */
 #define BOARD_CPU_CLOCK_HZ_TEXT "100000000"
 
-/* An instruction cache (4 KB, direct-mapped, 32-byte lines): the probe's
- * calibration runs its pair once before it times it, and every method's build
- * empties the caches before its first window (common/harness.c). */
+/* An instruction cache (4 KB, direct-mapped, 32-byte lines): every method's
+ * build runs the probe's calibration and empties the caches before its first
+ * window (common/harness.c); the pairs of points that time themselves start a
+ * line (probe.h: both points, 24 bytes, in the line their first fetch brings). */
 #define BOARD_CACHES_CODE 1
+#define BOARD_POINT_PAIR_ALIGN ".balign 32"
 
 /* Emptying the caches (cache=cold, board_empty_caches): fence.i invalidates the
  * instruction cache (VexRiscv_Full.yaml: flushInstructions, 0x100F); LiteX's
