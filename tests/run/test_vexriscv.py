@@ -16,6 +16,7 @@ import subprocess
 import pytest
 
 from conftest import run_command
+from ibex_checks import latency_job
 from switchscope import catalog
 from switchscope.build import vexriscv as model
 from switchscope.build.firmware import build
@@ -160,3 +161,17 @@ def test_a_cold_window_costs_its_line_refills(make_job, monkeypatch, wait_states
 INSTRUCTION_LINES = 11  # breakdown's icache-miss lines of one cold window
 REFILL_OVERHEAD = 4  # an instruction line's refill at zero wait states takes 12 cycles: 8 beats and 4 of the cache's
 FLOOR_YIELD = {0: (102, 302), 2: (126, 583)}  # (warm, cold) medians by wait states, as measured
+
+
+def test_irq_latency_the_probe_and_the_rtls_own_view_agree_on_every_sample():
+    """While the latency timer is armed every trap enters the board's entry, which tells the timer's interrupt
+    by mcause before it reads mcycle (board_latency_dispatched, [latency_timer] handler): the probe's read and
+    the testbench's view (the line's rising, that instruction's cycle) agree on every sample, the tick round's
+    included. A whole sweep: about 4 minutes."""
+    from ibex_checks import latency_job
+    result = measure(latency_job(TARGET), samples=1)
+    agreement = result.details["agreement"]
+    assert agreement == {"samples": 8192 + 1088, "equal": 8192 + 1088, "least_difference": 0,
+                         "largest_difference": 0, "unit": "cycles"}
+    # FreeRTOS's critical sections and its trap handler clear mstatus.MIE: the worst case is masked the longest
+    assert result.worst["function"] == "xQueueGenericSend" and result.stats.max > 500
