@@ -194,10 +194,10 @@ for directory in "${RUST_TOOLCHAIN_FILES[@]}"; do
 done
 echo "fetched"
 
-step "The simulator helpers (simavr runner, QEMU plugin, Ibex's RTL as Verilator models)"
+step "The simulator helpers (simavr runner, QEMU plugin, Ibex's and VexRiscv's RTL as Verilator models)"
 .venv/bin/python -c 'from switchscope.build import native; print(native.ensure("simavr")); print(native.ensure("qemu"))'
-.venv/bin/python -c 'from switchscope.build import native; print(native.ensure("verilator", "small")); print(native.ensure("verilator", "maxperf"))' ||
-    fail "building Ibex's Verilator models failed (the message is above)" "fix what it names, then run ./setup.sh again"
+.venv/bin/python -c 'from switchscope.build import native; print(native.ensure("verilator", "small")); print(native.ensure("verilator", "maxperf")); print(native.ensure("verilator", "VexRiscv_Full"))' ||
+    fail "building the Verilator models failed (the message is above)" "fix what it names, then run ./setup.sh again"
 
 step "Proving it: a short measurement on each simulator and method"
 prove() {

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""How fast the Ibex targets measure: 10,000 `yield` samples with
-`switchscope run` (wall time, the model and firmware built first), and the
-harness alone on the same firmware: the cycles it simulated, its CPU time and
-so the simulated cycles per CPU second; and how long Verilator took to build
-each target's model (as cached in build/ibex/, or with --rebuild a fresh
-build in a scratch folder); and `ibex` behind its slow RAM (--config
+"""How fast the RTL targets measure (Ibex's, and with --targets vexriscv
+VexRiscv's): 10,000 `yield` samples with `switchscope run` (wall time, the
+model and firmware built first), and the harness alone on the same firmware:
+the cycles it simulated, its CPU time and so the simulated cycles per CPU
+second; and how long Verilator took to build each target's model (as cached
+in build/ibex/ or build/vexriscv/, or with --rebuild a fresh build in a
+scratch folder); and `ibex` behind its slow RAM (--config
 fetch_wait_states), whose windows take more cycles to simulate.
 
-    python3 bench/ibex_speed.py [--samples 10000] [--rounds 3] [--rebuild]
+    python3 bench/ibex_speed.py [--samples 10000] [--rounds 3] [--rebuild] [--targets ibex,vexriscv]
 
 Prints two Markdown tables: per target, and per fetch wait states on ibex, the
 medians of the rounds with their range.
@@ -30,13 +31,13 @@ from checkout import CHECKOUT, switchscope_command
 sys.path.insert(0, str(CHECKOUT / "host"))
 
 from switchscope import catalog  # noqa: E402
-from switchscope.build import verilator  # noqa: E402
+from switchscope.build import rtl_cores  # noqa: E402
 from switchscope.build.firmware import build  # noqa: E402
 from switchscope.catalog.memory import MemorySettings  # noqa: E402
 from switchscope.run.runner import run  # noqa: E402
 
 TARGETS = ("ibex", "ibex-maxperf")
-SLOW_TARGET, FETCH_WAIT_STATES = "ibex", (0, 5)  # none, and a RAM as slow as a flash at full clock
+FETCH_WAIT_STATES = (0, 5)  # none, and a RAM as slow as a flash at full clock
 
 
 def children_cpu() -> float:
@@ -67,12 +68,12 @@ def end_to_end(target: str, samples: int, options: tuple[str, ...] = ()) -> floa
 def model_build_seconds(config: str, fresh: bool) -> float:
     """Verilator's wall time building the configuration's model: the cached model's, or a fresh build's."""
     if not fresh:
-        return float((verilator.ensure(config).parent / "build-seconds.txt").read_text())
+        return float((rtl_cores.ensure(config).parent / "build-seconds.txt").read_text())
     kept = os.environ.get("SWITCHSCOPE_BUILD")
     with tempfile.TemporaryDirectory() as scratch:
         os.environ["SWITCHSCOPE_BUILD"] = scratch
         try:
-            return float((verilator.ensure(config).parent / "build-seconds.txt").read_text())
+            return float((rtl_cores.ensure(config).parent / "build-seconds.txt").read_text())
         finally:
             if kept is None:
                 del os.environ["SWITCHSCOPE_BUILD"]
@@ -89,9 +90,10 @@ def main() -> int:
     parser.add_argument("--samples", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--rebuild", action="store_true", help="time a fresh build of each model in a scratch folder")
+    parser.add_argument("--targets", default=",".join(TARGETS), help="a comma list of targets on Verilator")
     args = parser.parse_args()
     rows = []
-    for name in TARGETS:
+    for name in args.targets.split(","):
         end_to_end(name, 100)  # builds the model and the firmware: no round below includes a build
         walls, rates, simulated = [], [], 0
         for _ in range(args.rounds):
@@ -105,25 +107,26 @@ def main() -> int:
     print("|---|--:|--:|--:|--:|")
     print("\n".join(rows))
     print()
-    print(slow_memory_table(args.samples, args.rounds))
+    print(slow_memory_table(args.targets.split(","), args.samples, args.rounds))
     return 0
 
 
-def slow_memory_table(samples: int, rounds: int) -> str:
-    """The RTL's speed behind its slow RAM: yield samples per wall second end to end, the cycles a sample takes to
-    simulate, and the harness's simulated cycles per CPU second."""
+def slow_memory_table(targets: list[str], samples: int, rounds: int) -> str:
+    """Each target's speed behind its slow RAM: yield samples per wall second end to end, the cycles a sample
+    takes to simulate, and the harness's simulated cycles per CPU second."""
     rows = []
-    for wait_states in FETCH_WAIT_STATES:
-        memory = MemorySettings(fetch_wait_states=wait_states)
-        rates, speeds, simulated = [], [], 0
-        for _ in range(rounds):
-            rates.append(samples / end_to_end(SLOW_TARGET, samples, (f"fetch_wait_states={wait_states}",)))
-            simulated, cpu = harness_alone(catalog.TARGETS[SLOW_TARGET], samples, memory)
-            speeds.append(simulated / cpu / 1e6)
-        rows.append(f"| {wait_states} | {spread(rates, ',.0f')} | {simulated / samples:,.0f} "
-                    f"| {spread(speeds, '.2f')} |")
-    return "\n".join([f"| {SLOW_TARGET}: fetch wait states | yield samples per s (`run --samples {samples:,}`) "
-                      "| cycles simulated per sample | million cycles per CPU s |", "|--:|--:|--:|--:|", *rows])
+    for name in targets:
+        for wait_states in FETCH_WAIT_STATES:
+            memory = MemorySettings(fetch_wait_states=wait_states)
+            rates, speeds, simulated = [], [], 0
+            for _ in range(rounds):
+                rates.append(samples / end_to_end(name, samples, (f"fetch_wait_states={wait_states}",)))
+                simulated, cpu = harness_alone(catalog.TARGETS[name], samples, memory)
+                speeds.append(simulated / cpu / 1e6)
+            rows.append(f"| {name} | {wait_states} | {spread(rates, ',.0f')} | {simulated / samples:,.0f} "
+                        f"| {spread(speeds, '.2f')} |")
+    return "\n".join([f"| target | fetch wait states | yield samples per s (`run --samples {samples:,}`) "
+                      "| cycles simulated per sample | million cycles per CPU s |", "|---|--:|--:|--:|--:|", *rows])
 
 
 if __name__ == "__main__":

@@ -65,6 +65,9 @@ static void emit_meta_number(const char *key, uint32_t value)
 
 static const char *parameters = "";
 
+#ifndef BOARD_CACHES_CODE
+#define BOARD_CACHES_CODE 0 /* a board with caches in front of its code says so (board_config.h) */
+#endif
 uint32_t harness_cold_caches; /* run parameter cold=1: PROBE_OPEN() empties the caches before each window */
 
 /* A board whose code memory has no cache to empty (board.h). */
@@ -133,19 +136,28 @@ void harness_begin(void)
     emit_meta_number(SS_TEXT("stamp_clock_hz"), board_stamp_clock_hz());
 
     /* the scope calibrates with a bare pulse per window; markers cost nothing. Every method's build has
-     * the loop (probe.h: one layout), and runs it where the method stamps */
+     * the loop (probe.h: one layout), and runs it where the method stamps; on a board with caches, every
+     * method's build runs it, its points empty where the method does not stamp: the tasks then stand where
+     * the probe's ticks leave them, and a window restores a context from the same stack lines in each build */
     int calibrates = method_stamps();
-    for (int i = 0; calibrates && i < CALIBRATION_PAIRS; i++) {
+    for (int i = 0; (BOARD_CACHES_CODE || calibrates) && i < CALIBRATION_PAIRS; i++) {
         ss_wait_next_tick();
         PROBE_CALIBRATION_OPEN();
         PROBE_CALIBRATION_CLOSE();
-        uint8_t payload[9] = {RECORD_CALIB};
-        put_u32(payload + 1, probe.start);
-        put_u32(payload + 5, probe.end);
-        record_send(payload, sizeof payload);
+        if (!BOARD_CACHES_CODE || calibrates) {
+            uint8_t payload[9] = {RECORD_CALIB};
+            put_u32(payload + 1, probe.start);
+            put_u32(payload + 5, probe.end);
+            record_send(payload, sizeof payload);
+        }
     }
 #if SWITCHSCOPE_LOAD_VOIP
     load_start(); /* calibrated without it */
+#endif
+#if BOARD_CACHES_CODE
+    /* every method's build from here on the same instructions: from empty caches, its first window finds them as
+     * every other method's does (the probe's calibration, which the others' builds skip, leaves its own lines) */
+    board_empty_caches();
 #endif
 }
 

@@ -111,20 +111,13 @@
 // was reached, 1 the cycle bound came first (or the model stopped by itself),
 // 2 bad usage or an ELF that does not fit the RAM.
 
-#include <algorithm>
-#include <cerrno>
 #include <cinttypes>
-#include <climits>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
-#include <elf.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -132,6 +125,7 @@
 #include "Vibex_simple_system__Dpi.h"
 #include "Vibex_simple_system___024root.h"
 #include "svdpi.h"
+#include "testbench.h"
 #include "verilated.h"
 
 namespace {
@@ -145,154 +139,8 @@ constexpr uint32_t kSoftIrqOffset = 0x14;
 constexpr uint32_t kLatencyOffset = 0x18;
 constexpr uint32_t kLatencyNmiOffset = 0x1C;
 constexpr const char *kRamScope = "TOP.ibex_simple_system.u_ram.u_ram";
-
-[[noreturn]] void usage_error(const std::string &what, const std::string &fix) {
-  std::fprintf(stderr, "ibex-sim: %s\nfix: %s\n", what.c_str(), fix.c_str());
-  std::exit(2);
-}
-
-struct Options {
-  uint64_t max_cycles = 100'000'000;
-  std::unordered_map<uint32_t, std::vector<std::string>> watches;
-  std::string pin_name = "pin", pin_log_path;
-  std::string log_path;  // empty: stderr
-  std::string trace_base;
-  std::string window_trace_path;
-  uint64_t window = 0;
-  std::string elf_path;
-  uint64_t limit = 0, stop = 0;  // 0: none
-  uint64_t parameters_at = 0;
-  std::string parameters;
-  bool has_parameters = false;
-  bool follow_switches = false;
-  std::vector<uint32_t> switch_path;  // the kernel's switching code: where a handler's flow enters it
-  uint32_t switch_word = 0, switch_name_offset = 0, switch_name_bytes = 0;
-  uint8_t fetch_wait_states = 0, data_wait_states = 0;
-};
-
-uint64_t parse_number(const std::string &text, const char *what) {
-  char *end = nullptr;
-  errno = 0;
-  unsigned long long value = std::strtoull(text.c_str(), &end, 0);
-  if (text.empty() || *end != '\0' || errno != 0 || text[0] == '-')
-    usage_error(std::string(what) + " '" + text + "' is not a number", "give a decimal or 0x-prefixed number");
-  return value;
-}
-
-Options parse_options(int argc, char **argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string argument = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage_error(argument + " needs a value", "see the usage at the top of harness.cc");
-      return argv[++i];
-    };
-    if (argument == "--max-cycles") {
-      options.max_cycles = parse_number(value(), "--max-cycles");
-    } else if (argument == "--watch") {
-      std::string watch = value();
-      size_t equals = watch.find('=');
-      if (equals == std::string::npos || equals == 0)
-        usage_error("--watch '" + watch + "' is not NAME=ADDRESS", "e.g. --watch start=0x100100");
-      uint64_t address = parse_number(watch.substr(equals + 1), "--watch address");
-      if (address > UINT32_MAX) usage_error("--watch address past 32 bits: " + watch, "give a 32-bit address");
-      options.watches[static_cast<uint32_t>(address)].push_back(watch.substr(0, equals));
-    } else if (argument == "--log") {
-      options.log_path = value();
-    } else if (argument == "--pin") {
-      options.pin_name = value();
-    } else if (argument == "--pin-log") {
-      options.pin_log_path = value();
-    } else if (argument == "--limit") {
-      options.limit = parse_number(value(), "--limit");
-    } else if (argument == "--stop") {
-      options.stop = parse_number(value(), "--stop");
-    } else if (argument == "--parameters-at") {
-      options.parameters_at = parse_number(value(), "--parameters-at");
-    } else if (argument == "--parameters") {
-      options.parameters = value();
-      options.has_parameters = true;
-    } else if (argument == "--trace") {
-#if IBEX_SIM_TRACER
-      options.trace_base = value();
-#else
-      usage_error("this model was built without Ibex's tracer",
-                  "build one with it: switchscope.build.verilator.ensure(CONFIG, tracer=True)");
-#endif
-    } else if (argument == "--window-trace") {
-      options.window_trace_path = value();
-    } else if (argument == "--switch-word") {
-      uint64_t address = parse_number(value(), "--switch-word");
-      if (address < kRamBase || address + 4 > kRamBase + kRamSize)
-        usage_error("--switch-word is not an address in the RAM", "give the current-task variable's address");
-      options.switch_word = static_cast<uint32_t>(address);
-      options.follow_switches = true;
-    } else if (argument == "--switch-path") {
-      uint64_t address = parse_number(value(), "--switch-path");
-      if (address > UINT32_MAX) usage_error("--switch-path address past 32 bits", "give a 32-bit address");
-      options.switch_path.push_back(static_cast<uint32_t>(address));
-    } else if (argument == "--switch-name") {
-      std::string name = value();
-      size_t colon = name.find(':');
-      if (colon == std::string::npos) usage_error("--switch-name '" + name + "' is not OFFSET:BYTES", "e.g. --switch-name 52:16");
-      options.switch_name_offset = static_cast<uint32_t>(parse_number(name.substr(0, colon), "--switch-name offset"));
-      options.switch_name_bytes = static_cast<uint32_t>(parse_number(name.substr(colon + 1), "--switch-name bytes"));
-      if (options.switch_name_bytes < 1 || options.switch_name_bytes > 32)
-        usage_error("--switch-name reads 1 to 32 bytes, not " + name.substr(colon + 1), "e.g. --switch-name 52:16");
-    } else if (argument == "--window") {
-      options.window = parse_number(value(), "--window");
-    } else if (argument == "--fetch-wait-states" || argument == "--data-wait-states") {
-      uint64_t wait_states = parse_number(value(), argument.c_str());
-      if (wait_states > UINT8_MAX) usage_error(argument + " takes 0 to 255", "give a number of wait states the RAM holds each access");
-      (argument == "--fetch-wait-states" ? options.fetch_wait_states : options.data_wait_states) = static_cast<uint8_t>(wait_states);
-    } else if (!argument.empty() && argument[0] == '-') {
-      usage_error("unknown option " + argument, "the options are --max-cycles, --watch, --log, --limit, --stop, --parameters-at, --parameters, --pin, --pin-log, --trace, --window-trace, --window, --switch-word, --switch-name, --switch-path, --fetch-wait-states and --data-wait-states");
-    } else if (options.elf_path.empty()) {
-      options.elf_path = argument;
-    } else {
-      usage_error("more than one program given", "give one ELF file");
-    }
-  }
-  if (options.elf_path.empty()) usage_error("no program given", "ibex-sim [options] PROGRAM.elf");
-  if (options.switch_name_bytes && !options.follow_switches)
-    usage_error("--switch-name needs --switch-word", "give the current-task variable's address too");
-  if (options.has_parameters &&
-      (options.parameters_at < kRamBase || options.parameters_at + options.parameters.size() + 1 > kRamBase + kRamSize))
-    usage_error("--parameters needs --parameters-at inside the RAM", "give the address of the board's buffer");
-  return options;
-}
-
-// The ELF's loadable segments as an image of the RAM (words, zero where nothing is loaded).
-std::vector<uint32_t> load_elf(const std::string &path, uint32_t *entry) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) usage_error("cannot open " + path + ": " + std::strerror(errno), "give an existing ELF file");
-  std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  auto *header = reinterpret_cast<const Elf32_Ehdr *>(bytes.data());
-  if (bytes.size() < sizeof(Elf32_Ehdr) || std::memcmp(header->e_ident, ELFMAG, SELFMAG) != 0 ||
-      header->e_ident[EI_CLASS] != ELFCLASS32 || header->e_ident[EI_DATA] != ELFDATA2LSB ||
-      header->e_machine != EM_RISCV)
-    usage_error(path + " is not a 32-bit little-endian RISC-V ELF", "build it with -march=rv32imc -mabi=ilp32");
-  if (header->e_phoff + uint64_t(header->e_phnum) * sizeof(Elf32_Phdr) > bytes.size())
-    usage_error(path + " is truncated (its program headers run past its end)", "rebuild it");
-  std::vector<uint32_t> image(kRamSize / 4, 0);
-  auto *ram = reinterpret_cast<uint8_t *>(image.data());
-  for (unsigned i = 0; i < header->e_phnum; ++i) {
-    auto *segment = reinterpret_cast<const Elf32_Phdr *>(bytes.data() + header->e_phoff + i * sizeof(Elf32_Phdr));
-    if (segment->p_type != PT_LOAD || segment->p_memsz == 0) continue;
-    uint64_t start = segment->p_paddr, end = start + segment->p_memsz;
-    if (start < kRamBase || end > uint64_t(kRamBase) + kRamSize) {
-      char message[160];
-      std::snprintf(message, sizeof message, "%s loads 0x%08" PRIx64 "..0x%08" PRIx64 ", outside the RAM 0x%08x..0x%08x",
-                    path.c_str(), start, end, kRamBase, kRamBase + kRamSize);
-      usage_error(message, "link it for the simple_system map (RAM at 0x100000, 1 MB)");
-    }
-    if (uint64_t(segment->p_offset) + segment->p_filesz > bytes.size() || segment->p_filesz > segment->p_memsz)
-      usage_error(path + " is truncated (a segment runs past its end)", "rebuild it");
-    std::memcpy(ram + (start - kRamBase), bytes.data() + segment->p_offset, segment->p_filesz);
-  }
-  *entry = header->e_entry;
-  return image;
-}
+constexpr testbench::Machine kMachine = {"ibex-sim", kRamBase, kRamSize,
+                                         "link it for the simple_system map (RAM at 0x100000, 1 MB)"};
 
 void write_ram(const std::vector<uint32_t> &image) {
   svScope scope = svGetScopeFromName(kRamScope);
@@ -317,72 +165,30 @@ uint32_t read_ram(uint32_t address) {
   return word[0];
 }
 
-// The 32 bits at `pc` (an instruction is 2-byte aligned), 0 outside the RAM.
-uint32_t instruction_at(const std::vector<uint32_t> &image, uint32_t pc) {
-  if (pc < kRamBase || pc + 4 > kRamBase + kRamSize) return 0;
-  uint32_t at = pc - kRamBase;
-  uint32_t word = image[at / 4] >> (8 * (at % 4));
-  if (at % 4) word |= image[at / 4 + 1] << (32 - 8 * (at % 4));
-  return word;
-}
-
-// Where the instruction at `pc` jumps to, if it is a jump that links nothing
-// (a vector's `j`: jal x0, or c.j); else `pc` itself. The code is the ELF's,
-// which nothing rewrites.
-uint32_t jump_target(const std::vector<uint32_t> &image, uint32_t pc) {
-  uint32_t word = instruction_at(image, pc);
-  auto bit = [&](unsigned i) { return (word >> i) & 1u; };
-  if ((word & 3u) == 3u) {
-    if ((word & 0x7Fu) != 0x6Fu || ((word >> 7) & 0x1Fu) != 0) return pc;  // not jal x0
-    int32_t offset = static_cast<int32_t>((bit(31) << 20) | (((word >> 21) & 0x3FFu) << 1) | (bit(20) << 11) |
-                                          (((word >> 12) & 0xFFu) << 12));
-    if (offset & (1 << 20)) offset -= 1 << 21;
-    return pc + static_cast<uint32_t>(offset);
-  }
-  if ((word & 0xE003u) != 0xA001u) return pc;  // not c.j
-  int32_t offset = static_cast<int32_t>((bit(12) << 11) | (bit(11) << 4) | (bit(10) << 9) | (bit(9) << 8) |
-                                        (bit(8) << 10) | (bit(7) << 6) | (bit(6) << 7) | (((word >> 3) & 7u) << 1) |
-                                        (bit(2) << 5));
-  if (offset & (1 << 11)) offset -= 1 << 12;
-  return pc + static_cast<uint32_t>(offset);
-}
-
-bool is_mret(const std::vector<uint32_t> &image, uint32_t pc) { return instruction_at(image, pc) == 0x30200073u; }
-
 }  // namespace
 
 int main(int argc, char **argv) {
-  Options options = parse_options(argc, argv);
+  std::string trace_base;
+  auto own_option = [&](const std::string &argument, const std::function<std::string()> &value) {
+    if (argument != "--trace") return false;
+#if IBEX_SIM_TRACER
+    trace_base = value();
+#else
+    (void)value;
+    testbench::usage_error(kMachine, "this model was built without Ibex's tracer",
+                           "build one with it: switchscope.build.verilator.ensure(CONFIG, tracer=True)");
+#endif
+    return true;
+  };
+  const testbench::Options options = testbench::parse_options(kMachine, argc, argv, own_option, "--trace, ");
   uint32_t entry = 0;
-  std::vector<uint32_t> image = load_elf(options.elf_path, &entry);
-  if (options.has_parameters)
-    std::memcpy(reinterpret_cast<uint8_t *>(image.data()) + (options.parameters_at - kRamBase),
-                options.parameters.c_str(), options.parameters.size() + 1);
+  std::vector<uint32_t> image = testbench::load_elf(kMachine, options, &entry);
   if (entry != kRamBase + 0x80)
     std::fprintf(stderr, "ibex-sim: note: the ELF's entry is 0x%08x, but Ibex starts at 0x%08x (boot address + 0x80)\n",
                  entry, kRamBase + 0x80);
 
-  FILE *log = stderr;
-  if (!options.log_path.empty() && options.log_path != "-") {
-    log = std::fopen(options.log_path.c_str(), "w");
-    if (log == nullptr)
-      usage_error("cannot write " + options.log_path + ": " + std::strerror(errno), "give a writable path");
-  }
-
-  FILE *window_trace = nullptr;
-  if (!options.window_trace_path.empty()) {
-    if (options.watches.empty()) usage_error("--window-trace needs the watches named from and to", "add --watch from=ADDRESS --watch to=ADDRESS");
-    window_trace = std::fopen(options.window_trace_path.c_str(), "w");
-    if (window_trace == nullptr)
-      usage_error("cannot write " + options.window_trace_path + ": " + std::strerror(errno), "give a writable path");
-  }
-
-  FILE *pin_log = nullptr;
-  if (!options.pin_log_path.empty()) {
-    pin_log = std::fopen(options.pin_log_path.c_str(), "w");
-    if (pin_log == nullptr)
-      usage_error("cannot write " + options.pin_log_path + ": " + std::strerror(errno), "give a writable path");
-  }
+  testbench::Outputs outputs(kMachine, options);
+  FILE *const pin_log = outputs.pin_log;
 
   // simulator_ctrl opens "ibex_simple_system.log" in the working directory when the model first
   // evaluates: give it a private folder, gone again right after (what it logs, we stream to stdout).
@@ -395,11 +201,11 @@ int main(int argc, char **argv) {
 
   auto context = std::make_unique<VerilatedContext>();
   std::vector<std::string> plusargs = {"ibex-sim"};
-  if (options.trace_base.empty()) {
+  if (trace_base.empty()) {
     plusargs.push_back("+ibex_tracer_enable=0");  // the tracer formats every instruction: it halves the speed
   } else {
     plusargs.push_back("+ibex_tracer_enable=1");
-    plusargs.push_back("+ibex_tracer_file_base=" + options.trace_base);
+    plusargs.push_back("+ibex_tracer_file_base=" + trace_base);
   }
   std::vector<const char *> plusargv;
   for (auto &text : plusargs) plusargv.push_back(text.c_str());
@@ -461,42 +267,21 @@ int main(int argc, char **argv) {
       &root->ibex_simple_system__DOT__u_top__DOT__u_ibex_top__DOT__u_ibex_core__DOT__cs_registers_i__DOT__mhpmcounter[0];
   // the last few instructions to enter ID/EX and the cycle each entered at: RVFI reports
   // an instruction a stage or two after it left ID/EX, by then others have entered
-  constexpr unsigned kEntered = 8;
-  uint32_t entered_pc[kEntered] = {};
-  uint64_t entered_at[kEntered] = {};
-  unsigned entered_next = 0;
+  testbench::RecentInstructions<8> entered;
   bool was_first = false;
   uint32_t was_pc = 0;
 
   const bool following = !options.watches.empty() || options.follow_switches;  // cycles of instructions wanted
-  // --switch-word: where the trap flow stands
-  bool in_handler = false, returning = false;  // a trap taken and not yet returned from; an mret just retired
-  uint32_t ra = 0, entry_word = 0;
-  uint32_t flow_at = 0;  // the switching code this trap's flow was last logged entering (0: none yet)
-  auto on_switch_path = [&](uint32_t address) {
-    return options.switch_path.empty() ||
-           std::find(options.switch_path.begin(), options.switch_path.end(), address) != options.switch_path.end();
-  };
-  uint64_t switches = 0;
-  uint64_t cycle = 0, retired = 0, logged = 0, intervals = 0, opened = 0;
-  bool halted = false, stopped = false, interval_open = false, tracing = false;
+  const testbench::Code code{image, kRamBase};
+  testbench::RetirementLog retirements(options, code, outputs.log, outputs.window_trace, read_ram);
+  uint64_t cycle = 0, retired = 0;
+  bool halted = false, stopped = false;
   unsigned exit_code = 0;
   // The interrupt lines: each level as it is in this cycle, set before the
   // rising edge that ends it (and evaluated, so that the cycle's logic sees it).
   bool soft_level = false, soft_next = false;  // SOFT_IRQ: a store takes effect the next cycle
   bool latency_armed = false, latency_nmi = false, latency_level = false, latency_lower_next = false;
   uint64_t latency_expiry = 0;  // the cycle (this loop's count) the armed timer raises its line in
-  bool assertion_pending = false;  // a raising of the latency line not yet logged, at mcycle assertion_cycle
-  uint64_t assertion_cycle = 0;
-  char assertion_text[32] = {};
-  auto log_line = [&](uint64_t at, const char *text) -> bool {  // false once --limit is reached
-    std::fprintf(log, "%" PRIu64 " %s\n", at, text);
-    if (options.limit && ++logged == options.limit) {
-      std::fprintf(log, "%" PRIu64 " limit\n", at);
-      return false;
-    }
-    return true;
-  };
   while (cycle < options.max_cycles && !context->gotFinish()) {
     bool lines_changed = false;
     if (soft_next != soft_level) {
@@ -524,11 +309,7 @@ int main(int argc, char **argv) {
       lines_changed = true;
     }
     if (lines_changed) top->eval();
-    if (asserted_now && !options.watches.empty()) {  // logged in its place among the watches (below)
-      assertion_pending = true;
-      assertion_cycle = *mcycle;
-      std::snprintf(assertion_text, sizeof assertion_text, "assert@%x", *id_pc);
-    }
+    if (asserted_now && !options.watches.empty()) retirements.assertion(*mcycle, *id_pc);
     // the simulator-control write the rising edge is about to take
     if (*ctrl_req && *ctrl_we && (*ctrl_be & 1)) {
       uint32_t offset = *ctrl_addr & 0x3FF;
@@ -552,9 +333,7 @@ int main(int argc, char **argv) {
     }
     // an instruction's first cycle in ID/EX (a stall can hold it there for more than one)
     if (following && *id_valid && *id_first && !(was_first && *id_pc == was_pc)) {
-      entered_pc[entered_next % kEntered] = *id_pc;
-      entered_at[entered_next % kEntered] = *mcycle;
-      ++entered_next;
+      entered.note(*id_pc, *mcycle);
     }
     was_first = *id_valid && *id_first;
     was_pc = *id_pc;
@@ -565,123 +344,18 @@ int main(int argc, char **argv) {
       ++retired;
       if (following) {
         // the cycle this instruction entered ID/EX at, or failing that the one it retired in
-        uint64_t start = *retire_cycle;
-        for (unsigned back = 1; back <= kEntered && back <= entered_next; ++back) {
-          unsigned slot = (entered_next - back) % kEntered;
-          if (entered_pc[slot] == *pc) {
-            start = entered_at[slot];
-            break;
-          }
-        }
-        if (options.follow_switches) {
-          char text[128];
-          uint32_t word = read_ram(options.switch_word);
-          if (*trap_first) {  // a handler's first instruction: the vector
-            bool interrupt = (*mcause >> 5) & 3u;
-            uint32_t handler = jump_target(image, *pc);
-            const char *kind = returning ? "chain" : in_handler ? "nest" : "entry";
-            if (!in_handler) entry_word = word;
-            if (returning || in_handler) {
-              std::snprintf(text, sizeof text, "%s@%x:%x", kind, interrupt ? *pc : handler, word);
-            } else {
-              std::snprintf(text, sizeof text, "entry@%x:%x:%x:%x", interrupt ? *pc : handler, word, *mepc, ra);
-            }
-            bool more = log_line(start, text);
-            flow_at = interrupt ? 0 : handler;
-            if (more && interrupt && on_switch_path(handler)) {  // which interrupt, then the handler its vector jumps to
-              std::snprintf(text, sizeof text, "chain@%x:%x", handler, word);
-              more = log_line(start, text);
-              flow_at = handler;
-            }
-            in_handler = true;
-            returning = false;
-            if (!more) {
-              stopped = true;
-              goto clock_low;
-            }
-          } else if (in_handler && !returning && *pc != flow_at && !options.switch_path.empty() &&
-                     on_switch_path(*pc)) {  // the kernel's switching code, reached from a board's entry
-            flow_at = *pc;
-            std::snprintf(text, sizeof text, "chain@%x:%x", *pc, word);
-            if (!log_line(start, text)) {
-              stopped = true;
-              goto clock_low;
-            }
-          } else if (returning) {  // the first instruction after an mret
-            returning = in_handler = false;
-            int length = std::snprintf(text, sizeof text, "resume@%x:%x", *pc, word);
-            if (options.switch_name_bytes) {
-              length += std::snprintf(text + length, sizeof text - length, ":");
-              for (uint32_t i = 0; i < options.switch_name_bytes; ++i) {
-                uint32_t at = word + options.switch_name_offset + i;
-                uint8_t byte = static_cast<uint8_t>(read_ram(at & ~3u) >> (8 * (at & 3u)));
-                if (byte == 0) break;
-                length += std::snprintf(text + length, sizeof text - length, "%02x", byte);
-              }
-            }
-            if (!log_line(start, text) || (options.stop && word != entry_word && ++switches == options.stop)) {
-              stopped = true;
-              goto clock_low;
-            }
-          }
-          if (is_mret(image, *pc)) returning = true;
-          if (*rd_addr == 1) ra = *rd_wdata;
-        }
-        auto found = options.watches.find(*pc);
-        if (found != options.watches.end()) {
-          // an assertion in or before this instruction's first cycle goes before it: the log is in cycle order
-          // (an instruction is logged when it retires, with the cycle it started in, which may come after
-          // an assertion in one of its later cycles, logged here after it)
-          if (assertion_pending && assertion_cycle <= start) {
-            assertion_pending = false;
-            if (!log_line(assertion_cycle, assertion_text)) {
-              stopped = true;
-              goto clock_low;
-            }
-          }
-          for (const std::string &name : found->second) {
-            bool opens = name == "from" || name == "open", closes = name == "to" || name == "close";
-            if (window_trace != nullptr && opens && opened++ == options.window) {
-              tracing = true;
-            } else if (tracing && closes) {
-              std::fprintf(window_trace, "%" PRIu64 " end\n", start);
-              tracing = false;
-            }
-            if (!log_line(start, name.c_str())) {
-              stopped = true;
-              break;
-            } else if (name == "from") {
-              interval_open = true;
-            } else if (options.stop && !options.follow_switches && interval_open && name == "to") {
-              interval_open = false;
-              if (++intervals == options.stop) {
-                stopped = true;
-                break;
-              }
-            }
-          }
-        }
-        if (tracing) std::fprintf(window_trace, "%" PRIu64 " i %x\n", start, *pc);
+        uint64_t start = entered.cycle_of(*pc, *retire_cycle);
+        stopped = !retirements.retire({*pc, start, *trap_first != 0, ((*mcause >> 5) & 3u) != 0, *mepc,
+                                       *rd_addr == 1, *rd_wdata, false});
       }
     }
-  clock_low:
     top->IO_CLK = 0;
     top->eval();
     if (halted || stopped) break;
   }
-  if (assertion_pending && !stopped) log_line(assertion_cycle, assertion_text);
-  std::fflush(stdout);
   top->final();
-  char how[48];
-  if (halted)
-    std::snprintf(how, sizeof how, "halted code=%u", exit_code);
-  else
-    std::snprintf(how, sizeof how, "%s", stopped ? "stop or limit reached"
-                                                 : (context->gotFinish() ? "the model finished" : "cycle bound reached"));
-  std::fprintf(stderr, "ibex-sim: %s after %" PRIu64 " cycles, %" PRIu64 " instructions retired\n", how, cycle,
-               retired);
-  if (log != stderr) std::fclose(log);
-  if (pin_log != nullptr) std::fclose(pin_log);
-  if (window_trace != nullptr) std::fclose(window_trace);
+  testbench::finish_run(kMachine, retirements, halted, exit_code, stopped, nullptr, context->gotFinish(), cycle,
+                        retired);
+  outputs.close();
   return halted || stopped ? 0 : 1;
 }

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from switchscope.build import rtl_model
 from switchscope.build import verilator as model
 from switchscope.common.errors import SwitchscopeError
 
@@ -63,7 +64,7 @@ def test_an_unknown_configuration_is_refused_with_the_choices():
 
 
 def test_a_missing_package_is_said_with_the_install_command(monkeypatch):
-    monkeypatch.setattr(model.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(rtl_model.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(SwitchscopeError, match="pythondata_cpu_ibex is not installed") as refused:
         model.ensure("small")
     assert "pip install pythondata-cpu-ibex==" in refused.value.hint

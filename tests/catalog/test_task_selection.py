@@ -27,6 +27,7 @@ FREERTOS = catalog.KERNELS["freertos"]
 HAS_CLZ = {"cortex-m3": True, "cortex-m4": True, "cortex-m4f": True,  # DDI 0403E A7.7.24
            "cortex-m0": False, "cortex-m0plus": False,  # DDI 0419E
            "rv32imc": False,  # Zbb's, which Ibex leaves out
+           "rv32im": False,  # VexRiscv_Full: no Zbb either (GenCoreDefault adds no bit-manipulation plugin)
            "atmega328p": False}
 
 

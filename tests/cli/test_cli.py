@@ -10,7 +10,7 @@ from switchscope.cli import main
 
 @pytest.mark.parametrize("option,value,valid", [
     ("--kernel", "zephyr", "floor, freertos, embassy, lilos, rtic, all"),
-    ("--target", "stm32f4", "atmega328p, bluepill, ibex, ibex-maxperf, ibex-qemu, lm3s6965evb, microbit, microbit-m0plus, mps2-an385, mps2-an386, mps2-an386-fpu, netduinoplus2, nucleo-l432kc, stm32vldiscovery, all"),
+    ("--target", "stm32f4", "atmega328p, bluepill, ibex, ibex-maxperf, ibex-qemu, lm3s6965evb, microbit, microbit-m0plus, mps2-an385, mps2-an386, mps2-an386-fpu, netduinoplus2, nucleo-l432kc, stm32vldiscovery, vexriscv, all"),
     ("--scenario", "pingpong", "resume, signal, yield, isr, rotate, sem-shuffle, deadlock-raise, deadlock-release, msg, "
                                "irq-latency, ruler, irq-ruler, deadlock-break, all"),
     ("--method", "oscilloscope", "probe, scope, marker, all"),

@@ -13,6 +13,10 @@
  * aligned): trap n enters at mtvec + 4n, exceptions at + 0. The board's table
  * at the boot address halts on any trap; a kernel installs its own, made by
  * BOARD_VECTOR_TABLE (board_config.h says what it must do), before it starts.
+ *
+ * vexriscv runs this code too, on LiteX's VexRiscv under switchscope's own
+ * testbench: the same start at 0x100080 and the same devices, and what differs
+ * (one trap entry, the latency line, its caches) in its board_machine.h.
  */
 #include "switchscope/board.h"
 #include "switchscope/harness_fail.h"
@@ -59,6 +63,9 @@ void board_init(void)
 {
     __asm__ volatile("csrw mscratch, %0" ::"r"(board_entry_stack + sizeof board_entry_stack / sizeof board_entry_stack[0]));
     __asm__ volatile("csrs mie, %0" ::"r"((1u << BOARD_SOFT_IRQ_CAUSE) | (1u << BOARD_LATENCY_IRQ_CAUSE)));
+#ifdef BOARD_EXTERNAL_IRQ_MASK_CSR /* the latency line among the core's external lines, unmasked */
+    __asm__ volatile("csrw " BOARD_EXTERNAL_IRQ_MASK_CSR ", %0" ::"r"(BOARD_EXTERNAL_IRQ_MASK));
+#endif
 }
 
 void board_flush(void) {} /* every byte is written as it comes */
@@ -90,6 +97,13 @@ uint32_t board_stamp_now(void)
     __asm__ volatile("csrr %0, mcycle" : "=r"(now));
     return now;
 }
+
+#ifdef BOARD_EMPTY_CACHES_CODE
+/* cache=cold: the core's own caches emptied (board_machine.h says how), and waited for
+ * (BOARD_EMPTY_CACHES_CODE ends with an access that waits), so that the window opens on
+ * caches that hold nothing but the few lines fetched since. */
+void board_empty_caches(void) { __asm__ volatile(BOARD_EMPTY_CACHES_CODE ::: "t0", "memory"); }
+#endif
 
 /* The harness clocks the core through wfi as through anything else: wait for the interrupt. */
 void board_idle(void) { __asm__ volatile("wfi"); }
@@ -129,6 +143,7 @@ volatile uint32_t board_latency_read;
 void board_latency_timer_arm(uint32_t counts)
 {
     uint32_t window, now, status;
+    BOARD_LATENCY_ENTRY(1);
     /* masked from before the read to the store: an interrupt between them (the tick's) would
      * delay the store past the cycle the read foretold */
     __asm__ volatile(".option push\n\t"
@@ -144,10 +159,14 @@ void board_latency_timer_arm(uint32_t counts)
                      : "=&r"(window), "=&r"(now), "=&r"(status)
                      : "r"(counts)
                      : "memory");
-    board_latency_expiry = now + 1 + counts;
+    board_latency_expiry = now + BOARD_LATENCY_STORE_CYCLES + counts;
 }
 
-void board_latency_timer_stop(void) { store_word(BOARD_LATENCY_ADDRESS, 0); } /* either line: 0 stops the timer */
+void board_latency_timer_stop(void)
+{
+    store_word(BOARD_LATENCY_ADDRESS, 0); /* either line: 0 stops the timer */
+    BOARD_LATENCY_ENTRY(0);
+}
 
 /* The kernel ticks when mtime reaches mtimecmp; mtime counts the clock, as the latency timer does. */
 uint32_t board_latency_counts_to_tick(void)
@@ -230,30 +249,56 @@ __asm__(".section .text.board_latency_entry, \"ax\"\n"
         ".size board_latency_entry, . - board_latency_entry\n"
         ".text\n");
 #else
-__asm__(".section .text.board_latency_entry, \"ax\"\n"
-        ".globl board_latency_entry\n"
-        ".type board_latency_entry, @function\n"
-        ".option push\n"
-        ".option norvc\n"
-        ".option norelax\n"
-        "board_latency_entry:\n"
-        "    csrrw sp, mscratch, sp\n"
-        "    sw t0, -4(sp)\n"
+/* Either entry that goes on to the kernel's: sp swapped for the board's stack, t0 freed there. */
+#define BOARD_LATENCY_ENTRY_OPENING                                              \
+    ".section .text.board_latency_entry, \"ax\"\n"                             \
+    ".globl board_latency_entry\n"                                               \
+    ".type board_latency_entry, @function\n"                                     \
+    ".option push\n"                                                             \
+    ".option norvc\n"                                                            \
+    ".option norelax\n"                                                          \
+    "board_latency_entry:\n"                                                     \
+    "    csrrw sp, mscratch, sp\n"                                               \
+    "    sw t0, -4(sp)\n"
+/* ... and back: t1 and t0 restored, sp swapped back, on to the kernel's trap entry, as the interrupt left it */
+#define BOARD_LATENCY_ENTRY_CLOSING                                              \
+    "    lw t1, -8(sp)\n"                                                        \
+    "    lw t0, -4(sp)\n"                                                        \
+    "    csrrw sp, mscratch, sp\n"                                               \
+    "    j board_latency_continue\n"                                             \
+    ".option pop\n"                                                             \
+    ".size board_latency_entry, . - board_latency_entry\n"                      \
+    /* a kernel whose table is not BOARD_VECTOR_TABLE's leaves this one: say so */ \
+    ".weak board_latency_continue\n"                                             \
+    "board_latency_continue:\n"                                                  \
+    "    j board_latency_no_kernel_entry\n"                                      \
+    ".text\n"
+
+#if BOARD_ONE_TRAP_ENTRY
+/* A core with one trap entry (board_config.h): while the timer is armed every trap
+ * comes here, the tick's and the kernel's ecalls too. The cause is told first, so
+ * that only the latency timer's interrupt reaches board_latency_dispatched, its
+ * read ([latency_timer] handler, read_offset 0): the probe's read and the marker's
+ * watch in one place, five instructions into the trap. */
+__asm__(BOARD_LATENCY_ENTRY_OPENING
+        "    sw t1, -8(sp)\n"
+        "    csrr t0, mcause\n"
+        "    li t1, " BOARD_LATENCY_MCAUSE "\n"
+        "    bne t0, t1, 1f\n"
+        ".globl board_latency_dispatched\n"
+        "board_latency_dispatched:\n"
+        "    csrr t0, mcycle\n"
+        "    lui t1, %hi(board_latency_read)\n"
+        "    sw t0, %lo(board_latency_read)(t1)\n"
+        "1:\n" BOARD_LATENCY_ENTRY_CLOSING);
+#else
+__asm__(BOARD_LATENCY_ENTRY_OPENING
         "    csrr t0, mcycle\n"
         "    sw t1, -8(sp)\n"
         "    lui t1, %hi(board_latency_read)\n"
         "    sw t0, %lo(board_latency_read)(t1)\n"
-        "    lw t1, -8(sp)\n"
-        "    lw t0, -4(sp)\n"
-        "    csrrw sp, mscratch, sp\n"
-        "    j board_latency_continue\n"
-        ".option pop\n"
-        ".size board_latency_entry, . - board_latency_entry\n"
-        /* a kernel whose table is not BOARD_VECTOR_TABLE's leaves this one: say so */
-        ".weak board_latency_continue\n"
-        "board_latency_continue:\n"
-        "    j board_latency_no_kernel_entry\n"
-        ".text\n");
+        BOARD_LATENCY_ENTRY_CLOSING);
+#endif
 #endif
 
 void board_latency_no_kernel_entry(void) __attribute__((used, noreturn));
@@ -299,5 +344,5 @@ void board_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("cpu"), SS_TEXT(BOARD_CPU));
     emit(SS_TEXT("f_cpu_hz"), SS_TEXT(BOARD_CPU_CLOCK_HZ_TEXT));
     emit(SS_TEXT("scope_pin"), SS_TEXT(BOARD_SCOPE_PIN));
-    emit(SS_TEXT("config.latency_irq"), BOARD_LATENCY_ON_NMI ? SS_TEXT("irq_nm_i") : SS_TEXT("irq_fast_i[0]"));
+    emit(SS_TEXT("config.latency_irq"), BOARD_LATENCY_ON_NMI ? SS_TEXT("irq_nm_i") : SS_TEXT(BOARD_LATENCY_IRQ_LINE));
 }

@@ -12,8 +12,14 @@
 #ifndef BOARD_CPU
 #define BOARD_CPU "rv32imc"
 #endif
+/* What must be a text per machine (the scope pin's name), and what another core
+ * on this code differs in (vexriscv's): board_machine.h of the board's own folder
+ * (ibex's, ibex-qemu's or vexriscv's, found first on the include path). */
+#include <board_machine.h>
+#ifndef BOARD_CPU_CLOCK_HZ
 #define BOARD_CPU_CLOCK_HZ 50000000u
 #define BOARD_CPU_CLOCK_HZ_TEXT "50000000"
+#endif
 
 /*
  * The devices' addresses are symbols of the board's linker script
@@ -35,9 +41,9 @@ extern uint32_t board_output_register, board_halt_register, board_mtime_register
 #define BOARD_HALT_ADDRESS BOARD_LINKED_ADDRESS(board_halt_register)
 #define BOARD_MTIME_ADDRESS BOARD_LINKED_ADDRESS(board_mtime_register)
 #define BOARD_MTIMECMP_ADDRESS BOARD_LINKED_ADDRESS(board_mtimecmp_register)
-/* What must be a text per machine (the scope pin's name): board_machine.h of
- * the board's own folder (ibex's, or ibex-qemu's, found first on the include path). */
-#include <board_machine.h>
+#ifndef BOARD_ONE_TRAP_ENTRY
+#define BOARD_ONE_TRAP_ENTRY 0 /* Ibex: vectored traps only, an entry per cause */
+#endif
 
 /* A value of the linker script (an absolute symbol's address) in a register:
  * lui and addi, never relaxed nor compressed, whatever the value. */
@@ -77,8 +83,15 @@ extern uint32_t board_output_register, board_halt_register, board_mtime_register
 #define BOARD_LATENCY_ADDRESS BOARD_LINKED_ADDRESS(board_latency_register)
 #define BOARD_LATENCY_NMI_ADDRESS BOARD_LINKED_ADDRESS(board_latency_nmi_register)
 #define BOARD_SOFT_IRQ_CAUSE 3u     /* mcause 0x80000003, vector mtvec + 0x0C */
+#ifndef BOARD_LATENCY_IRQ_CAUSE     /* a core whose latency line is another (board_machine.h) says which */
 #define BOARD_LATENCY_IRQ_CAUSE 16u /* irq_fast_i[0]: mcause 0x80000010, vector mtvec + 0x40 */
+#define BOARD_LATENCY_IRQ_LINE "irq_fast_i[0]"
+#endif
 #define BOARD_NMI_CAUSE 31u         /* irq_nm_i: mcause 0x8000001F, vector mtvec + 0x7C */
+/* Cycles from the mcycle a `csrr` reads to the cycle of the store right after it (S). */
+#ifndef BOARD_LATENCY_STORE_CYCLES
+#define BOARD_LATENCY_STORE_CYCLES 1u /* pipeline_details.rst: CSR access stalls 0 cycles */
+#endif
 
 /* --config irq_priority=high (-DSWITCHSCOPE_IRQ_PRIORITY=high): the latency
  * timer on the NMI, which no mstatus.MIE masks (FreeRTOS's critical sections
@@ -87,7 +100,8 @@ extern uint32_t board_output_register, board_halt_register, board_mtime_register
 #include "switchscope/config_value.h"
 #define IRQ_PRIORITY_IS_high 1
 #define IRQ_PRIORITY_IS_low 0
-#if defined(SWITCHSCOPE_IRQ_PRIORITY) && SWITCHSCOPE_IS(IRQ_PRIORITY_IS_, SWITCHSCOPE_IRQ_PRIORITY)
+#if defined(SWITCHSCOPE_IRQ_PRIORITY) && SWITCHSCOPE_IS(IRQ_PRIORITY_IS_, SWITCHSCOPE_IRQ_PRIORITY) && \
+    !BOARD_ONE_TRAP_ENTRY /* a core with one entry has no NMI (kernel.toml refuses irq_priority=high there) */
 #define BOARD_LATENCY_ON_NMI 1
 #else
 #define BOARD_LATENCY_ON_NMI 0
@@ -124,6 +138,36 @@ extern uint32_t board_output_register, board_halt_register, board_mtime_register
  * (csrs) but never clears these.
  */
 void board_interrupt(uint32_t mcause);
+#if BOARD_ONE_TRAP_ENTRY
+/*
+ * A core that enters every trap at mtvec's base, whatever its mode (VexRiscv):
+ * the table is that entry, a jump to trap_entry, then board_latency_vector, the
+ * entry while the latency timer is armed: the arming points mtvec at it
+ * (BOARD_LATENCY_ENTRY(1)) and the timer's stop back at the base, so that a
+ * trap costs the stamp only in the irq-latency sweeps, where every trap pays
+ * it (the tick's too: its stamp is overwritten by the latency timer's own).
+ */
+#define BOARD_VECTOR_TABLE(name, trap_entry)                                   \
+    ".section .text." name ", \"ax\"\n"                                       \
+    ".balign 256\n"                                                           \
+    ".option push\n"                                                          \
+    ".option norvc\n"                                                         \
+    ".globl " name "\n" name ":\n"                                             \
+    " j " trap_entry "\n"                                                     \
+    ".globl board_latency_vector\nboard_latency_vector: j board_latency_entry\n" \
+    ".globl board_latency_continue\n"                                          \
+    "board_latency_continue: j " trap_entry "\n"                              \
+    ".option pop\n"                                                           \
+    ".text\n"
+#define BOARD_LATENCY_ENTRY(armed)                                             \
+    do {                                                                       \
+        uint32_t board_table_;                                                 \
+        __asm__ volatile("csrr %0, mtvec" : "=r"(board_table_));               \
+        board_table_ &= ~0xFFu; /* the table is 256-byte aligned */            \
+        __asm__ volatile("csrw mtvec, %0" ::"r"(board_table_ | ((armed) ? 4u : 1u))); \
+    } while (0)
+#else
+#define BOARD_LATENCY_ENTRY(armed) ((void)0) /* the latency timer's own vector enters it */
 #define BOARD_VECTOR_JUMPS_(count, target) ".rept " #count "\n j " target "\n.endr\n"
 #if BOARD_LATENCY_ON_NMI
 #define BOARD_VECTOR_16_(trap) BOARD_VECTOR_JUMPS_(1, trap)
@@ -146,6 +190,7 @@ void board_interrupt(uint32_t mcause);
     "board_latency_continue: j " trap_entry "\n"                              \
     ".option pop\n"                                                           \
     ".text\n"
+#endif
 
 /*
  * The window's points (switchscope/probe.h): every method's code at a point

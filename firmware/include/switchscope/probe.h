@@ -156,15 +156,32 @@ void harness_print_switch(void);
 #define PROBE_CLOSE() PROBE_CLOSE_AT_(PROBE_CLOSING)
 #endif
 
+/* A pair of points that times itself (the probe's calibration, the scope's
+ * bare pulse): on a board whose code is cached, BOARD_POINT_PAIR_ALIGN puts its
+ * opening at a cache line's start (board_config.h), so that both points lie in
+ * the line the opening's first fetch brings, as no window's points need; a
+ * line's refill between them would be counted as the points' own cost. */
+#ifdef BOARD_POINT_PAIR_ALIGN
+#define PROBE_PAIR_OPENING_(point, dest)                                \
+    do {                                                                \
+        __asm__ volatile(BOARD_POINT_PAIR_ALIGN ::: "memory");          \
+        point(dest);                                                    \
+    } while (0)
+#else
+#define PROBE_PAIR_OPENING_(point, dest) point(dest)
+#endif
+#define PROBE_PAIRED_OPENING_(dest) PROBE_PAIR_OPENING_(PROBE_OPENING, dest)
+#define PROBE_PAIRED_NOTHING_(dest) PROBE_PAIR_OPENING_(PROBE_NOTHING_, dest)
+
 /* The probe's calibration (harness_begin): its opening at once followed by
  * its closing; in the other methods' builds the same code with their points
  * filled, which the harness never runs. */
 #if !SWITCHSCOPE_METHOD_MARKER && !SWITCHSCOPE_METHOD_SCOPE
-#define PROBE_CALIBRATION_OPEN() PROBE_OPEN()
+#define PROBE_CALIBRATION_OPEN() PROBE_OPEN_AT_(PROBE_PAIRED_OPENING_)
 #define PROBE_CALIBRATION_CLOSE() PROBE_CLOSE()
 #define PROBE_CALIBRATES 1
 #else
-#define PROBE_CALIBRATION_OPEN() PROBE_OPEN_AT_(PROBE_NOTHING_)
+#define PROBE_CALIBRATION_OPEN() PROBE_OPEN_AT_(PROBE_PAIRED_NOTHING_)
 #define PROBE_CALIBRATION_CLOSE() PROBE_CLOSE_AT_(PROBE_NOTHING_)
 #define PROBE_CALIBRATES 0
 #endif
@@ -194,11 +211,11 @@ void harness_print_switch(void);
 #define PROBE_BARE_OPENING(dest) PROBE_NOTHING_(dest)
 #define PROBE_BARE_CLOSING(dest) PROBE_NOTHING_(dest)
 #endif
-#define PROBE_SCOPE_BARE_PULSE()             \
-    do {                                     \
-        probe.tick_pulse = ss_tick_count();  \
-        PROBE_BARE_OPENING(probe.start);     \
-        PROBE_BARE_CLOSING(probe.end);       \
+#define PROBE_SCOPE_BARE_PULSE()                              \
+    do {                                                      \
+        probe.tick_pulse = ss_tick_count();                   \
+        PROBE_PAIR_OPENING_(PROBE_BARE_OPENING, probe.start); \
+        PROBE_BARE_CLOSING(probe.end);                        \
     } while (0)
 
 #endif

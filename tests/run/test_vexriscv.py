@@ -1,0 +1,177 @@
+"""FreeRTOS and the floor on LiteX's VexRiscv_Full under Verilator (board vexriscv): the ruler reads what
+VexRiscv's documentation says its pipeline takes, every run gives the same samples, warm and cold, the three
+methods read the same windows, and a cold window costs its line refills, as the line size and the wait states
+make them.
+
+The documentation is the package's verilog/README.md (pythondata-cpu-vexriscv 1.0.1.post407): "5 stage :
+F -> D -> E -> M -> WB + fully bypassed", "single cycle ADD/SUB/Bitwise/Shift ALU": in a warm cache a block of
+N independent ALU instructions takes N cycles, one retiring a cycle. The caches' geometry is the variant's:
+GenCoreDefault.scala builds VexRiscv_Full with InstructionCacheConfig and DataCacheConfig of cacheSize 4096,
+bytePerLine 32, wayCount 1 (VexRiscv_Full.yaml: iBus bytePerLine 32, size 4096), behind 32-bit Wishbone
+buses: a line refill is 8 beats, each 1 + N cycles with N wait states (host/verilator-harness/vexriscv.cc)."""
+
+import dataclasses
+import subprocess
+
+import pytest
+
+from conftest import run_command
+from ibex_checks import latency_job
+from switchscope import catalog
+from switchscope.build import vexriscv as model
+from switchscope.build.firmware import build
+from switchscope.catalog import configs
+from switchscope.figures.measure import measure
+from switchscope.run.runner import run
+
+pytestmark = pytest.mark.firmware  # every test here builds the model and firmware and runs them
+
+TARGET = "vexriscv"
+ALU = 1  # README.md: single-cycle ALU, fully bypassed
+LINE_BEATS = 32 // 4  # a 32-byte line over a 32-bit bus
+CSR_READ = 3  # a csrr mcycle and the instruction after it: the read's own cost, as measured (no document gives it)
+
+
+def cold(monkeypatch):
+    """cache=cold's run parameter (cold=1: harness_cold_caches) on a target the run option does not name yet."""
+    plain = configs.run_parameters
+    monkeypatch.setattr(configs, "run_parameters", lambda config: [*plain(config), "cold=1"])
+
+
+def test_yield_on_vexriscv_measures_in_the_cores_own_cycles(capsys):
+    status, said = run_command(["run", "--target", TARGET, "--scenario", "yield", "--samples", "100"], capsys)
+    assert status == 0, said
+    assert "unit: cycles (VexRiscv RTL)" in said
+    assert "on VexRiscv 1.0.1.post407-" in said and "(VexRiscv_Full) RTL on Verilator 5." in said, said
+
+
+def test_the_ruler_and_the_probes_own_cost(make_job):
+    """Each block is N nops (addi x0, x0, 0): N cycles once in the cache, and no fewer. Between two windows the
+    harness's own code runs through more lines than the 4 KB direct-mapped cache holds beside the ruler's, so a
+    window meets its block's lines refilled (test_csrr_reads_what_the_watch_log_says times a block that stays in
+    the cache). The probe's own cost, calibrated from the cache: the csrr's 3 cycles, the opening's sw, the
+    closing's lui and its csrr's own cycle."""
+    result = measure(make_job("ruler", target=TARGET), samples=70)
+    assert result.unit == "cycles" and result.excluded == 0
+    assert all(cycles >= ALU * n for n, cycles in zip(result.sample_tags, result.samples))
+    assert result.overhead == CSR_READ + 1 + 1 + 1
+
+
+def reads(tmp_path, block: str, wait_states: int = 0) -> tuple[list[int], list[int]]:
+    """A program of our own on the testbench: twice `block` between two csrr mcycle (watched, as first and
+    second; the first at a line's start), its reads written out; the reads and the watch log's cycles, in order.
+    The first time the block's lines are fetched from the RAM, the second time from the cache."""
+    source = tmp_path / "reads.S"
+    source.write_text(
+        ".section .text\n.org 0x80\n.globl _start\n_start:\n li s1, 0x80020000\n li s2, 2\n"
+        f"loop:\n .balign 32\nfirst: csrr a1, mcycle\n{block}\nsecond: csrr a2, mcycle\n"
+        " mv a3, a1\n call out\n mv a3, a2\n call out\n addi s2, s2, -1\n bnez s2, loop\n"
+        " li t0, 1\n sw t0, 8(s1)\n1: j 1b\n"
+        "out: li t1, 4\n2: sw a3, 0(s1)\n srli a3, a3, 8\n addi t1, t1, -1\n bnez t1, 2b\n ret\n")
+    script = tmp_path / "link.ld"
+    script.write_text("ENTRY(_start)\nMEMORY { ram (rwx) : ORIGIN = 0x100000, LENGTH = 1M }\n"
+                      "SECTIONS { .text : { *(.text) } > ram }\n")
+    elf = tmp_path / "reads.elf"
+    gcc = catalog.TARGETS[TARGET].gcc
+    subprocess.run([gcc, "-march=rv32im", "-misa-spec=2.2", "-mabi=ilp32", "-nostdlib", "-nostartfiles", "-T",
+                    str(script), "-o", str(elf), str(source)], check=True)
+    symbols = subprocess.run([gcc.removesuffix("gcc") + "nm", str(elf)], capture_output=True, text=True).stdout
+    address = {line.split()[2]: int(line.split()[0], 16) for line in symbols.splitlines()}
+    done = subprocess.run([str(model.ensure("VexRiscv_Full")), "--watch", f"first={address['first']:#x}",
+                           "--watch", f"second={address['second']:#x}", "--fetch-wait-states", str(wait_states),
+                           "--data-wait-states", str(wait_states), str(elf)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    values = [int.from_bytes(done.stdout[i:i + 4], "little") for i in range(0, len(done.stdout), 4)]
+    logged = [int(line.split()[0]) for line in done.stderr.decode().splitlines()
+              if line.split()[1:] in (["first"], ["second"])]
+    return values, logged
+
+
+def test_csrr_reads_what_the_watch_log_says(tmp_path):
+    """A watched instruction's cycle is the mcycle a csrr in its place reads: the testbench's log and the core's
+    own reads agree, cold and warm; N addi between two csrr take N cycles once their lines are in the cache."""
+    values, logged = reads(tmp_path, " .rept 16\n addi t0, t0, 1\n .endr")
+    assert values == logged
+    assert values[3] - values[2] == CSR_READ + 16 * ALU  # warm: the csrr's read, then a cycle an addi
+
+
+@pytest.mark.parametrize("wait_states", [0, 2])
+def test_an_instruction_line_refill_is_eight_beats(tmp_path, wait_states):
+    """64 addi from the first csrr's line on, their first time: the 8 lines after it refilled, each 8 beats of
+    1 + N cycles and the cache's own few, REFILL_OVERHEAD, as measured (no document gives it)."""
+    lines = 8
+    values, _logged = reads(tmp_path, f" .rept {8 * lines}\n addi t0, t0, 1\n .endr", wait_states)
+    cold, warm = values[1] - values[0], values[3] - values[2]
+    assert warm == CSR_READ + 8 * lines * ALU
+    assert cold - warm == lines * (LINE_BEATS * (1 + wait_states) + REFILL_OVERHEAD)
+
+
+@pytest.mark.parametrize("cache", ["warm", "cold"])
+@pytest.mark.parametrize("scenario", ["yield", "isr"])
+def test_two_runs_give_identical_samples(make_job, scenario, cache, monkeypatch):
+    if cache == "cold":
+        cold(monkeypatch)
+    chosen = make_job(scenario, target=TARGET)
+    firmware = build(chosen.kernel, chosen.target, chosen.scenario)
+    parameters = ["samples=100", *(["cold=1"] if cache == "cold" else [])]
+    first = run(chosen.target, firmware.elf, parameters, 100, time_limit=120)
+    second = run(chosen.target, firmware.elf, parameters, 100, time_limit=120)
+    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 100
+    assert first.stream.samples == second.stream.samples
+    assert first.stream.calibration == second.stream.calibration
+
+
+@pytest.mark.parametrize("kernel", ["freertos", "floor"])
+def test_probe_scope_and_marker_read_identical_samples_on_yield(make_job, kernel):
+    """Every method's build lays out one program, runs the probe's calibration (its points empty where the
+    method does not stamp: the tasks stand alike) and empties the caches before its first window: each then
+    fetches the same lines in the same order, and the three read the same windows. The calibration's pair and
+    the scope's bare pulse start a cache line, so that no refill falls between their points."""
+    results = {name: measure(dataclasses.replace(make_job("yield", target=TARGET, kernel=kernel),
+                                                 method=catalog.METHODS[name]), samples=100)
+               for name in ("probe", "scope", "marker")}
+    for result in results.values():
+        assert result.excluded == 0
+    assert results["probe"].samples == results["scope"].samples == results["marker"].samples, {
+        name: result.stats.median for name, result in results.items()}
+    assert results["probe"].overhead == CSR_READ + 1 + 1 + 1 and results["scope"].overhead == 2
+
+
+@pytest.mark.parametrize("wait_states", [0, 2])
+def test_a_cold_window_costs_its_line_refills(make_job, monkeypatch, wait_states):
+    """cache=cold empties both caches before each window (fence.i, LiteX's 0x500F): the floor's yield then
+    refills every instruction line it runs through (the window trace flags 11) and the data lines it loads
+    (the stack's, the tasks' table), each at least 8 beats of 1 + N cycles. Warm, the window finds what the
+    harness's code between two windows left of it in the 4 KB direct-mapped cache: how much depends on where
+    the linker put the two, as the figures pinned below show."""
+    job = dataclasses.replace(make_job("yield", target=TARGET, kernel="floor"), method=catalog.METHODS["marker"],
+                              config=configs.resolve({"fetch_wait_states": str(wait_states),
+                                                      "data_wait_states": str(wait_states)},
+                                                     catalog.KERNELS["floor"], catalog.TARGETS[TARGET],
+                                                     catalog.SCENARIOS["yield"]))
+    warm = measure(job, samples=20)
+    cold(monkeypatch)
+    chilled = measure(job, samples=20)
+    assert warm.stats.min == warm.stats.max and chilled.stats.min == chilled.stats.max
+    figures = (int(warm.stats.median), int(chilled.stats.median))
+    assert figures[1] - figures[0] >= INSTRUCTION_LINES * LINE_BEATS * (1 + wait_states), figures
+    assert figures == FLOOR_YIELD[wait_states]  # the RTL's, pinned: a change of layout shows here
+
+
+INSTRUCTION_LINES = 11  # breakdown's icache-miss lines of one cold window
+REFILL_OVERHEAD = 4  # an instruction line's refill at zero wait states takes 12 cycles: 8 beats and 4 of the cache's
+FLOOR_YIELD = {0: (102, 302), 2: (126, 583)}  # (warm, cold) medians by wait states, as measured
+
+
+def test_irq_latency_the_probe_and_the_rtls_own_view_agree_on_every_sample():
+    """While the latency timer is armed every trap enters the board's entry, which tells the timer's interrupt
+    by mcause before it reads mcycle (board_latency_dispatched, [latency_timer] handler): the probe's read and
+    the testbench's view (the line's rising, that instruction's cycle) agree on every sample, the tick round's
+    included. A whole sweep: about 4 minutes."""
+    from ibex_checks import latency_job
+    result = measure(latency_job(TARGET), samples=1)
+    agreement = result.details["agreement"]
+    assert agreement == {"samples": 8192 + 1088, "equal": 8192 + 1088, "least_difference": 0,
+                         "largest_difference": 0, "unit": "cycles"}
+    # FreeRTOS's critical sections and its trap handler clear mstatus.MIE: the worst case is masked the longest
+    assert result.worst["function"] == "xQueueGenericSend" and result.stats.max > 500
