@@ -10,7 +10,7 @@ fetch_wait_states), whose windows take more cycles to simulate.
 
     python3 bench/ibex_speed.py [--samples 10000] [--rounds 3] [--rebuild] [--targets ibex,vexriscv]
 
-Prints two Markdown tables: per target, and per fetch wait states on ibex, the
+Prints two Markdown tables: per target, and per target and fetch wait states, the
 medians of the rounds with their range.
 """
 

@@ -32,12 +32,6 @@ LINE_BEATS = 32 // 4  # a 32-byte line over a 32-bit bus
 CSR_READ = 3  # a csrr mcycle and the instruction after it: the read's own cost, as measured (no document gives it)
 
 
-def cold(monkeypatch):
-    """cache=cold's run parameter (cold=1: harness_cold_caches) on a target the run option does not name yet."""
-    plain = configs.run_parameters
-    monkeypatch.setattr(configs, "run_parameters", lambda config: [*plain(config), "cold=1"])
-
-
 def test_yield_on_vexriscv_measures_in_the_cores_own_cycles(capsys):
     status, said = run_command(["run", "--target", TARGET, "--scenario", "yield", "--samples", "100"], capsys)
     assert status == 0, said
@@ -108,9 +102,7 @@ def test_an_instruction_line_refill_is_eight_beats(tmp_path, wait_states):
 
 @pytest.mark.parametrize("cache", ["warm", "cold"])
 @pytest.mark.parametrize("scenario", ["yield", "isr"])
-def test_two_runs_give_identical_samples(make_job, scenario, cache, monkeypatch):
-    if cache == "cold":
-        cold(monkeypatch)
+def test_two_runs_give_identical_samples(make_job, scenario, cache):
     chosen = make_job(scenario, target=TARGET)
     firmware = build(chosen.kernel, chosen.target, chosen.scenario)
     parameters = ["samples=100", *(["cold=1"] if cache == "cold" else [])]
@@ -138,20 +130,19 @@ def test_probe_scope_and_marker_read_identical_samples_on_yield(make_job, kernel
 
 
 @pytest.mark.parametrize("wait_states", [0, 2])
-def test_a_cold_window_costs_its_line_refills(make_job, monkeypatch, wait_states):
+def test_a_cold_window_costs_its_line_refills(make_job, wait_states):
     """cache=cold empties both caches before each window (fence.i, LiteX's 0x500F): the floor's yield then
     refills every instruction line it runs through (the window trace flags 11) and the data lines it loads
     (the stack's, the tasks' table), each at least 8 beats of 1 + N cycles. Warm, the window finds what the
     harness's code between two windows left of it in the 4 KB direct-mapped cache: how much depends on where
     the linker put the two, as the figures pinned below show."""
-    job = dataclasses.replace(make_job("yield", target=TARGET, kernel="floor"), method=catalog.METHODS["marker"],
-                              config=configs.resolve({"fetch_wait_states": str(wait_states),
-                                                      "data_wait_states": str(wait_states)},
-                                                     catalog.KERNELS["floor"], catalog.TARGETS[TARGET],
-                                                     catalog.SCENARIOS["yield"]))
-    warm = measure(job, samples=20)
-    cold(monkeypatch)
-    chilled = measure(job, samples=20)
+    def job(cache: str):
+        chosen = {"fetch_wait_states": str(wait_states), "data_wait_states": str(wait_states), "cache": cache}
+        return dataclasses.replace(make_job("yield", target=TARGET, kernel="floor"), method=catalog.METHODS["marker"],
+                                   config=configs.resolve(chosen, catalog.KERNELS["floor"], catalog.TARGETS[TARGET],
+                                                          catalog.SCENARIOS["yield"]))
+    warm, chilled = measure(job("warm"), samples=20), measure(job("cold"), samples=20)
+    assert chilled.memory["caches"] == "cold" and "cold" in chilled.memory["description"]
     assert warm.stats.min == warm.stats.max and chilled.stats.min == chilled.stats.max
     figures = (int(warm.stats.median), int(chilled.stats.median))
     assert figures[1] - figures[0] >= INSTRUCTION_LINES * LINE_BEATS * (1 + wait_states), figures

@@ -36,8 +36,8 @@ RUN_OPTIONS = {o.name: o for o in [
            numeric_range=(0, ANY_WAIT_STATES), target_needs="flash"),
     Option("accelerator", "the flash's accelerator (prefetch, caches): as the firmware programs it, or forced on "
            "or off", ("programmed", "on", "off"), "programmed", target_needs="flash"),
-    Option("cache", "the flash's caches at each window: as the run left them (warm), or emptied before it (cold)",
-           ("warm", "cold"), "warm", target_needs="flash"),
+    Option("cache", "the caches at each window (the flash's, or the core's own): as the run left them (warm), or "
+           "emptied before it (cold)", ("warm", "cold"), "warm", target_needs="emptiable"),
     Option("fetch_wait_states", "the RAM's wait states on each instruction fetch (a core's RTL behind a slow "
            "memory: its own prefetch logic decides what they cost)", tuple(str(n) for n in range(SLOW_WAIT_STATES + 1)),
            "0", numeric_range=(0, SLOW_WAIT_STATES), target_needs="slow_memory"),
@@ -45,7 +45,7 @@ RUN_OPTIONS = {o.name: o for o in [
            tuple(str(n) for n in range(SLOW_WAIT_STATES + 1)), "0", numeric_range=(0, SLOW_WAIT_STATES),
            target_needs="slow_memory"),
 ]}
-MEMORY_NEEDS = ("flash", "slow_memory")  # the run options that set a memory: measure's --config takes them
+MEMORY_NEEDS = ("flash", "slow_memory", "emptiable")  # the run options that set a memory: measure's --config takes them
 
 
 # What the reference manuals and other tools call the memory options: ST's ART, its parts, the latency field.
@@ -171,7 +171,8 @@ def not_applying(chosen: dict[str, str], kernel: Kernel, target: Target, scenari
 
 
 # what each Option.target_needs is, in words
-TARGET_NEEDS = {"flash": "a flash model", "slow_memory": "a RAM of settable wait states"}
+TARGET_NEEDS = {"flash": "a flash model", "slow_memory": "a RAM of settable wait states",
+                "emptiable": "caches to empty (a flash model's, or the core's own)"}
 
 
 def _targets_applying(option: Option) -> list[str]:

@@ -120,13 +120,15 @@ class SlowMemory:
     address: int  # where the RAM starts (its size: the board's ram_bytes)
     most_wait_states: int  # the most a run may set
     holds: str  # what holds the requests, in words, for every figure's memory line
+    caches: str = ""  # the core's own caches in front of it, in words, which cache=cold empties; "" none
 
-    def describe(self, fetch_wait_states: int, data_wait_states: int) -> str:
+    def describe(self, fetch_wait_states: int, data_wait_states: int, cold: bool = False) -> str:
+        state = "" if not self.caches else f", {self.caches}, " + ("cold" if cold else "warm")
         if fetch_wait_states == data_wait_states == 0:
-            return "zero wait states"
+            return "zero wait states" + state
         plural = "s" if fetch_wait_states != 1 else ""
         return (f"RAM with {fetch_wait_states} wait state{plural} on instruction fetches and {data_wait_states} on "
-                f"data accesses ({self.holds})")
+                f"data accesses ({self.holds}){state}")
 
 
 @dataclass(frozen=True)

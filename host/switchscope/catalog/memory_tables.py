@@ -71,7 +71,7 @@ def slow_memory_table(table) -> SlowMemory | None:
         return None
     slow = SlowMemory(address=table.get("address", int, required=True),
                       most_wait_states=table.get("most_wait_states", int, required=True),
-                      holds=table.get("holds", str, required=True))
+                      holds=table.get("holds", str, required=True), caches=table.get("caches", str, ""))
     if not 0 < slow.most_wait_states <= 255:
         raise table._error("most_wait_states", f"is {slow.most_wait_states}: 1 to 255, what a testbench holds")
     return slow

@@ -252,6 +252,12 @@ class Target:
     slow_memory: "SlowMemory | None" = None  # a RAM whose wait states a run sets (an RTL's testbench); None: none
 
     @property
+    def emptiable(self) -> "Flash | SlowMemory | None":
+        """What cache=cold applies to: a flash model (its caches, or the reason it has none to empty), or a slow
+        RAM with the core's own caches in front of it."""
+        return self.flash or (self.slow_memory if self.slow_memory and self.slow_memory.caches else None)
+
+    @property
     def simulated_machine(self) -> str:
         """The machine the simulator models: [simulator] machine, or the board's own name."""
         return self.machine or self.name

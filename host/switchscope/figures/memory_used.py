@@ -30,8 +30,10 @@ def record(target: Target, unit: str, settings: MemorySettings, own_firmware: bo
         return None
     if target.slow_memory is not None:  # a core's RTL behind its testbench's RAM: no model, the core's own cycles
         fetch, data = settings.fetch_wait_states, settings.data_wait_states
-        return {"model": False, "description": target.slow_memory.describe(fetch, data), "wait_states": fetch,
-                "fetch_wait_states": fetch, "data_wait_states": data}
+        slow = target.slow_memory
+        return {"model": False, "description": slow.describe(fetch, data, settings.cold), "wait_states": fetch,
+                "fetch_wait_states": fetch, "data_wait_states": data,
+                **({"caches": "cold" if settings.cold else "warm"} if slow.caches else {})}
     if not modelled(target, unit):
         return {"model": False, "description": ZERO_WAIT_STATES, "wait_states": 0}
     flash = target.flash
