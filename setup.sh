@@ -208,6 +208,7 @@ prove() {
 prove --target mps2-an385 --method all   # QEMU: probe, scope (plugin) and marker (plugin)
 prove --target atmega328p --method probe  # simavr runner
 prove --target ibex --method probe        # Ibex's RTL on Verilator
+prove --target vexriscv --method probe    # VexRiscv's RTL on Verilator, its caches
 
 echo
 echo "switchscope is ready: $bin_dir/switchscope"

@@ -16,7 +16,8 @@ FLOOR_ROWS = ("resume", "signal", "yield", "isr", "rotate", "sem-shuffle", "dead
 FLOOR_CORES = (("Cortex-M3 (mps2-an385)", "mps2-an385"), ("Cortex-M4 (mps2-an386)", "mps2-an386"),
                ("Cortex-M4F, fp_tasks=0 (mps2-an386-fpu)", "mps2-an386-fpu"), ("Cortex-M0 (microbit)", "microbit"),
                ("Cortex-M0+ (microbit-m0plus)", "microbit-m0plus"), ("ATmega328P (simavr)", "atmega328p"),
-               ("Ibex small (RTL)", "ibex"), ("Ibex maxperf (RTL)", "ibex-maxperf"))
+               ("Ibex small (RTL)", "ibex"), ("Ibex maxperf (RTL)", "ibex-maxperf"),
+               ("VexRiscv_Full, warm caches (RTL)", "vexriscv"))
 COST_SCENARIOS = ("yield", "signal")
 FLOOR_KERNELS = ("floor", "freertos", "embassy", "lilos")
 BERTOS_COLUMNS = (("Cooperative NOPRI", {"preemption": "off", "priorities": "off"}),
@@ -84,7 +85,7 @@ def render_floor_prose(measured) -> str:
     yields, lists = multiples(["yield"]), multiples(["resume", "signal"])
     return (f"FreeRTOS's yield is {min(yields):.2f} to {max(yields):.2f} times the floor on these cores; its resume "
             f"and signal, which go through its lists, its critical sections and its switch (PendSV on the Cortex-M, "
-            f"a software switch on the AVR, the trap handler entered by ecall on the Ibex), are {min(lists):.2f} to "
+            f"a software switch on the AVR, the trap handler entered by ecall on Ibex and VexRiscv), are {min(lists):.2f} to "
             f"{max(lists):.2f} times it.\n")
 
 
