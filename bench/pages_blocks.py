@@ -71,6 +71,7 @@ BLOCKS = (
     Block("ibex-speed", ("ibex-speed",),
           lambda m: script_block(m, "ibex-speed", "python3 bench/ibex_model.py --speed"), slow=True),
     Block("ibex-slow-memory", ("ibex-slow-memory",), cores.render_ibex_slow_memory),
+    Block("vexriscv-caches", ("vexriscv-caches",), cores.render_vexriscv_caches),
     Block("rust-methods-prose", ("methods",), ci.render_rust_methods_prose),
     Block("intrusion", ("intrusion",), docs.render_intrusion),
     Block("options", ("options",), docs.render_options),

@@ -281,3 +281,25 @@ def render_ibex_slow_memory(measured) -> str:
     printed = measured["ibex-slow-memory"].outputs[0]
     table = "\n".join(line for line in printed.splitlines() if line.startswith("|"))
     return f"`python3 bench/ibex_model.py --slow-memory` (marker method, cycles, medians):\n\n{table}\n"
+
+
+def render_vexriscv_caches(measured) -> str:
+    """Every switch on VexRiscv's RTL, warm and cold, at 0 and 2 wait states: what the refills cost."""
+    from pages_runs import SWITCH_SCENARIOS
+    files = measured["vexriscv-caches"].files
+    rows, some = [], None
+    for kernel, name in KERNELS:
+        for scenario in SWITCH_SCENARIOS:
+            cells = []
+            for memory in ("zero", "slow"):
+                warm, cold = (one(files[memory], kernel=kernel, scenario=scenario, options={"cache": cache})
+                              for cache in ("warm", "cold"))
+                some = cold
+                cells += [median(warm["stats"]["median"]), median(cold["stats"]["median"]),
+                          f"{cold['stats']['median'] - warm['stats']['median']:+g}"]
+            rows.append([name, f"`{scenario}`", *cells])
+    return (f"{compiler(some)} `-O2`, marker, medians in cycles of {counted(format(measured['vexriscv-caches'].samples, ','))} "
+            f"samples; cold: both caches emptied before each window (`--config cache=cold`); 2 wait states: "
+            f"`--config fetch_wait_states=2,data_wait_states=2`, each beat to the RAM:\n\n"
+            + markdown_table(["kernel", "scenario", "warm", "cold", "cold - warm", "warm, 2 WS", "cold, 2 WS",
+                              "cold - warm, 2 WS"], "llrrrrrr", rows))

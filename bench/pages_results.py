@@ -11,7 +11,7 @@ KERNEL_NAMES = {"freertos": "FreeRTOS", "floor": "floor", "rtic": "RTIC", "embas
 CORES = {"mps2-an385": "Cortex-M3", "mps2-an386": "Cortex-M4", "mps2-an386-fpu": "Cortex-M4F",
          "microbit": "Cortex-M0", "microbit-m0plus": "Cortex-M0+", "atmega328p": "ATmega328P",
          "lm3s6965evb": "Cortex-M3", "stm32vldiscovery": "Cortex-M3", "netduinoplus2": "Cortex-M4",
-         "ibex": "Ibex small", "ibex-maxperf": "Ibex maxperf"}
+         "ibex": "Ibex small", "ibex-maxperf": "Ibex maxperf", "vexriscv": "VexRiscv_Full"}
 
 
 def matches(result: dict, where: dict) -> bool:

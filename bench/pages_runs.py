@@ -28,6 +28,9 @@ CHIPS = ("netduinoplus2", "nucleo-l432kc", "bluepill")  # the targets with a fla
 CHIPS_WITH_CACHES = ("netduinoplus2", "nucleo-l432kc")  # cache=cold empties something
 FLASH_BREAKDOWN_SCENARIOS = ("resume", "signal", "yield", "isr")
 FLASH_METHOD_SCENARIOS = ("resume", "signal", "yield", "isr")
+SWITCH_SCENARIOS = ("resume", "signal", "yield", "isr", "rotate", "sem-shuffle", "deadlock-raise", "deadlock-release",
+                    "msg")
+SLOW_RAM = "fetch_wait_states=2,data_wait_states=2"  # VexRiscv's RAM as slow as a flash at a few wait states
 
 
 @dataclass(frozen=True)
@@ -269,6 +272,13 @@ RUNS = {run.name: run for run in (
         (("bench/ibex_model.py",),)),
     Run("ibex-speed", "10,000 yield samples on the Ibex model and on the RTL (bench/ibex_model.py --speed)",
         (("bench/ibex_model.py", "--speed"),)),
+    Run("vexriscv-caches", "every switch scenario of FreeRTOS and the floor on VexRiscv's RTL, its caches warm and "
+        "cold, its RAM at 0 and 2 wait states",
+        tuple(("run", "--target", "vexriscv", "--kernel", "freertos", "--floor", "--method", "marker", "--scenario",
+               ",".join(SWITCH_SCENARIOS), "--config", "cache=warm,cold", *extra, "--samples", "{samples}",
+               "--quiet", "--json", "{json:" + name + "}")
+              for name, extra in (("zero", ()), ("slow", ("--config", SLOW_RAM)))),
+        samples=100),  # warm windows differ by the refills the harness's code between them leaves: the page's count
     Run("ibex-slow-memory", "four switches of each kernel on the Ibex RTL, its model and the documentation-only "
         "model at 0, 1, 2 and 5 fetch wait states (bench/ibex_model.py --slow-memory)",
         (("bench/ibex_model.py", "--slow-memory", "--samples", "{samples}"),),
