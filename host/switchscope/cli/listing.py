@@ -76,8 +76,10 @@ def command_list(args) -> int:
                     print(f"  {''.ljust(width)}    memory: {MemorySettings().describe(item.flash)} "
                           f"({item.flash.wait_states_source}); --config wait_states, accelerator, cache")
                 if item.slow_memory is not None:
-                    print(f"  {''.ljust(width)}    memory: a RAM of 0 wait states by default; --config "
-                          f"fetch_wait_states, data_wait_states (0 to {item.slow_memory.most_wait_states})")
+                    caches = f", {item.slow_memory.caches} (cache)" if item.slow_memory.caches else ""
+                    print(f"  {''.ljust(width)}    memory: a RAM of 0 wait states by default{caches}; --config "
+                          f"fetch_wait_states, data_wait_states (0 to {item.slow_memory.most_wait_states})"
+                          + (", cache" if caches else ""))
                 for scenario, why in item.not_applicable:
                     print(f"  {''.ljust(width)}    {scenario}: n/a, {why}")
             if isinstance(item, catalog.Kernel):

@@ -122,8 +122,9 @@ def parser() -> argparse.ArgumentParser:
                           "others are measured without it. The memory options apply to the targets with a flash "
                           "model (the STM32 chips as shipped: netduinoplus2, ...; docs/flash.md), the others are "
                           "measured without them: wait_states=programmed|0..15, accelerator=programmed|on|off, "
-                          "cache=warm|cold. On Ibex (ibex, ibex-maxperf, ibex-qemu) the RAM's wait states: "
-                          "fetch_wait_states=0..15, data_wait_states=0..15 (docs/rtl.md)")
+                          "cache=warm|cold. On the RTL targets and ibex-qemu the RAM's wait states: "
+                          "fetch_wait_states=0..15, data_wait_states=0..15, and cache=warm|cold on vexriscv's own "
+                          "caches (docs/rtl.md)")
     run.add_argument("--tasks", type=int, metavar="N",
                      help="rotate scenario: how many tasks (default 2); with --scenario all, rotate alone")
     run.add_argument("--floor", action="store_true",
@@ -220,8 +221,8 @@ def parser() -> argparse.ArgumentParser:
     elf.add_argument("--timeout", type=seconds, metavar="SECONDS", help="bound on the run")
     elf.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                      help="on a target with a flash model, what to force of it: wait_states=N, accelerator=on|off "
-                          "(by default as the firmware programs the flash interface); on Ibex, the RAM's "
-                          "fetch_wait_states=N and data_wait_states=N (default 0)")
+                          "(by default as the firmware programs the flash interface); on the RTL targets and "
+                          "ibex-qemu, the RAM's fetch_wait_states=N and data_wait_states=N (default 0)")
     elf.add_argument("--json", type=output_path, metavar="PATH", help="also write the result as JSON")
     elf.set_defaults(handler=command_measure)
 
@@ -230,8 +231,11 @@ def parser() -> argparse.ArgumentParser:
         description="Trace one window of a scenario (marker method: nothing of switchscope's in the path) "
                     "and list the functions it passes through with their instructions and cycles; the lines "
                     "add up to the window's figure. On a QEMU target exception entries and returns "
-                    "are lines of their own; on an RTL target (ibex) each instruction counts the core's own "
-                    "cycles, a trap's entry in its ecall and the return in its mret. Not on simavr targets.")
+                    "are lines of their own; on an RTL target (ibex, vexriscv) each instruction counts the "
+                    "core's own cycles, a trap's entry in its ecall and the return in its mret, and on vexriscv "
+                    "an icache-miss line precedes each instruction whose fetch missed (the refill is in the "
+                    "cycles of the instruction before it: an instruction starts once fetched). Not on simavr "
+                    "targets.")
     _add_selection(traced, "freertos", "mps2-an385", "yield", one=True)
     traced.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                         help="a kernel or build option, repeatable (switchscope list shows them all)")

@@ -28,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from switchscope import catalog
+from switchscope.catalog import configs
 from switchscope.common.errors import SwitchscopeError
 from switchscope.figures.result import STAT_KEYS, Result
 from switchscope.present import board_facts, latency_view
@@ -134,7 +135,15 @@ class Comparison:
 
 
 def _options(result: Result, ignored: tuple[str, ...]) -> tuple:
-    return tuple(sorted((k, v) for k, v in (result.options or {}).items() if k not in ignored))
+    """The options results are matched by: a run option of some targets only (the memory's) at its default is as
+    good as absent, which it is on the other targets (cache=warm on VexRiscv, none on Ibex)."""
+    return tuple(sorted((k, v) for k, v in (result.options or {}).items()
+                        if k not in ignored and not _default_of_some_targets(k, v)))
+
+
+def _default_of_some_targets(name: str, value: str) -> bool:
+    option = configs.RUN_OPTIONS.get(name)
+    return option is not None and option.target_needs is not None and value == option.default
 
 
 # In `ignored`: match results whatever their targets (compare a timing model's results with the RTL's).
@@ -265,8 +274,8 @@ def compare(base: list[Result], new: list[Result], metric: str, threshold: Thres
         simulators = (old.simulator or {}).get("name"), (now.simulator or {}).get("name")
         compilers = (old.toolchain or {}).get("compiler"), (now.toolchain or {}).get("compiler")
         memories = board_facts.memory_of(old), board_facts.memory_of(now)  # a flash model's settings, or none
-        changed = [f"{k} {old.options.get(k)} vs {now.options.get(k)}" for k in ignored
-                   if (old.options or {}).get(k) != (now.options or {}).get(k)]
+        changed = [f"{k} {(old.options or {}).get(k, 'unset')} vs {(now.options or {}).get(k, 'unset')}"
+                   for k in ignored if (old.options or {}).get(k) != (now.options or {}).get(k)]
         notes = [worse_worst, *other_cores,
                  f"simulator {_said(simulators[0])} vs {_said(simulators[1])}" if simulators[0] != simulators[1]
                  else "",
