@@ -88,24 +88,25 @@ void ibex_fetch_start(void)
     ibex_fetch_active = count_cycles && ibex_core && slow_end && (fetch_wait_states || data_wait_states);
 }
 
-/* F1: the first cycle the next word's request may go out, the port free and the FIFO not full. */
+static unsigned kept_words(void) { return word_count < WORDS_KEPT ? word_count : WORDS_KEPT; }
+
+/* F1: the first cycle the next word's request may go out: the port free, and the third latest of the words
+ * fetched or under way taken from the FIFO. */
 static int64_t next_request_cycle(void)
 {
-    int64_t taken[WORDS_KEPT], third = INT64_MIN;
-    unsigned kept = word_count < WORDS_KEPT ? word_count : WORDS_KEPT;
-    for (unsigned i = 0; i < kept; i++)
-        taken[i] = words[i].taken;
-    for (unsigned rank = 0; rank < FIFO_DEPTH && rank < kept; rank++) { /* the third latest to be taken */
-        unsigned latest = rank;
-        for (unsigned i = rank + 1; i < kept; i++)
-            if (taken[i] > taken[latest])
-                latest = i;
-        int64_t swap = taken[rank];
-        taken[rank] = taken[latest];
-        taken[latest] = swap;
-        if (rank == FIFO_DEPTH - 1)
-            third = taken[rank];
+    int64_t latest[FIFO_DEPTH]; /* the latest cycles a word was taken, latest first */
+    for (unsigned rank = 0; rank < FIFO_DEPTH; rank++)
+        latest[rank] = INT64_MIN;
+    for (unsigned i = 0; i < kept_words(); i++) {
+        int64_t taken = words[i].taken;
+        for (unsigned rank = 0; rank < FIFO_DEPTH; rank++) /* in its place, the later ones moved down */
+            if (taken > latest[rank]) {
+                int64_t later = latest[rank];
+                latest[rank] = taken;
+                taken = later;
+            }
     }
+    int64_t third = latest[FIFO_DEPTH - 1];
     if (third == NOT_TAKEN)
         return NOT_TAKEN;
     int64_t room = third == INT64_MIN ? INT64_MIN : third + 1;
@@ -122,8 +123,7 @@ static void request_next_word(int64_t cycle)
 
 static const struct fetched_word *requested(uint64_t address)
 {
-    unsigned kept = word_count < WORDS_KEPT ? word_count : WORDS_KEPT;
-    for (unsigned i = 0; i < kept; i++)
+    for (unsigned i = 0; i < kept_words(); i++)
         if (words[i].address == address)
             return &words[i];
     return NULL;
@@ -163,8 +163,7 @@ static void on_ibex_fetch(unsigned int vcpu_index, void *userdata)
     int64_t ready = word->granted + 2, entered = ready > now ? ready : now;
     if (entered > now)
         charge(vcpu_index, entered - now, 0, 0);
-    unsigned kept = word_count < WORDS_KEPT ? word_count : WORDS_KEPT;
-    for (unsigned i = 0; i < kept; i++)
+    for (unsigned i = 0; i < kept_words(); i++)
         if (words[i].taken == NOT_TAKEN && words[i].address + 4 <= address + size)
             words[i].taken = entered - 1;
     expected = address + size;

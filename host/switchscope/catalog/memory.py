@@ -141,6 +141,11 @@ class MemorySettings:
     data_wait_states: int = 0  # and its data accesses'
 
     @property
+    def slow(self) -> bool:
+        """Whether a slow memory waits at all: at 0 and 0 it is the single-cycle RAM, and nothing is asked of it."""
+        return self.slowest_access > 1
+
+    @property
     def slowest_access(self) -> int:
         """The cycles an access to a slow memory takes at most where a single-cycle RAM's take one: what a run's
         bounds (its cycles, its time) grow by."""

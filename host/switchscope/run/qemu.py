@@ -139,7 +139,7 @@ def _plugin_arguments(request: Request, cycles: bool) -> str:
         if target.flash and not riscv:  # the chip's flash, its wait states and accelerator (flash_memory.c)
             arguments += plugin_arguments(target.flash, request.memory)
         memory = request.memory
-        if target.slow_memory and (memory.fetch_wait_states or memory.data_wait_states):  # ibex_fetch.c
+        if target.slow_memory and memory.slow:  # ibex_fetch.c
             arguments += (f",ibex_fetch_ws={memory.fetch_wait_states},ibex_data_ws={memory.data_wait_states}"
                           f",ibex_ram={target.slow_memory.address:#x}:{target.ram_bytes:#x}")
     if request.trace_window is not None:

@@ -49,7 +49,7 @@ def command(target: Target, firmware_elf: Path, parameters: list[str], samples: 
     """The harness's command line: the model of the target's configuration, built first if need be."""
     binary = rtl_cores.ensure(target.core_config)
     line = [str(binary), "--max-cycles", str((samples + 50) * CYCLES_PER_SAMPLE_BUDGET * memory.slowest_access)]
-    if memory.fetch_wait_states or memory.data_wait_states:
+    if memory.slow:
         line += ["--fetch-wait-states", str(memory.fetch_wait_states),
                  "--data-wait-states", str(memory.data_wait_states)]
     address = elf.symbols(firmware_elf).get(PARAMETERS_SYMBOL)
@@ -89,7 +89,7 @@ def provenance(request: Request) -> tuple[str, str]:
     _key, core_version, verilator_version = rtl_cores.builder(target.core_config).model_key(target.core_config)
     memory = request.memory
     slow = (f", its RAM {memory.fetch_wait_states}/{memory.data_wait_states} fetch/data wait states"
-            if memory.fetch_wait_states or memory.data_wait_states else "")
+            if memory.slow else "")
     if rtl_cores.is_vexriscv(target.core_config):
         return (f"VexRiscv {core_version} ({target.core_config}) RTL on Verilator {verilator_version}",
                 f"cycles of the RTL (the core and its caches, switchscope's testbench as its RAM and devices{slow}), "
