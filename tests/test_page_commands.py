@@ -57,10 +57,17 @@ def page_commands() -> list[PageCommand]:
     found = []
     for page in PAGES:
         in_block = False
-        for number, line in enumerate(page.read_text().splitlines(), 1):
+        lines = page.read_text().splitlines()
+        for number, line in enumerate(lines, 1):
             if line.lstrip().startswith("```"):
                 in_block = not in_block
-            elif in_block and (match := COMMAND.search(line)):
+                continue
+            # a line a backslash continues, joined as the shell joins it
+            following = number
+            while in_block and line.endswith("\\") and following < len(lines):
+                line = line[:-1] + " " + lines[following].strip()
+                following += 1
+            if in_block and (match := COMMAND.search(line)):
                 text = re.sub(r"\s+#.*$", "", match.group(1)).strip()
                 text = re.split(r"\s+(?:&&|\||>)\s*|\)\s*$", text)[0]  # the shell's part after it
                 found.append(PageCommand(str(page.relative_to(checkout())), number, f"switchscope {text}"))
