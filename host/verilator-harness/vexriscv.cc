@@ -38,7 +38,10 @@
 // A device store's cycle S is the cycle of its beat on the data bus. Cycles in the logs are
 // mcycle's: the pin log's and an assertion's, mcycle's value in that cycle; a watched instruction's,
 // the value a `csrr mcycle` in its place would read: mcycle in its last cycle in the execute stage,
-// where the core reads CSRs (tests/run/test_vexriscv.py checks it against a csrr). That is not its
+// where the core reads CSRs (tests/run/test_vexriscv.py checks it against a csrr). A load that misses
+// the data cache passes execute twice: the cache sends it back from writeback (redo) and it runs
+// again once its line is in; its cycle is its first pass's, where a csrr in its place would have read,
+// and the refill is the load's own cost (a window that opens on it pays it). That is not its
 // cycle in writeback less two: a load ahead of it that misses the data cache stalls writeback, and
 // with it an instruction already past execute. An instruction retires when it leaves the writeback
 // stage (lastStageIsFiring); a trapped one (ecall) never does, and a handler's first instruction is
@@ -59,6 +62,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -138,6 +142,7 @@ int main(int argc, char **argv) {
   const uint32_t *decode_pc = &core->decode_PC;
   const uint8_t *executed = &core->execute_arbitration_isFiring;
   const uint32_t *execute_pc = &core->execute_PC;
+  const uint8_t *redone = &core->DBusCachedPlugin_redoBranch_valid;  // the data cache sends back the load in writeback
   testbench::RecentInstructions<kPastExecute> executed_last;  // mcycle as each left the execute stage
 
   top->externalResetVector = kResetVector;
@@ -167,6 +172,7 @@ int main(int argc, char **argv) {
   uint64_t latency_expiry = 0;
   bool trap_taken = false;  // the next instruction to retire is a handler's first
   std::unordered_set<uint32_t> missed;  // fetches that missed the instruction cache, until they retire
+  std::unordered_map<uint32_t, uint64_t> first_pass;  // a redone load's first cycle leaving execute, until it retires
   const bool following = !options.watches.empty() || options.follow_switches;
   while (cycle < options.max_cycles && !context->gotFinish()) {
     // this cycle's interrupt lines, then the buses' answers to what the core asks in it
@@ -241,11 +247,16 @@ int main(int argc, char **argv) {
         uint32_t pc = *retired_pc;
         bool miss = !missed.empty() && missed.erase(pc) > 0;
         uint64_t start = executed_last.cycle_of(pc, *mcycle);  // not found: it retires as it leaves execute
+        if (auto redone_at = first_pass.find(pc); redone_at != first_pass.end()) {
+          start = redone_at->second;
+          first_pass.erase(redone_at);
+        }
         stopped = !retirements.retire({pc, start, trap_taken, *mcause_interrupt != 0, *mepc,
                                        *rd_valid && *rd_addr == 1, *rd_data, miss});
         trap_taken = false;
       }
       if (*had_exception || *interrupt_jump) trap_taken = true;
+      if (*redone) first_pass.emplace(*retired_pc, executed_last.cycle_of(*retired_pc, *mcycle));
       if (*executed) executed_last.note(*execute_pc, *mcycle);
     } else if (*firing) {
       ++retired;

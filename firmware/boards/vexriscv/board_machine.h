@@ -9,10 +9,14 @@
 
 /* An instruction cache (4 KB, direct-mapped, 32-byte lines): every method's
  * build runs the probe's calibration and empties the caches before its first
- * window (common/harness.c); the pairs of points that time themselves start a
- * line (probe.h: both points, 24 bytes, in the line their first fetch brings). */
+ * window (common/harness.c), and places its points (probe.h). An opening
+ * point starts 4 bytes into a line, so that its 12 bytes and the window's
+ * first instruction lie in that line, and a calibration's closing right after
+ * it is 8-aligned; a closing point is 8-aligned, so that its reading (the
+ * stamp's csrr and the scope's store, 4 bytes in) never starts a line. */
 #define BOARD_CACHES_CODE 1
-#define BOARD_POINT_PAIR_ALIGN ".balign 32"
+#define BOARD_OPENING_ALIGN ".balign 32\n\tnop"
+#define BOARD_CLOSING_ALIGN ".balign 8"
 
 /* Emptying the caches (cache=cold, board_empty_caches): fence.i invalidates the
  * instruction cache (VexRiscv_Full.yaml: flushInstructions, 0x100F); LiteX's

@@ -116,6 +116,29 @@ extern struct probe_window probe;
 #define PROBE_CLOSING(dest) PROBE_POINT_(BOARD_STAMP_CODE, dest)
 #endif
 
+/* On a board whose code is cached, where a line boundary falls near a point
+ * decides which method pays the next line's refill: the probe reads at its
+ * csrr, the scope at its store and the marker at its mark, each a few bytes
+ * apart in the point. So such a board places its points (board_config.h):
+ * BOARD_OPENING_ALIGN before each opening, whose padding runs before the
+ * window, so that the point and the window's first instruction lie in one
+ * line; BOARD_CLOSING_ALIGN before each closing, so that no line starts
+ * between the point's first instruction and its reading. The closing's
+ * padding (a nop or none) lies inside the window: every method's build runs
+ * the same, so the methods agree on it. */
+#ifdef BOARD_OPENING_ALIGN
+#define PROBE_ALIGNED_POINT_(align, point, dest)                        \
+    do {                                                                \
+        __asm__ volatile(align ::: "memory");                           \
+        point(dest);                                                    \
+    } while (0)
+#define PROBE_ALIGNED_OPENING_(point, dest) PROBE_ALIGNED_POINT_(BOARD_OPENING_ALIGN, point, dest)
+#define PROBE_ALIGNED_CLOSING_(point, dest) PROBE_ALIGNED_POINT_(BOARD_CLOSING_ALIGN, point, dest)
+#else
+#define PROBE_ALIGNED_OPENING_(point, dest) point(dest)
+#define PROBE_ALIGNED_CLOSING_(point, dest) point(dest)
+#endif
+
 /* Every method's opening, and the calibration's, in one shape. With cache=cold
  * (harness_cold_caches) the board first empties its flash caches, before the
  * window; the call is laid in line (expected taken) so that the code around
@@ -127,12 +150,12 @@ extern struct probe_window probe;
         probe.tick_start = ss_tick_count();  \
         probe.closed = 0;                    \
         BOARD_STAMP_WRAP_CLEAR();            \
-        point(probe.start);                  \
+        PROBE_ALIGNED_OPENING_(point, probe.start); \
     } while (0)
 
 #define PROBE_CLOSE_AT_(point)               \
     do {                                     \
-        point(probe.end);                    \
+        PROBE_ALIGNED_CLOSING_(point, probe.end); \
         probe.wrapped = BOARD_STAMP_WRAPPED(); \
         probe.tick_end = ss_tick_count();    \
         PROBE_LOAD_CLOSE();                  \
@@ -156,32 +179,15 @@ void harness_print_switch(void);
 #define PROBE_CLOSE() PROBE_CLOSE_AT_(PROBE_CLOSING)
 #endif
 
-/* A pair of points that times itself (the probe's calibration, the scope's
- * bare pulse): on a board whose code is cached, BOARD_POINT_PAIR_ALIGN puts its
- * opening at a cache line's start (board_config.h), so that both points lie in
- * the line the opening's first fetch brings, as no window's points need; a
- * line's refill between them would be counted as the points' own cost. */
-#ifdef BOARD_POINT_PAIR_ALIGN
-#define PROBE_PAIR_OPENING_(point, dest)                                \
-    do {                                                                \
-        __asm__ volatile(BOARD_POINT_PAIR_ALIGN ::: "memory");          \
-        point(dest);                                                    \
-    } while (0)
-#else
-#define PROBE_PAIR_OPENING_(point, dest) point(dest)
-#endif
-#define PROBE_PAIRED_OPENING_(dest) PROBE_PAIR_OPENING_(PROBE_OPENING, dest)
-#define PROBE_PAIRED_NOTHING_(dest) PROBE_PAIR_OPENING_(PROBE_NOTHING_, dest)
-
 /* The probe's calibration (harness_begin): its opening at once followed by
  * its closing; in the other methods' builds the same code with their points
  * filled, which the harness never runs. */
 #if !SWITCHSCOPE_METHOD_MARKER && !SWITCHSCOPE_METHOD_SCOPE
-#define PROBE_CALIBRATION_OPEN() PROBE_OPEN_AT_(PROBE_PAIRED_OPENING_)
+#define PROBE_CALIBRATION_OPEN() PROBE_OPEN()
 #define PROBE_CALIBRATION_CLOSE() PROBE_CLOSE()
 #define PROBE_CALIBRATES 1
 #else
-#define PROBE_CALIBRATION_OPEN() PROBE_OPEN_AT_(PROBE_PAIRED_NOTHING_)
+#define PROBE_CALIBRATION_OPEN() PROBE_OPEN_AT_(PROBE_NOTHING_)
 #define PROBE_CALIBRATION_CLOSE() PROBE_CLOSE_AT_(PROBE_NOTHING_)
 #define PROBE_CALIBRATES 0
 #endif
@@ -214,8 +220,8 @@ void harness_print_switch(void);
 #define PROBE_SCOPE_BARE_PULSE()                              \
     do {                                                      \
         probe.tick_pulse = ss_tick_count();                   \
-        PROBE_PAIR_OPENING_(PROBE_BARE_OPENING, probe.start); \
-        PROBE_BARE_CLOSING(probe.end);                        \
+        PROBE_ALIGNED_OPENING_(PROBE_BARE_OPENING, probe.start); \
+        PROBE_ALIGNED_CLOSING_(PROBE_BARE_CLOSING, probe.end); \
     } while (0)
 
 #endif
