@@ -25,6 +25,7 @@ fetch-bound, one word under way)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -218,47 +219,36 @@ def test_a_slow_run_gives_identical_samples_run_to_run():
     assert measure(job, samples=50).samples == measure(job, samples=50).samples
 
 
-@pytest.mark.parametrize("scenario", ["signal", "isr", "msg"])
-@pytest.mark.parametrize("kernel", ["floor", "freertos"])
-def test_the_three_methods_read_the_same_cycles_behind_a_slow_ram(kernel, scenario):
-    """One layout for every method's build (docs/measurement.md, "The ruler on Ibex"), and in these windows
-    the opening's store waits for the next word as it does in the probe's calibration (yield's does not: the
-    test below): sample for sample."""
-    probe, scope, marker = (measure(on_ibex(kernel, scenario, method, 2), samples=20).samples
-                            for method in ("probe", "scope", "marker"))
-    assert probe == scope == marker
+def by_window(result) -> dict[int, int]:
+    """Each window's cycles by its number in the run, but for the windows the run left out (a tick between its
+    tick-count reads: each method's points take their own cycles, so a tick can fall inside one run's reads
+    around a window and just outside another's)."""
+    left_out = {sample["seq"] for sample in result.excluded_samples}
+    return dict(zip((seq for seq in itertools.count() if seq not in left_out), result.samples))
 
 
-@pytest.mark.parametrize("fetch", FETCH_WAIT_STATES)
-@pytest.mark.parametrize("kernel", ["floor", "freertos"])
-def test_on_yield_the_probe_is_off_by_less_than_the_fetch_wait_states(kernel, fetch):
-    """On yield the marker and the probe part once fetches wait: marker - probe is 0, -1, +2, +5 at 0, 1, 2, 5
-    fetch wait states, on both kernels, and the scope reads the probe's figure. Both causes are where the
-    opening's stamp sits (`switchscope breakdown`, and the marker method on the probe's own ELF between the
-    stamp's instructions):
+# yield: the opening's store was followed by a compressed call in its own last word, before every opening was
+# placed on a word; rotate: windows that open in several places
+AGREEING = [*((kernel, "yield", fetch) for kernel in ("floor", "freertos") for fetch in (1, 2, 5)),
+            ("floor", "signal", 2), ("freertos", "signal", 5), ("freertos", "isr", 2), ("floor", "msg", 2),
+            ("freertos", "rotate", 2), ("floor", "rotate", 5)]
 
-    - The probe's overhead is calibrated on two stamps back to back in straight code (firmware/include/
-      switchscope/probe.h; docs/measurement.md, "The ruler on Ibex"): csrr, sw, lui, csrr, each 32-bit and
-      each waiting for a word of its own: 3(N + 1) (4 at 0, the store's own 2). In yield's window the
-      opening's sw is followed by the call, a compressed jal in the sw's own last word, fetched with it: the sw
-      costs its own 2 cycles, not N + 1, and the overhead subtracted is N - 1 too large. In signal, isr and msg
-      what follows the opening's store needs a word not yet fetched, as in the calibration.
-    - The call's cost: its target's request waits for the fetch under way to be granted
-      (test_a_jump_waits_first_for_the_fetch_under_way), and that fetch has been held a different time after
-      the marker's fill (the call enters ID/EX a cycle after its last nop) than after the probe's store (two
-      cycles after it): the call costs 2N + 1 in the marker's build; 2N in the probe's at 2 and 5 wait
-      states, 2N + 2 at 1.
 
-    So marker - probe = (N - 1) + (the call's difference): -1, +2, +5. The scope's opening is the probe's
-    shape (a store whose last word holds the call) and its bare pulse is timed in straight code too (sw, lui:
-    2(N + 1)), so it is off alike. At 0 wait states no fetch is waited for and the store costs its 2 in both
-    places: the methods agree, as the pinned figures need."""
-    probe, scope, marker = (measure(on_ibex(kernel, "yield", method, fetch), samples=20)
-                            for method in ("probe", "scope", "marker"))
-    assert scope.samples == probe.samples
-    assert abs(marker.stats.median - probe.stats.median) <= fetch
-    if fetch == 0:
-        assert marker.samples == probe.samples
+@pytest.mark.parametrize("kernel, scenario, fetch", AGREEING, ids=[f"{k}-{s}-{f}" for k, s, f in AGREEING])
+def test_the_three_methods_read_the_same_cycles_behind_a_slow_ram(kernel, scenario, fetch):
+    """One layout for every method's build (docs/measurement.md, "The ruler on Ibex"), and every opening point on
+    a word (firmware/boards/ibex/board_config.h): the point's store ends its word, so the window's first
+    instruction waits for a word of its own, as the closing's lui does in the calibration's pair. The probe's
+    overhead is then what the window's opening costs, and the probe, the scope and the marker read the same
+    cycles, window for window, at every wait-state count. (On a halfword, the store's last word also held the
+    window's first instruction, a compressed call, fetched with it: the probe and the scope were off the marker
+    by -1, +2, +5 at 1, 2, 5 wait states on yield.)"""
+    windows = {method: by_window(measure(on_ibex(kernel, scenario, method, fetch), samples=20))
+               for method in ("probe", "scope", "marker")}
+    kept = sorted(set.intersection(*(set(seen) for seen in windows.values())))
+    assert len(kept) >= 18, {method: sorted(set(range(20)) - set(seen)) for method, seen in windows.items()}
+    assert [windows["probe"][seq] for seq in kept] == [windows["scope"][seq] for seq in kept] \
+        == [windows["marker"][seq] for seq in kept]
 
 
 def test_a_slow_ram_grows_a_runs_default_time_limit_as_it_grows_its_cycles():

@@ -200,6 +200,20 @@ void board_interrupt(uint32_t mcause);
  */
 #define BOARD_POINT(code) ".option push\n\t.option norvc\n\t.option norelax\n\t" code "\n\t.option pop"
 #define BOARD_POINT_CLOBBERS "t5", "t6", "memory"
+/* Every opening point on a word (probe.h): its 32-bit instructions then fill
+ * whole words, and the window's first instruction starts a word of its own, as
+ * the closing's lui does in the calibration's pair. Behind a slow RAM each
+ * word is a fetch that waits: an opening on a halfword would end in a word
+ * that also holds the window's first (compressed) instruction, fetched with
+ * the point's store, and the calibration would subtract a wait the window did
+ * not have (tests/run/test_ibex_slow_memory.py). The c.nop that aligns it runs
+ * before the window. A closing needs nothing: its reading follows its lui, a
+ * word apart wherever it lies. (VexRiscv, with its cache lines, places both:
+ * its board_machine.h.) */
+#ifndef BOARD_OPENING_ALIGN
+#define BOARD_OPENING_ALIGN ".balign 4"
+#define BOARD_CLOSING_ALIGN ""
+#endif
 /* the rest of a point whose method's code takes `bytes` (a string) of it */
 #define BOARD_POINT_FILL(bytes) "\n\t.rept (12 - (" bytes ")) / 4\n\tnop\n\t.endr\n\t"
 
