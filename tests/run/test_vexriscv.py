@@ -196,8 +196,7 @@ def test_irq_latency_the_probe_and_the_rtls_own_view_agree_on_every_sample():
     """While the latency timer is armed every trap enters the board's entry, which tells the timer's interrupt
     by mcause before it reads mcycle (board_latency_dispatched, [latency_timer] handler): the probe's read and
     the testbench's view (the line's rising, that instruction's cycle) agree on every sample, the tick round's
-    included. A whole sweep: about 4 minutes."""
-    from ibex_checks import latency_job
+    included. A whole sweep: about a minute and a half."""
     result = measure(latency_job(TARGET), samples=1)
     agreement = result.details["agreement"]
     assert agreement == {"samples": 8192 + 1088, "equal": 8192 + 1088, "least_difference": 0,
