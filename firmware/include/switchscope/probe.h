@@ -116,16 +116,17 @@ extern struct probe_window probe;
 #define PROBE_CLOSING(dest) PROBE_POINT_(BOARD_STAMP_CODE, dest)
 #endif
 
-/* On a board whose code is cached, where a line boundary falls near a point
- * decides which method pays the next line's refill: the probe reads at its
- * csrr, the scope at its store and the marker at its mark, each a few bytes
- * apart in the point. So such a board places its points (board_config.h):
- * BOARD_OPENING_ALIGN before each opening, whose padding runs before the
- * window, so that the point and the window's first instruction lie in one
- * line; BOARD_CLOSING_ALIGN before each closing, so that no line starts
- * between the point's first instruction and its reading. The closing's
- * padding (a nop or none) lies inside the window: every method's build runs
- * the same, so the methods agree on it. */
+/* On a board whose code is fetched in units that wait (a cache's lines,
+ * a slow RAM's words), where a unit starts near a point decides which method
+ * pays its wait: the probe reads at its counter read, the scope at its store
+ * and the marker at its mark, each a few bytes apart in the point. So such a
+ * board places its points (board_config.h): BOARD_OPENING_ALIGN before each
+ * opening, whose padding runs before the window, so that the point and the
+ * window's first instruction lie as in the calibration's pair;
+ * BOARD_CLOSING_ALIGN before each closing, so that no unit starts between
+ * the point's first instruction and its reading. The closing's padding (a
+ * nop or none) lies inside the window: every method's build runs the same,
+ * so the methods agree on it. */
 #ifdef BOARD_OPENING_ALIGN
 #define PROBE_ALIGNED_POINT_(align, point, dest)                        \
     do {                                                                \
