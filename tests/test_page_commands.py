@@ -101,6 +101,9 @@ HEAVY = {
     "switchscope run --target all --samples 1000 --quiet --json new.json": "every target",
     "switchscope run --target all --samples 1000 --quiet --json /tmp/base.json": "every target",
     "switchscope suite --out results-${{ matrix.k }} --subset ${{ matrix.k }}/4": "a share of the whole suite",
+    "switchscope run --target ibex --config fetch_wait_states=0,2,5":
+        "every scenario at three wait-state counts, irq-latency's sweep behind a RAM of 5 among them (its rounds "
+        "the longest: minutes)",
 }
 
 # Inputs no earlier command of their page writes, each made by a command that writes it (in a folder of the
