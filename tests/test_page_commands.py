@@ -104,6 +104,12 @@ HEAVY = {
     "switchscope run --target ibex --config fetch_wait_states=0,2,5":
         "every scenario at three wait-state counts, irq-latency's sweep behind a RAM of 5 among them (its rounds "
         "the longest: minutes)",
+    "switchscope run --target ibex --config fetch_wait_states=2,data_wait_states=1":
+        "every scenario, irq-latency's sweep two rounds long",
+    "switchscope run --target ibex-qemu,ibex --config fetch_wait_states=2":
+        "every scenario on the model and the RTL, irq-latency's sweep two rounds long on each",
+    "switchscope run --target vexriscv --floor --config cache=warm,cold":
+        "every scenario of two kernels, warm and cold, four irq-latency sweeps on the RTL",
 }
 
 # Inputs no earlier command of their page writes, each made by a command that writes it (in a folder of the
