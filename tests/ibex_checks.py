@@ -18,8 +18,9 @@ def latency_job(target: str, method: str = "probe", kernel: str = "freertos", **
                                                                                          scenario))
 
 
-def assert_a_partial_sweep_repeats(job) -> None:
-    """Two runs of 300 steps of an irq-latency sweep (from step 16) give the same samples and the same events."""
+def assert_a_partial_sweep_repeats(job):
+    """Two runs of 300 steps of an irq-latency sweep (from step 16), behind the memory the job's options ask
+    for, give the same samples and the same events. Returns the samples."""
     from switchscope.catalog import configs
     from switchscope.figures.latency import watches
     from switchscope.run.runner import run
@@ -27,10 +28,11 @@ def assert_a_partial_sweep_repeats(job) -> None:
     firmware = build(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
     parameters = ["samples=300", *configs.run_parameters(job.resolved_config()), "first=16", "round=300"]
     runs = [run(job.target, firmware.elf, parameters, 300, time_limit=120, watches=watches(firmware.elf, job),
-                latency=True) for _ in range(2)]
+                latency=True, memory=configs.memory_settings(job.resolved_config())) for _ in range(2)]
     assert runs[0].exit_code == 0 and len(runs[0].stream.samples) == 300
     assert runs[0].stream.samples == runs[1].stream.samples
     assert list(runs[0].events.time) == list(runs[1].events.time)
+    return runs[0].stream.samples
 
 
 def assembled(folder, source: str):

@@ -40,7 +40,7 @@ from switchscope.figures.measure import measure
 from switchscope.run.runner import BASE_TIME_LIMIT_S, default_time_limit
 
 from conftest import refused_cleanly
-from ibex_checks import latency_job
+from ibex_checks import assert_a_partial_sweep_repeats, latency_job
 from test_ibex_model import JUMP, LOAD_STORE, STALL_FREE, build, measured, slow_job
 
 pytestmark = pytest.mark.firmware
@@ -257,24 +257,12 @@ def test_irq_latency_sweeps_behind_a_slow_ram_alike_run_to_run_and_later_than_at
     its round is twice a single-cycle RAM's, one more for every two wait states, figures/latency.py): behind the
     slow RAM two runs give the same samples, and the least latency is longer than at 0: the trap's entry and the
     handler's first instructions come through the slow RAM."""
-    from switchscope.build.firmware import build as build_firmware
-    from switchscope.catalog import configs
-    from switchscope.figures.latency import slow_memory_rounds, watches
-    from switchscope.run.runner import run
+    from switchscope.figures.latency import slow_memory_rounds
 
-    def sweep(fetch: int) -> list[int]:
-        job = latency_job("ibex", fetch_wait_states=str(fetch))
-        firmware = build_firmware(job.kernel, job.target, job.scenario, job.method, job.resolved_config())
-        parameters = ["samples=300", *configs.run_parameters(job.resolved_config()), "first=16", "round=300"]
-        done = run(job.target, firmware.elf, parameters, 300, time_limit=120, watches=watches(firmware.elf, job),
-                   latency=True, memory=configs.memory_settings(job.resolved_config()))
-        assert done.exit_code == 0 and len(done.stream.samples) == 300
-        return done.stream.samples
-
-    assert slow_memory_rounds(latency_job("ibex", fetch_wait_states="2")) == 2
-    slow = sweep(2)
-    assert sweep(2) == slow
-    spans = {fetch: [sample.end - sample.start for sample in samples] for fetch, samples in ((2, slow), (0, sweep(0)))}
+    behind = latency_job("ibex", fetch_wait_states="2")
+    assert slow_memory_rounds(behind) == 2
+    spans = {fetch: [sample.end - sample.start for sample in assert_a_partial_sweep_repeats(job)]
+             for fetch, job in ((2, behind), (0, latency_job("ibex")))}
     assert min(spans[2]) > min(spans[0])  # the least: the trap's entry and the handler's first read, fetched
 
 
