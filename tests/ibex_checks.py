@@ -1,7 +1,8 @@
-"""What the Ibex tests of FreeRTOS (tests/run/test_ibex.py) and of the floor (tests/run/test_floor_ibex.py)
-share: an irq-latency job with options, a partial irq-latency sweep's repetition, and a bare program assembled
-for simple_system."""
+"""What the RTL tests share (tests/run/test_ibex.py, test_floor_ibex.py, test_ibex_slow_memory.py,
+test_vexriscv.py): an irq-latency job with options, a partial irq-latency sweep's repetition, the three methods'
+agreement window for window, and a bare program assembled for simple_system."""
 
+import itertools
 import subprocess
 
 from switchscope import catalog
@@ -33,6 +34,22 @@ def assert_a_partial_sweep_repeats(job):
     assert runs[0].stream.samples == runs[1].stream.samples
     assert list(runs[0].events.time) == list(runs[1].events.time)
     return runs[0].stream.samples
+
+
+def assert_the_methods_read_the_same_windows(results: dict, windows: int) -> None:
+    """The probe's, the scope's and the marker's results (by method name), each of `windows` windows, read the
+    same cycles window for window on every window all three keep. A run leaves a window out where a tick fell
+    between its tick-count reads around it, and each method's points take their own few cycles, so a tick can
+    fall inside one run's reads and just outside another's: at most two windows are left out."""
+    def by_window(result) -> dict[int, int]:
+        left_out = {sample["seq"] for sample in result.excluded_samples}
+        return dict(zip((seq for seq in itertools.count() if seq not in left_out), result.samples))
+
+    seen = {name: by_window(result) for name, result in results.items()}
+    kept = sorted(set.intersection(*(set(cycles) for cycles in seen.values())))
+    assert len(kept) >= windows - 2, {name: sorted(set(range(windows)) - set(cycles)) for name, cycles in seen.items()}
+    assert [seen["probe"][seq] for seq in kept] == [seen["scope"][seq] for seq in kept] \
+        == [seen["marker"][seq] for seq in kept]
 
 
 def assembled(folder, source: str):

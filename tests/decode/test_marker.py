@@ -36,7 +36,7 @@ USER_FIRMWARE_TARGETS = [name for name in LAYOUT_BLIND_TARGETS if catalog.TARGET
 # a core with caches of its own (VexRiscv) meets refills in a block the harness's code evicted between two
 # windows: its ruler reads at least N (tests/run/test_vexriscv.py)
 @pytest.mark.parametrize("target", [name for name in catalog.KERNELS["freertos"].targets
-                                    if not (catalog.TARGETS[name].slow_memory and catalog.TARGETS[name].slow_memory.caches)])
+                                    if not catalog.TARGETS[name].own_caches])
 def test_the_marker_ruler_reads_exactly_n(target):
     # the core's own N: on a chip whose flash is modelled, its wait states stall a run of no-ops (docs/flash.md)
     kernel, board, ruler = catalog.KERNELS["freertos"], catalog.TARGETS[target], catalog.SCENARIOS["ruler"]

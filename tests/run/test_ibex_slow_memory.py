@@ -25,7 +25,6 @@ fetch-bound, one word under way)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import subprocess
 import sys
@@ -40,7 +39,7 @@ from switchscope.figures.measure import measure
 from switchscope.run.runner import BASE_TIME_LIMIT_S, default_time_limit
 
 from conftest import refused_cleanly
-from ibex_checks import assert_a_partial_sweep_repeats, latency_job
+from ibex_checks import assert_a_partial_sweep_repeats, assert_the_methods_read_the_same_windows, latency_job
 from test_ibex_model import JUMP, LOAD_STORE, STALL_FREE, build, measured, slow_job
 
 pytestmark = pytest.mark.firmware
@@ -220,14 +219,6 @@ def test_a_slow_run_gives_identical_samples_run_to_run():
     assert measure(job, samples=50).samples == measure(job, samples=50).samples
 
 
-def by_window(result) -> dict[int, int]:
-    """Each window's cycles by its number in the run, but for the windows the run left out (a tick between its
-    tick-count reads: each method's points take their own cycles, so a tick can fall inside one run's reads
-    around a window and just outside another's)."""
-    left_out = {sample["seq"] for sample in result.excluded_samples}
-    return dict(zip((seq for seq in itertools.count() if seq not in left_out), result.samples))
-
-
 # yield: the opening's store was followed by a compressed call in its own last word, before every opening was
 # placed on a word; rotate: windows that open in several places
 AGREEING = [*((kernel, "yield", fetch) for kernel in ("floor", "freertos") for fetch in (1, 2, 5)),
@@ -244,12 +235,8 @@ def test_the_three_methods_read_the_same_cycles_behind_a_slow_ram(kernel, scenar
     cycles, window for window, at every wait-state count. (On a halfword, the store's last word also held the
     window's first instruction, a compressed call, fetched with it: the probe and the scope were off the marker
     by -1, +2, +5 at 1, 2, 5 wait states on yield.)"""
-    windows = {method: by_window(measure(on_ibex(kernel, scenario, method, fetch), samples=20))
-               for method in ("probe", "scope", "marker")}
-    kept = sorted(set.intersection(*(set(seen) for seen in windows.values())))
-    assert len(kept) >= 18, {method: sorted(set(range(20)) - set(seen)) for method, seen in windows.items()}
-    assert [windows["probe"][seq] for seq in kept] == [windows["scope"][seq] for seq in kept] \
-        == [windows["marker"][seq] for seq in kept]
+    assert_the_methods_read_the_same_windows({method: measure(on_ibex(kernel, scenario, method, fetch), samples=20)
+                                              for method in ("probe", "scope", "marker")}, 20)
 
 
 def test_irq_latency_sweeps_behind_a_slow_ram_alike_run_to_run_and_later_than_at_zero():

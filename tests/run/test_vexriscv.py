@@ -11,13 +11,12 @@ bytePerLine 32, wayCount 1 (VexRiscv_Full.yaml: iBus bytePerLine 32, size 4096),
 buses: a line refill is 8 beats, each 1 + N cycles with N wait states (host/verilator-harness/vexriscv.cc)."""
 
 import dataclasses
-import itertools
 import subprocess
 
 import pytest
 
 from conftest import run_command
-from ibex_checks import latency_job
+from ibex_checks import assert_the_methods_read_the_same_windows, latency_job
 from switchscope import catalog
 from switchscope.build import vexriscv as model
 from switchscope.build.firmware import build
@@ -127,12 +126,6 @@ AGREEING = [("freertos", "yield", ""), ("floor", "yield", ""), ("freertos", "msg
             ("freertos", "msg", "cold"), ("floor", "deadlock-raise", "cold")]
 
 
-def by_window(result) -> dict[int, int]:
-    """Each window's cycles by its number in the run, but for the windows the run left out."""
-    left_out = {sample["seq"] for sample in result.excluded_samples}
-    return dict(zip((seq for seq in itertools.count() if seq not in left_out), result.samples))
-
-
 @pytest.mark.parametrize("kernel,scenario,cache", AGREEING, ids=["-".join(filter(None, case)) for case in AGREEING])
 def test_probe_scope_and_marker_read_identical_samples(make_job, kernel, scenario, cache):
     """Every method's build lays out one program, runs the probe's calibration (its points empty where the
@@ -160,11 +153,7 @@ def test_probe_scope_and_marker_read_identical_samples(make_job, kernel, scenari
     results = {name: measure(job, samples=60) for name, job in chosen.items()}
     if not cache:  # the scope's bare pulse in one line: the high store's beat and the low point's lui
         assert results["scope"].overhead == 2
-    windows = {name: by_window(result) for name, result in results.items()}
-    kept = set.intersection(*(set(seen) for seen in windows.values()))
-    assert len(kept) >= 58, {name: sorted(set(range(60)) - set(seen)) for name, seen in windows.items()}
-    assert [windows["probe"][seq] for seq in sorted(kept)] == [windows["scope"][seq] for seq in sorted(kept)] \
-        == [windows["marker"][seq] for seq in sorted(kept)]
+    assert_the_methods_read_the_same_windows(results, 60)
 
 
 @pytest.mark.parametrize("wait_states", [0, 2])

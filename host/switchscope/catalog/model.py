@@ -252,10 +252,15 @@ class Target:
     slow_memory: "SlowMemory | None" = None  # a RAM whose wait states a run sets (an RTL's testbench); None: none
 
     @property
+    def own_caches(self) -> "SlowMemory | None":
+        """The slow RAM the core's own caches sit in front of (VexRiscv's), or None: a core without caches."""
+        return self.slow_memory if self.slow_memory and self.slow_memory.caches else None
+
+    @property
     def emptiable(self) -> "Flash | SlowMemory | None":
         """What cache=cold applies to: a flash model (its caches, or the reason it has none to empty), or a slow
         RAM with the core's own caches in front of it."""
-        return self.flash or (self.slow_memory if self.slow_memory and self.slow_memory.caches else None)
+        return self.flash or self.own_caches
 
     @property
     def simulated_machine(self) -> str:
