@@ -15,6 +15,7 @@ typedef struct ss_task ss_task;      /* a task (thread) of the kernel */
 typedef struct ss_signal ss_signal;  /* a binary signal one task can wait on */
 typedef struct ss_mutex ss_mutex;    /* a lock with an owner (sem-shuffle's mutex, deadlock-break) */
 typedef struct ss_queue ss_queue;    /* a queue of one message (msg) */
+typedef struct ss_pool ss_pool;      /* blocks of one size to allocate and free (tm-memory) */
 typedef void (*ss_task_fn)(void *arg);
 
 /* Create a task ready to run once the kernel starts (or at once if it runs). */
@@ -25,6 +26,10 @@ void ss_task_suspend_self(void);
 
 /* Make a suspended task ready; switches to it at once if it is more urgent. */
 void ss_task_resume(ss_task *task);
+
+/* From an interrupt handler: make a suspended task ready; switches to it on
+ * the way out of the handler if it is more urgent than the interrupted task. */
+void ss_task_resume_from_isr(ss_task *task);
 
 /* Change a task's priority; switches at once if that makes another task more urgent. */
 void ss_task_set_priority(ss_task *task, unsigned priority);
@@ -61,6 +66,14 @@ void ss_mutex_unlock(ss_mutex *mutex);
 ss_queue *ss_queue_create(unsigned bytes);
 void ss_queue_send(ss_queue *queue, const void *message);
 void ss_queue_receive(ss_queue *queue, void *message);
+
+/* `blocks` blocks of `bytes` bytes each; allocating from a pool with none
+ * free is a fatal error (the scenarios free what they allocate). A kernel
+ * with no block pool of its own allocates from its heap, and says so in
+ * ss_kernel_describe. */
+ss_pool *ss_pool_create(unsigned bytes, unsigned blocks);
+void *ss_pool_allocate(ss_pool *pool);
+void ss_pool_free(ss_pool *pool, void *block);
 
 /* Ticks since the kernel started, and a block until the next tick begins. */
 uint32_t ss_tick_count(void);

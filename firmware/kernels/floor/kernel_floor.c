@@ -21,6 +21,7 @@
 #define FLOOR_MAX_MUTEXES 1
 #define FLOOR_MAX_QUEUES 1
 #define FLOOR_MAX_MESSAGE 64
+#define FLOOR_POOL_BYTES 2048 /* tm-memory's: sixteen blocks of 128 bytes */
 #ifndef FLOOR_STACK_BYTES
 #define FLOOR_STACK_BYTES 1024
 #endif
@@ -59,6 +60,11 @@ struct ss_queue {
     uint8_t message[FLOOR_MAX_MESSAGE];
 };
 
+/* Blocks of one size on a free list: allocating takes its head, freeing puts the block back at the head. */
+struct ss_pool {
+    void *free;
+};
+
 static ss_task tasks[FLOOR_MAX_TASKS];
 static uint8_t stacks[FLOOR_MAX_TASKS][FLOOR_STACK_BYTES] __attribute__((aligned(FLOOR_STACK_ALIGN)));
 static uint8_t task_count;
@@ -68,6 +74,8 @@ static ss_mutex mutexes[FLOOR_MAX_MUTEXES];
 static uint8_t mutex_count;
 static ss_queue queues[FLOOR_MAX_QUEUES];
 static uint8_t queue_count;
+static ss_pool pool;
+static uint8_t pool_memory[FLOOR_POOL_BYTES] __attribute__((aligned(8)));
 volatile uint32_t floor_ticks;
 ss_task *volatile floor_current;
 ss_task *volatile floor_pending;
@@ -133,6 +141,12 @@ void ss_task_resume(ss_task *task)
     task->ready = 1;
     preempt_if_more_urgent(task, 0);
     floor_interrupts_restore(was);
+}
+
+void ss_task_resume_from_isr(ss_task *task)
+{
+    task->ready = 1;
+    preempt_if_more_urgent(task, 1);
 }
 
 void ss_task_set_priority(ss_task *task, unsigned priority)
@@ -302,6 +316,38 @@ void ss_queue_receive(ss_queue *queue, void *message)
     floor_interrupts_restore(was);
 }
 
+ss_pool *ss_pool_create(unsigned bytes, unsigned blocks)
+{
+    bytes = (bytes + 7u) & ~7u;
+    if (pool.free || bytes < sizeof(void *) || (uint32_t)bytes * blocks > sizeof pool_memory)
+        harness_fail(SS_TEXT("floor: one pool, of at most FLOOR_POOL_BYTES"));
+    for (unsigned i = blocks; i--;) {
+        void **block = (void **)(pool_memory + i * bytes);
+        *block = pool.free;
+        pool.free = block;
+    }
+    return &pool;
+}
+
+void *ss_pool_allocate(ss_pool *from)
+{
+    uint8_t was = floor_interrupts_mask();
+    void **block = from->free;
+    if (!block)
+        harness_fail(SS_TEXT("floor: the pool has no free block"));
+    from->free = *block;
+    floor_interrupts_restore(was);
+    return block;
+}
+
+void ss_pool_free(ss_pool *to, void *block)
+{
+    uint8_t was = floor_interrupts_mask();
+    *(void **)block = to->free;
+    to->free = block;
+    floor_interrupts_restore(was);
+}
+
 uint32_t ss_tick_count(void)
 {
     uint8_t was = floor_interrupts_mask();
@@ -333,4 +379,7 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.switch"), SS_TEXT("call: the ABI's callee-saved registers"));
     emit(SS_TEXT("config.priorities"), SS_TEXT("on"));
     emit(SS_TEXT("config.mutex"), SS_TEXT("priority inheritance, one waiter"));
+#if defined(SWITCHSCOPE_USES_POOL) /* said only where a pool is used: every other build stays as it was */
+    emit(SS_TEXT("config.pool"), SS_TEXT("a free list of fixed blocks"));
+#endif
 }

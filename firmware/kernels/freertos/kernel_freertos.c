@@ -1,6 +1,8 @@
 /* The porting layer on FreeRTOS: a task handle is an ss_task, a binary
  * semaphore is an ss_signal, a mutex (priority inheritance) an ss_mutex and a
- * queue of length one an ss_queue. */
+ * queue of length one an ss_queue. FreeRTOS has no block pool: an ss_pool's
+ * blocks come from its heap (heap_4's pvPortMalloc and vPortFree), as
+ * Thread-Metric's FreeRTOS ports allocate them. */
 #include "FreeRTOS.h"
 #include "semphr.h"
 #include "task.h"
@@ -24,6 +26,20 @@ static UBaseType_t native_priority(unsigned priority)
     return SWITCHSCOPE_SAME_PRIORITY ? 1 : (UBaseType_t)priority;
 }
 
+/* The end of a handler that made a task ready: switch to it on the way out if it is the more urgent.
+ * Always inlined, so that each handler's code is as if written out in it. */
+static inline __attribute__((always_inline)) void yield_from_isr(BaseType_t higher_priority_woken)
+{
+#if !configUSE_PREEMPTION
+    (void)higher_priority_woken; /* cooperative: the task switches when it yields */
+#elif defined(__AVR__)
+    if (higher_priority_woken)
+        portYIELD_FROM_ISR(); /* the ATmega port's takes no argument */
+#else
+    portYIELD_FROM_ISR(higher_priority_woken);
+#endif
+}
+
 ss_task *ss_task_create(const char *name, ss_task_fn fn, void *arg, unsigned priority)
 {
     TaskHandle_t handle;
@@ -34,6 +50,12 @@ ss_task *ss_task_create(const char *name, ss_task_fn fn, void *arg, unsigned pri
 
 void ss_task_suspend_self(void) { vTaskSuspend(NULL); }
 void ss_task_resume(ss_task *task) { vTaskResume((TaskHandle_t)task); }
+void ss_task_resume_from_isr(ss_task *task)
+{
+    BaseType_t higher_priority_woken = xTaskResumeFromISR((TaskHandle_t)task);
+    yield_from_isr(higher_priority_woken);
+}
+
 void ss_task_set_priority(ss_task *task, unsigned priority)
 {
     vTaskPrioritySet((TaskHandle_t)task, native_priority(priority));
@@ -63,14 +85,7 @@ void ss_signal_give_from_isr(ss_signal *signal)
 {
     BaseType_t higher_priority_woken = pdFALSE;
     xSemaphoreGiveFromISR((SemaphoreHandle_t)signal, &higher_priority_woken);
-#if !configUSE_PREEMPTION
-    (void)higher_priority_woken; /* cooperative: the task switches when it yields */
-#elif defined(__AVR__)
-    if (higher_priority_woken)
-        portYIELD_FROM_ISR(); /* the ATmega port's takes no argument */
-#else
-    portYIELD_FROM_ISR(higher_priority_woken);
-#endif
+    yield_from_isr(higher_priority_woken);
 }
 
 #if configUSE_MUTEXES
@@ -96,6 +111,26 @@ ss_queue *ss_queue_create(unsigned bytes)
 
 void ss_queue_send(ss_queue *queue, const void *message) { xQueueSend((QueueHandle_t)queue, message, portMAX_DELAY); }
 void ss_queue_receive(ss_queue *queue, void *message) { xQueueReceive((QueueHandle_t)queue, message, portMAX_DELAY); }
+
+ss_pool *ss_pool_create(unsigned bytes, unsigned blocks)
+{
+    (void)blocks; /* the heap holds them */
+    return (ss_pool *)(uintptr_t)bytes;
+}
+
+void *ss_pool_allocate(ss_pool *pool)
+{
+    void *block = pvPortMalloc((size_t)(uintptr_t)pool);
+    if (!block)
+        harness_fail(SS_TEXT("pvPortMalloc failed: kernel heap too small"));
+    return block;
+}
+
+void ss_pool_free(ss_pool *pool, void *block)
+{
+    (void)pool;
+    vPortFree(block);
+}
 
 uint32_t ss_tick_count(void) { return (uint32_t)xTaskGetTickCount(); }
 void ss_wait_next_tick(void) { vTaskDelay(1); }
@@ -151,6 +186,9 @@ void ss_kernel_describe(void (*emit)(const char *key, const char *value))
     emit(SS_TEXT("config.configASSERT"), SS_TEXT(TEXT(SWITCHSCOPE_FREERTOS_ASSERT)));
     emit(SS_TEXT("config.configUSE_MUTEXES"), SS_TEXT(TEXT(configUSE_MUTEXES)));
     emit(SS_TEXT("config.signal"), SS_TEXT("binary semaphore"));
+#if defined(SWITCHSCOPE_USES_POOL) /* said only where a pool is used: every other build stays as it was */
+    emit(SS_TEXT("config.pool"), SS_TEXT("heap_4 (pvPortMalloc, vPortFree)"));
+#endif
 #if defined(__riscv)
     emit(SS_TEXT("config.switch"), SS_TEXT("ecall")); /* the port's own: a trap, its handler switches */
 #else

@@ -21,6 +21,10 @@ class Scenario:
     # (firmware/scenarios/<group>.c), and the -D that picks its window
     group: str | None = None
     defines: tuple[tuple[str, str], ...] = ()
+    # a test of a published suite (thread-metric): chosen by the suite's name, left out of "all"; its window is
+    # one round of the test's loops, which counts `loops_per_round` of the loops the suite counts
+    suite: str | None = None
+    loops_per_round: int = 0
 
     @property
     def file_name(self) -> str:
@@ -31,6 +35,32 @@ class Scenario:
         """Whether it times an interrupt's latency, which needs the board's latency timer."""
         return self.kind == "latency"
 
+
+THREAD_METRIC_SUITE = "thread-metric"
+
+# Thread-Metric's eight tests (firmware/include/switchscope/thread_metric.h): each loop as the suite counts it, its
+# counters summed; the window is a round, from the measuring task's place in its loop back to it
+THREAD_METRIC = [
+    Scenario(name, summary, suite=THREAD_METRIC_SUITE, loops_per_round=loops, defines=defines)
+    for name, loops, summary, defines in [
+        ("tm-basic", 1, "Thread-Metric's basic processing: one task works through 1024 words, no kernel service "
+                        "(the baseline)", ()),
+        ("tm-cooperative", 5, "Thread-Metric's cooperative scheduling: five tasks of one priority, each counting "
+                              "and yielding (a round: five loops, five switches)", ()),
+        ("tm-preemptive", 5, "Thread-Metric's preemptive scheduling: five tasks of five priorities, each resuming "
+                             "the next more urgent and suspending itself (a round: five loops, eight switches)", ()),
+        ("tm-interrupt", 2, "Thread-Metric's interrupt processing: a task pends a software interrupt whose handler "
+                            "gives a semaphore the task takes (a round: two loops, no switch)", ()),
+        ("tm-interrupt-preemption", 3, "Thread-Metric's interrupt preemption: the handler of a software interrupt "
+                                       "resumes a more urgent task (a round: three loops, two switches)", ()),
+        ("tm-message", 1, "Thread-Metric's message processing: one task sends a 16-byte message to a queue and "
+                          "receives it back", ()),
+        ("tm-synchronization", 1, "Thread-Metric's synchronization processing: one task gives a semaphore and "
+                                  "takes it", ()),
+        ("tm-memory", 1, "Thread-Metric's memory allocation: one task allocates a 128-byte block and frees it",
+         (("SWITCHSCOPE_USES_POOL", "1"),)),
+    ]
+]
 
 SCENARIOS = {
     s.name: s
@@ -54,6 +84,7 @@ SCENARIOS = {
                  defines=(("SWITCHSCOPE_DEADLOCK_WINDOW", "release"), ("SWITCHSCOPE_USES_MUTEX", "1"))),
         Scenario("msg", "a low-priority task sends a message (--config msg_size, bytes) to a high-priority task "
                         "blocked receiving it (Rhealstone's intertask message latency)"),
+        *THREAD_METRIC,
         Scenario("irq-latency", "a peripheral timer's interrupt asserted at every step of signal's loop, timed to "
                                 "its handler's first instruction (worst case, and the code that causes it)",
                  kind="latency"),

@@ -38,7 +38,8 @@ def _select(kind: str, table: dict, requested: str, aliases: dict[str, list] | N
     that stand for one or more items (a scenario group; a real board, said in `more_hint` instead)."""
     given = names(kind, requested)
     if given == ["all"]:
-        return [item for item in table.values() if not getattr(item, "check", False)]
+        return [item for item in table.values() if not getattr(item, "check", False)
+                and not getattr(item, "suite", None)]
     aliases = aliases or {}
     chosen = []
     for name in given:
@@ -87,9 +88,19 @@ def scenario_groups() -> dict[str, list[Scenario]]:
     return groups
 
 
+def scenario_suites() -> dict[str, list[Scenario]]:
+    """The published suites (thread-metric), by name, each with its tests."""
+    suites: dict[str, list[Scenario]] = {}
+    for scenario in SCENARIOS.values():
+        if scenario.suite:
+            suites.setdefault(scenario.suite, []).append(scenario)
+    return suites
+
+
 def select_scenarios(name: str) -> list[Scenario]:
-    """Scenarios by name; a scenario of several windows (deadlock-break) selects each of them."""
-    return _select("scenario", SCENARIOS, name, scenario_groups())
+    """Scenarios by name; a scenario of several windows (deadlock-break) selects each of them, a suite's name
+    (thread-metric) each of its tests."""
+    return _select("scenario", SCENARIOS, name, {**scenario_groups(), **scenario_suites()})
 
 
 def select_methods(name: str) -> list[Method]:
