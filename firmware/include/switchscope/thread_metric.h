@@ -13,9 +13,12 @@
  * Before its windows the measuring task runs rounds back to back, as
  * Thread-Metric does, for an interval of kernel ticks (run parameter
  * tm_interval_ticks, default 2; 0: none) and says how many loops it counted
- * and how many stamp-timer counts the interval lasted, read after each round.
- * Where the stamp timer counts the core's cycles, the host sets that count
- * beside the one the windows' cycles give.
+ * and how many stamp-timer counts the interval lasted. The interval's end is
+ * found by reading the tick count after each round, and its length by reading
+ * the stamp timer there (it may wrap within a tick); that bookkeeping, which
+ * Thread-Metric has not, is then timed alone and said too. Where the stamp
+ * timer counts the result's unit, the host sets the count beside the one the
+ * windows and the bookkeeping give.
  */
 #ifndef SWITCHSCOPE_THREAD_METRIC_H
 #define SWITCHSCOPE_THREAD_METRIC_H
@@ -25,25 +28,46 @@
 
 #define THREAD_METRIC_INTERVAL_TICKS 2
 
+/* The interval's bookkeeping after each round: the stamp timer read and summed, the tick count read. One
+ * function, never inlined, so that its cost is the same wherever it is called. Returns nonzero once the
+ * interval is over. */
+struct thread_metric_tally {
+    uint32_t start_tick, ticks, stamp, counts;
+};
+
+static __attribute__((noinline)) int thread_metric_tally(struct thread_metric_tally *tally)
+{
+    uint32_t now = board_stamp_now();
+    tally->counts += harness_stamp_counts(tally->stamp, now);
+    tally->stamp = now;
+    return ss_tick_count() - tally->start_tick >= tally->ticks;
+}
+
+#define THREAD_METRIC_TALLIES 64 /* bookkeeping alone, timed after the interval: its cost per round */
+
 static void thread_metric_interval(void (*round)(void), uint32_t loops_per_round)
 {
     harness_describe(SS_TEXT("tm_loops_per_round"), loops_per_round);
     uint32_t ticks = harness_parameter("tm_interval_ticks", THREAD_METRIC_INTERVAL_TICKS);
     if (!ticks)
         return;
-    uint32_t loops = 0, counts = 0;
+    struct thread_metric_tally tally = {0, ticks, 0, 0};
+    uint32_t loops = 0;
     ss_wait_next_tick();
-    uint32_t start = ss_tick_count(), before = board_stamp_now();
-    while (ss_tick_count() - start < ticks) {
+    tally.start_tick = ss_tick_count();
+    tally.stamp = board_stamp_now();
+    do {
         round();
         loops += loops_per_round;
-        uint32_t now = board_stamp_now();
-        counts += harness_stamp_counts(before, now);
-        before = now;
-    }
+    } while (!thread_metric_tally(&tally));
+    struct thread_metric_tally alone = {ss_tick_count(), 0xFFFFFFFFu, board_stamp_now(), 0};
+    for (int i = 0; i < THREAD_METRIC_TALLIES; i++)
+        thread_metric_tally(&alone);
     harness_describe(SS_TEXT("tm_interval_ticks"), ticks);
     harness_describe(SS_TEXT("tm_interval_loops"), loops);
-    harness_describe(SS_TEXT("tm_interval_stamp_counts"), counts);
+    harness_describe(SS_TEXT("tm_interval_stamp_counts"), tally.counts);
+    harness_describe(SS_TEXT("tm_tallies"), THREAD_METRIC_TALLIES);
+    harness_describe(SS_TEXT("tm_tallies_stamp_counts"), alone.counts);
 }
 
 /*

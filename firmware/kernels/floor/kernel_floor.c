@@ -21,7 +21,7 @@
 #define FLOOR_MAX_MUTEXES 1
 #define FLOOR_MAX_QUEUES 1
 #define FLOOR_MAX_MESSAGE 64
-#define FLOOR_POOL_BYTES 2048 /* tm-memory's: sixteen blocks of 128 bytes */
+#define FLOOR_POOL_BYTES 512 /* tm-memory's: four blocks of 128 bytes */
 #ifndef FLOOR_STACK_BYTES
 #define FLOOR_STACK_BYTES 1024
 #endif

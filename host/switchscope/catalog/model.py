@@ -138,6 +138,9 @@ class Kernel:
         for name, why in (*self.not_applicable, *target.not_applicable):
             if name in (scenario.name, scenario.group):
                 return why
+        if self.language == "c" and scenario.tasks > target.max_tasks:
+            return (f"{scenario.name} runs {scenario.tasks} tasks, and the kernel heap of {target.name}'s memory "
+                    f"layout holds {target.max_tasks} (board.toml, max_tasks)")
         if scenario.latency:
             if target.latency_timer is None:
                 return target.latency_unavailable or (f"{target.name}'s board code drives no latency timer "

@@ -25,6 +25,7 @@ class Scenario:
     # one round of the test's loops, which counts `loops_per_round` of the loops the suite counts
     suite: str | None = None
     loops_per_round: int = 0
+    tasks: int = 2  # the tasks it creates, which a C kernel's heap must hold (board.toml's max_tasks)
 
     @property
     def file_name(self) -> str:
@@ -41,7 +42,8 @@ THREAD_METRIC_SUITE = "thread-metric"
 # Thread-Metric's eight tests (firmware/include/switchscope/thread_metric.h): each loop as the suite counts it, its
 # counters summed; the window is a round, from the measuring task's place in its loop back to it
 THREAD_METRIC = [
-    Scenario(name, summary, suite=THREAD_METRIC_SUITE, loops_per_round=loops, defines=defines)
+    Scenario(name, summary, suite=THREAD_METRIC_SUITE, loops_per_round=loops, defines=defines,
+             tasks=5 if name in ("tm-cooperative", "tm-preemptive") else 2)
     for name, loops, summary, defines in [
         ("tm-basic", 1, "Thread-Metric's basic processing: one task works through 1024 words, no kernel service "
                         "(the baseline)", ()),

@@ -22,7 +22,7 @@ from switchscope.figures.message_cost import message_costs
 from switchscope.cli.choices import (check_board_options, check_exports, check_runs_fit, check_samples,
                                      nothing_measurable, require_jobs, say_skipped, scenarios_with_tasks)
 from switchscope.present import (breakdown_text, display, exports, mechanism, message_cost, report,
-                                 ruler_view, side_by_side, suite_page)
+                                 ruler_view, side_by_side, suite_page, thread_metric_view)
 
 def command_run(args) -> int:
     check_board_options(args)
@@ -79,6 +79,9 @@ def command_run(args) -> int:
                            side_by_side.target_comparison(results)):
             if comparison:
                 print("\n" + comparison)
+        suite_table = thread_metric_view.text(results)
+        if suite_table:
+            print("\n" + suite_table)
         for result in results:
             for problem in result.stream_problems:
                 print(f"warning: {result.scenario}: {problem}", file=sys.stderr)

@@ -14,7 +14,7 @@ from switchscope.common.errors import FirmwareFailed, SwitchscopeError
 from switchscope.decode import scope, wire
 from switchscope.decode.recording import RunOutput
 from switchscope.decode.wire import Stream
-from switchscope.figures import kinds, memory_used
+from switchscope.figures import kinds, memory_used, thread_metric
 from switchscope.figures.scenario_kind import KindReading
 from switchscope.figures.result import Result, Stats
 from switchscope.run import flash, serial_port
@@ -127,6 +127,7 @@ def analyse(firmware: Firmware, job: Job, output: RunOutput, samples: int, read:
         tasks=(job.tasks or 2) if rotate else None,  # 2: the firmware's default
         pairs=[[tag >> 8, tag & 0xFF] for tag in tags] if rotate else None,
         sample_tags=tags if not rotate and any(tags) else None,
+        thread_metric=thread_metric.facts(stream.meta, target, unit),
         ticks_in_window=int(np.count_nonzero(in_window)),
         interfered=interfered,
         stream_problems=[str(p) for p in stream.problems],

@@ -98,6 +98,10 @@ class Result:
     phases: dict | None = None
     sample_phases: list | None = None
     sample_addresses: list | None = None
+    # a Thread-Metric test (figures/thread_metric.py): the loops its round counts, and the loops the firmware
+    # counted in a simulated interval of kernel ticks ({"ticks", "loops", "stamp_counts"}, and its length in the
+    # unit where the stamp timer counts it)
+    thread_metric: dict | None = None
     ticks_in_window: int = 0
     stream_problems: list = field(default_factory=list)
     wall_seconds: float | None = None

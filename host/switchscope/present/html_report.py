@@ -6,6 +6,7 @@ What it shows, each part only where the results hold it:
 - configurations side by side per kernel and target (the BeRTOS layout when
   the configurations are preemption x priorities);
 - rotate against the number of tasks and against the number of switches;
+- Thread-Metric's tests: per loop, and the loops of 30 s at the clock;
 - the intrusion table;
 - every result in one sortable table, and each one's distribution, statistics
   and provenance (method, configuration, compiler, simulator, firmware size,
@@ -25,7 +26,7 @@ from switchscope.figures import floor
 from switchscope.figures.message_cost import message_costs
 from switchscope.figures.result import STAT_KEYS
 from switchscope.figures.results_files import ResultsFile
-from switchscope.present import board_facts, html_result, report, svg, switches_view
+from switchscope.present import board_facts, html_result, report, svg, switches_view, thread_metric_view
 
 from switchscope.present.html_parts import (
     Entry, number_text, with_us, stat_cells, html_table, scenario_key, preferred, median_cells, median_grid,
@@ -202,6 +203,12 @@ class Page:
         if parts:
             self.sections.append(("rotate", "Rotate: tasks and switches", "".join(parts)))
 
+    def thread_metric(self) -> None:
+        """Thread-Metric's tests: per loop, and the loops of 30 s at the clock."""
+        part = thread_metric_view.html([e.result for e in self._scenario_entries()], html_table)
+        if part:
+            self.sections.append(("thread-metric", "Thread-Metric", part))
+
     def application_switches(self) -> None:
         parts = [switches_view.html(e.result, e.anchor) for e in self.entries if e.result.kind == "switches"]
         if parts:
@@ -335,6 +342,7 @@ class Page:
         self.configurations()
         self.rotate_curves()
         self.message_curves()
+        self.thread_metric()
         self.application_switches()
         self.intrusion()
         self.every_result()
