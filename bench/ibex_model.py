@@ -46,7 +46,7 @@ KERNELS = ("floor", "freertos")
 
 def switch_jobs(target: str) -> list:
     """Every switch scenario (no latency sweep) each kernel can measure on the target, marker method, cycles."""
-    scenarios = [s for s in catalog.SCENARIOS.values() if not s.latency and not s.check]
+    scenarios = [s for s in catalog.SCENARIOS.values() if not s.latency and not s.check and not s.suite]
     found = plan([catalog.KERNELS[k] for k in KERNELS], [catalog.TARGETS[target]], scenarios, [METHODS["marker"]],
                  unit="cycles")
     return found.jobs

@@ -30,7 +30,7 @@ LAYERS = (
     ("kernels", ("kernels/*/*.c", "kernels/*/*.h")),
     # the harness and the scenarios' shared parts: the load, the latency sweep, the FP work
     ("harness", ("common/*.c",)),
-    ("scenarios", ("scenarios/*.c",)),
+    ("scenarios", ("scenarios/*.c", "scenarios/*.h")),  # thread_metric.h: what the Thread-Metric tests share
 )
 # main is the entry of whichever program is linked (the harness's, an application's of its own): the reset
 # code that calls it knows no program

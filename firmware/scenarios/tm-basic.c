@@ -4,7 +4,7 @@
  * Metric's size, reading, changing and writing back each one, and counts a
  * loop. A round is one loop; the work itself is switchscope's.
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 #define WORDS 1024
 

@@ -4,7 +4,7 @@
  * round, from the measuring task's count back to it, is five loops and five
  * switches.
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 #define TASKS 5
 

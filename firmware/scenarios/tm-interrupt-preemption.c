@@ -5,7 +5,7 @@
  * on the way out of the handler, counts a loop and suspends itself, and the
  * measuring task counts one. A round is three loops and two switches.
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 static ss_task *urgent;
 static volatile uint32_t task_loops, urgent_loops, handler_loops;

@@ -4,7 +4,7 @@
  * task then takes, and counts a loop of its own. No switch: the handler runs
  * before the task asks. A round is two loops.
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 static ss_signal *semaphore;
 static volatile uint32_t task_loops, handler_loops;

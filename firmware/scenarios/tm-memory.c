@@ -3,7 +3,7 @@
  * 128-byte block and frees it, and counts a loop. No switch. A round is one
  * loop. A kernel without block pools allocates from its heap (kernel.h).
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 #define BLOCK_BYTES 128
 #define BLOCKS 4 /* one is ever allocated; the boards with 8 KB of RAM hold four */

@@ -3,7 +3,7 @@
  * message to a queue and receives it back, copied in and out, and counts a
  * loop. No switch. A round is one loop.
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 #define MESSAGE_BYTES 16
 

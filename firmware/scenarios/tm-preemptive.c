@@ -6,7 +6,7 @@
  * and never suspends. A round is five loops and eight switches: four
  * preemptions up the chain, four suspensions down it.
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 #define TASKS 5
 

@@ -3,7 +3,7 @@
  * gives a semaphore and takes it, and counts a loop. No switch. A round is
  * one loop.
  */
-#include "switchscope/thread_metric.h"
+#include "thread_metric.h"
 
 static ss_signal *semaphore;
 static volatile uint32_t loops;

@@ -16,7 +16,8 @@ EMBASSY = catalog.KERNELS["embassy"]
 MPS2 = catalog.TARGETS["mps2-an385"]
 PROBE = catalog.METHODS["probe"]
 RUST_KERNELS = [name for name, kernel in catalog.KERNELS.items() if kernel.language == "rust"]
-SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and name != "rotate"]
+SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and not s.suite
+            and name != "rotate"]  # Thread-Metric's tests: tests/run/test_thread_metric.py
 # every (kernel, target, scenario) a Rust kernel gives a figure for
 RUST_CASES = [(kernel, target, scenario)
               for kernel, kernel_entry in catalog.KERNELS.items() if kernel_entry.language == "rust"

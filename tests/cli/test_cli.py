@@ -12,7 +12,9 @@ from switchscope.cli import main
     ("--kernel", "zephyr", "floor, freertos, embassy, lilos, rtic, all"),
     ("--target", "stm32f4", "atmega328p, bluepill, ibex, ibex-maxperf, ibex-qemu, lm3s6965evb, microbit, microbit-m0plus, mps2-an385, mps2-an386, mps2-an386-fpu, netduinoplus2, nucleo-l432kc, stm32vldiscovery, vexriscv, all"),
     ("--scenario", "pingpong", "resume, signal, yield, isr, rotate, sem-shuffle, deadlock-raise, deadlock-release, msg, "
-                               "irq-latency, ruler, irq-ruler, deadlock-break, all"),
+                               "tm-basic, tm-cooperative, tm-preemptive, tm-interrupt, tm-interrupt-preemption, "
+                               "tm-message, tm-synchronization, tm-memory, irq-latency, ruler, irq-ruler, "
+                               "deadlock-break, thread-metric, all"),
     ("--method", "oscilloscope", "probe, scope, marker, all"),
 ])
 def test_an_unknown_name_lists_the_valid_ones(capsys, option, value, valid):

@@ -21,7 +21,7 @@ from conftest import core_alone, layout_blind
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and not s.suite]
 FREERTOS_TARGETS = catalog.KERNELS["freertos"].targets
 # one VCD time step per sigrok sample: one cycle (625 x 100 ps at 16 MHz, 400 x 100 ps at 25 MHz)
 SIGROK_DOWNSAMPLE = {name: catalog.TARGETS[name].vcd_scale(catalog.TARGETS[name].resolve_unit(None))[1]

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.firmware
 
 KERNELS = ("freertos", "floor")
 M0, M0PLUS = "microbit", "microbit-m0plus"
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.latency and name != "ruler"]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.latency and not s.suite and name != "ruler"]
 SAMPLES = 100
 M0_LATENCY = 16  # DDI 0432C (ARM's interrupt latency figure for the Cortex-M0): zero wait states
 # instructions that refill the pipeline (Table 3-1 of both TRMs): one cycle fewer each on the M0+

@@ -12,7 +12,7 @@ from switchscope.figures.measure import measure
 pytestmark = pytest.mark.firmware
 
 FLOOR_TARGETS = ("mps2-an385", "mps2-an386", "stm32vldiscovery", "netduinoplus2", "nucleo-l432kc", "atmega328p")
-SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
+SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and not s.suite]
 ONE_BOARD_PER_CORE = ("mps2-an385", "mps2-an386", "atmega328p")
 
 

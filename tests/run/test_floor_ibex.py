@@ -38,7 +38,7 @@ def _runnable(target: str) -> list[str]:
     """The switch scenarios the floor measures on the board (the latency scenarios are tested below)."""
     floor, probe = catalog.KERNELS["floor"], catalog.METHODS["probe"]
     return [name for name, s in catalog.SCENARIOS.items()
-            if not s.latency and floor.not_measured(catalog.TARGETS[target], s, probe) is None]
+            if not s.latency and not s.suite and floor.not_measured(catalog.TARGETS[target], s, probe) is None]
 
 
 def test_the_floor_lists_both_ibex_boards_and_the_call_level_scenarios():
@@ -49,7 +49,7 @@ def test_the_floor_lists_both_ibex_boards_and_the_call_level_scenarios():
 
 
 @pytest.mark.parametrize("target", IBEX)
-@pytest.mark.parametrize("scenario", [name for name, s in catalog.SCENARIOS.items() if not s.latency])
+@pytest.mark.parametrize("scenario", [name for name, s in catalog.SCENARIOS.items() if not s.latency and not s.suite])
 def test_every_scenario_runs_on_ibex_with_the_same_samples_twice(scenario, target):
     if scenario not in _runnable(target):
         pytest.skip(f"{scenario} is not measured on {target}")

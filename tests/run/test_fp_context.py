@@ -28,7 +28,7 @@ from test_timing_model_fpu import FP_EXIT, LAZY_ENTRY, LAZY_STORE, VPUSH_VPOP_16
 
 M4F = "mps2-an386-fpu"
 SAMPLES = 60
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.latency and name != "ruler"]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.latency and not s.suite and name != "ruler"]
 
 
 def job(kernel: str, scenario: str, method: str, fp_tasks: str) -> Job:

@@ -347,7 +347,7 @@ def test_where_the_documentation_is_silent_or_off_the_model_takes_the_rtls_cycle
 def switch_jobs(target: str) -> list:
     """Every switch scenario (no latency sweep) of the floor kernel and FreeRTOS on the target, and the ruler
     scenario, marker method."""
-    scenarios = [s for s in catalog.SCENARIOS.values() if not s.latency]
+    scenarios = [s for s in catalog.SCENARIOS.values() if not s.latency and not s.suite]
     return plan([catalog.KERNELS["floor"], catalog.KERNELS["freertos"]], [catalog.TARGETS[target]], scenarios,
                 [catalog.METHODS["marker"]], unit="cycles").jobs
 

@@ -80,7 +80,7 @@ def test_deadlock_break_needs_its_three_priorities():
 
 def test_deadlock_break_selects_both_windows_and_an_unknown_name_lists_it():
     assert [s.name for s in catalog.select_scenarios("deadlock-break")] == ["deadlock-raise", "deadlock-release"]
-    with pytest.raises(Exception, match="deadlock-break, all"):
+    with pytest.raises(Exception, match="deadlock-break, thread-metric, all"):
         catalog.select_scenarios("deadlock")
 
 

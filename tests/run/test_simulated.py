@@ -16,7 +16,7 @@ from switchscope.run.runner import run
 
 pytestmark = pytest.mark.firmware  # every test here builds and runs firmware
 
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and not s.suite]
 TARGETS = machines_once(catalog.KERNELS["freertos"].targets)
 # every switch scenario on every target, but where a board cannot run one (board.toml [not_applicable])
 MEASURED = [(scenario, target) for scenario in SWITCH_SCENARIOS for target in TARGETS

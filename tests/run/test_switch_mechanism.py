@@ -16,7 +16,7 @@ from switchscope.figures.measure import measure
 pytestmark = pytest.mark.firmware
 
 FREERTOS = catalog.KERNELS["freertos"]
-SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency]
+SWITCH_SCENARIOS = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and not s.suite]
 
 
 def _has_the_software_switch(target: str) -> bool:

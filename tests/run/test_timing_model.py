@@ -639,7 +639,8 @@ def test_cycles_are_identical_run_to_run(rulers):
     assert first.bounds == second.bounds
 
 
-FREERTOS_SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and name != "rotate"]
+FREERTOS_SWITCHES = [name for name, s in catalog.SCENARIOS.items() if not s.check and not s.latency and not s.suite
+                     and name != "rotate"]
 
 
 @pytest.mark.parametrize("scenario", FREERTOS_SWITCHES)

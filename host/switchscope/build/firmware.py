@@ -211,7 +211,7 @@ def build(kernel: Kernel, target: Target, scenario: Scenario, method: Method = M
     compiler = version_line(gcc)
     key = json.dumps([compiler, cflags, ldflags, source.version,
                       _tree_digest([firmware / "include", firmware / "common", *_own_folder(target), board_dir,
-                                    port_dir, scenario_file])])
+                                    port_dir, scenario_file, *sorted(scenario_file.parent.glob("*.h"))])])
     digest = hashlib.sha256(key.encode()).hexdigest()[:12]
     out_dir = paths.build_dir() / f"{kernel.name}-{target.name}" / f"{scenario.name}-{method.name}-{digest}"
     firmware_elf = out_dir / "firmware.elf"

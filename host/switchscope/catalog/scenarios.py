@@ -39,7 +39,7 @@ class Scenario:
 
 THREAD_METRIC_SUITE = "thread-metric"
 
-# Thread-Metric's eight tests (firmware/include/switchscope/thread_metric.h): each loop as the suite counts it, its
+# Thread-Metric's eight tests (firmware/scenarios/thread_metric.h): each loop as the suite counts it, its
 # counters summed; the window is a round, from the measuring task's place in its loop back to it
 THREAD_METRIC = [
     Scenario(name, summary, suite=THREAD_METRIC_SUITE, loops_per_round=loops, defines=defines,

@@ -2,7 +2,7 @@
 
 Thread-Metric reports how many loops a test's counters counted in a 30-second
 interval at the board's clock. switchscope times a round of the test's loops
-exactly (firmware/include/switchscope/thread_metric.h): the loops a round
+exactly (firmware/scenarios/thread_metric.h): the loops a round
 counts divide the window's cycles into cycles per loop, and the clock turns
 them into loops per 30 seconds, computed, not counted. The firmware also
 counts the loops of a short simulated interval, ticks and all; where the

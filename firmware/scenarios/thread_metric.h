@@ -1,5 +1,5 @@
 /*
- * What the Thread-Metric tests share (firmware/scenarios/tm-*.c, docs/thread-metric.md).
+ * What the Thread-Metric tests share (tm-*.c beside it, docs/thread-metric.md).
  *
  * Thread-Metric runs a test's loops for 30 seconds and reports how many its
  * counters counted, summed over every counter. switchscope times the loops
