@@ -16,8 +16,11 @@
 #define BOARD_CPU_CLOCK_HZ_TEXT BOARD_TEXT(BOARD_CPU_CLOCK_HZ)
 
 /* The RAM of the smallest kit (8 KB on the STM32F100RB): the kernel's heap
- * holds the idle task and four 1 KB task stacks. */
+ * holds the idle task and four 1 KB task stacks. A kit linked with its chip's
+ * own memory (memory.ld) gives its heap in board.toml's cflags. */
+#ifndef BOARD_KERNEL_HEAP_BYTES
 #define BOARD_KERNEL_HEAP_BYTES 5632
+#endif
 
 /* 1: stamps from DWT_CYCCNT (cycles of the chip); 0: from SysTick. */
 extern uint32_t board_stamp_with_dwt;
