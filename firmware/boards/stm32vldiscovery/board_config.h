@@ -16,9 +16,12 @@
 #define BOARD_CPU_CLOCK_HZ_TEXT BOARD_TEXT(BOARD_CPU_CLOCK_HZ)
 
 /* The RAM of the smallest kit (8 KB on the STM32F100RB): the kernel's heap
- * holds the idle task and four 1 KB task stacks. A kit linked with its chip's
- * own memory (memory.ld) gives its heap in board.toml's cflags. */
-#ifndef BOARD_KERNEL_HEAP_BYTES
+ * holds the idle task and four 1 KB task stacks. The STM32L432, linked with
+ * its chip's own 64 KB (nucleo-l432kc/memory.ld), has the MPS2 boards' heap:
+ * the idle task and sixteen. */
+#if defined(STM32_L4)
+#define BOARD_KERNEL_HEAP_BYTES (24 * 1024)
+#else
 #define BOARD_KERNEL_HEAP_BYTES 5632
 #endif
 

@@ -78,6 +78,9 @@ LINKER_REGION = re.compile(r"(\w+)\s*(?:\([^)]*\))?\s*:\s*ORIGIN\s*=\s*(0x[0-9A-
                            r"LENGTH\s*=\s*(0x[0-9A-Fa-f]+|\d+)\s*([KM]?)")
 
 
+LINKER_INCLUDE = re.compile(r"^\s*INCLUDE\s+(\S+)", re.MULTILINE)
+
+
 def linked_memory(target: Target) -> tuple[Path, list[tuple[int, int]]] | None:
     """The linker script a target's images are linked with (board.toml's -T) and its MEMORY regions, as
     (start, end) addresses; None where the target names none."""
@@ -85,9 +88,15 @@ def linked_memory(target: Target) -> tuple[Path, list[tuple[int, int]]] | None:
     script = Path(flags[flags.index("-T") + 1]) if "-T" in flags[:-1] else None
     if script is None or not script.is_file():
         return None
+    folders = [Path(flags[i + 1]) for i, flag in enumerate(flags[:-1]) if flag == "-L"] + [script.parent]
+
+    def included(match: re.Match) -> str:  # as the linker does: the first of its -L folders that has the file
+        found = next((folder / match[1] for folder in folders if (folder / match[1]).is_file()), None)
+        return found.read_text() if found else ""
+    text = LINKER_INCLUDE.sub(included, script.read_text())
     scale = {"": 1, "K": 1 << 10, "M": 1 << 20}
     regions = [(int(origin, 0), int(origin, 0) + int(length, 0) * scale[unit])
-               for _, origin, length, unit in LINKER_REGION.findall(script.read_text())]
+               for _, origin, length, unit in LINKER_REGION.findall(text)]
     return script, regions
 
 
