@@ -81,7 +81,7 @@ def _load(directory: Path) -> dict[str, Outcome]:
             document = json.loads(path.read_text())
             run: Run = RUNS[document["run"]]
             found[run.name] = Outcome(run, document["samples"], document["files"], document["outputs"],
-                                      document["seconds"])
+                                      document["seconds"], document.get("not_applicable", []))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError) as error:
             raise ValueError(f"{path} is not an outcome --keep wrote ({type(error).__name__}: {error})") from None
     return found

@@ -12,6 +12,7 @@ import pages_kernels as kernels
 import pages_latency as latency
 import pages_silicon as silicon
 import pages_studies as studies
+import pages_thread_metric as thread_metric
 from pages_runs import Block
 from pages_times import script_block
 
@@ -36,6 +37,10 @@ BLOCKS = (
     Block("rhealstone", ("suite", "instructions", "mutex", "msg-size"), kernels.render_rhealstone),
     Block("rhealstone-m4-avr", ("suite", "mutex", "msg-size"), kernels.render_rhealstone_m4_avr),
     Block("rhealstone-prose", ("suite", "mutex", "msg-size"), kernels.render_rhealstone_prose),
+    # docs/thread-metric.md
+    Block("thread-metric", ("thread-metric",), thread_metric.render_targets),
+    Block("thread-metric-kernels", ("thread-metric",), thread_metric.render_kernels),
+    Block("thread-metric-intervals", ("thread-metric",), thread_metric.render_intervals),
     # docs/switches.md
     Block("switches-example", ("switches",), latency.render_switches),
     Block("switches-prose", ("switches",), latency.render_switches_prose),
@@ -91,7 +96,7 @@ BLOCKS = (
     # docs/silicon.md
     Block("silicon-exception", ("breakdown", "default", "irq-latency", "suite"), silicon.render_exception),
     Block("silicon-freertos-faq", ("breakdown", "suite"), silicon.render_freertos_faq),
-    Block("silicon-thread-metric", ("suite",), silicon.render_thread_metric),
+    Block("silicon-thread-metric", ("thread-metric",), thread_metric.render_silicon),
     Block("silicon-embos", ("silicon",), silicon.render_embos),
     Block("silicon-zephyr", ("suite",), silicon.render_zephyr),
     Block("silicon-art", ("flash",), flash.render_art_factor),

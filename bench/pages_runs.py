@@ -60,6 +60,7 @@ class Outcome:
     files: dict[str, list[dict]] = field(default_factory=dict)  # {json:NAME} or {dir:NAME}: the results it holds
     outputs: list[str] = field(default_factory=list)  # each command's standard output
     seconds: list[float] = field(default_factory=list)  # each command's wall time
+    not_applicable: list[dict] = field(default_factory=list)  # the combinations its runs said n/a, and why
 
     @property
     def at_page_count(self) -> bool:
@@ -71,7 +72,7 @@ class Outcome:
 
     def to_json(self) -> dict:
         return {"run": self.run.name, "samples": self.samples, "files": self.files, "outputs": self.outputs,
-                "seconds": self.seconds}
+                "seconds": self.seconds, "not_applicable": self.not_applicable}
 
 
 def invoke(arguments: list[str], statuses=(0,)) -> tuple[str, float]:
@@ -129,6 +130,8 @@ def measure(run: Run, quick: bool, scratch: Path, timing: bool = True) -> Outcom
         outcome.outputs.append(output)
         outcome.seconds.append(seconds)
     outcome.files = {name: _results_in(path) for name, path in places.items() if path.exists()}
+    outcome.not_applicable = [entry for path in places.values() if path.is_file()
+                              for entry in json.loads(path.read_text()).get("not_applicable", [])]
     return outcome
 
 
@@ -183,6 +186,11 @@ RUNS = {run.name: run for run in (
                 "irq_priority=high,low", "--quiet", name="floor-{target}"),
          ("run", "--kernel", "floor", "--scenario", "irq-latency", "--target", "atmega328p", "--quiet", "--json",
           "{json:floor-atmega328p}"))),
+    Run("thread-metric", "Thread-Metric's eight tests, every kernel, on the targets its pages show",
+        (("run", "--scenario", "thread-metric", "--kernel", "all", "--target",
+          "mps2-an385,mps2-an386-fpu,microbit-m0plus,ibex,nucleo-l432kc,atmega328p,lm3s6965evb",
+          "--samples", "{samples}", "--quiet", "--json", "{json:thread-metric}"),),
+        samples=200, check_samples=50),
     Run("armv6m", "every scenario, FreeRTOS and the floor, on the Cortex-M0 and the Cortex-M0+ (irq-latency's "
         "sweep does not depend on --samples)",
         (("run", "--target", "microbit,microbit-m0plus", "--kernel", "freertos", "--floor", "--samples", "{samples}",

@@ -5,7 +5,6 @@ measured like every other figure of the pages."""
 
 from __future__ import annotations
 
-from pages_default import reference_figures
 from pages_kernels import suite_result
 from pages_results import compiler, kernel_label, med, mhz, one, pick, simulator, us
 from pages_studies import breakdown_lines
@@ -81,26 +80,6 @@ def render_freertos_faq(measured) -> str:
                                      "figure": f"{handler} cycles"}),
          ("switchscope, Cortex-M4", {**_model(m4), "kernel": f"{kernel_label(m4)}, {options}", "window": window,
                                      "figure": f"{handler4} cycles"})])
-
-
-def render_thread_metric(measured) -> str:
-    pinned = reference_figures()
-    gcc14 = pinned.REFERENCE[("freertos", "mps2-an386", pinned.GCC_14_ARM, "cycles")]
-    m4 = {s: suite_result(measured, "freertos", "mps2-an386", s) for s in ("yield", "resume", "signal", "msg")}
-    rows = [["cooperative scheduling", "140.81", "yield", med(m4["yield"]), ", ".join(map(str, sorted(gcc14["yield"])))],
-            ["preemptive scheduling", "550.73", "resume (a resume and the switch it causes)", med(m4["resume"]),
-             ", ".join(map(str, sorted(gcc14["resume"])))],
-            ["basic semaphore processing", "334.09", "none: the test takes and gives with no switch; `signal` "
-             "(a give that switches) for scale", med(m4["signal"]), ", ".join(map(str, sorted(gcc14["signal"])))],
-            ["message processing", "511.73", "none: the test sends and receives with no switch; `msg` (a send "
-             "that switches) for scale", med(m4["msg"]), ", ".join(map(str, sorted(gcc14.get("msg", [])))) or "-"]]
-    some = m4["yield"]
-    return (f"switchscope: {kernel_label(some)} on the Cortex-M4 model (mps2-an386, zero wait states), "
-            f"medians in cycles, built by {compiler(some)} (this machine) and by arm-none-eabi-gcc 14.2.1 (pinned in "
-            f"`tests/figures/test_reference_figures.py`):\n\n"
-            + markdown_table(["Thread-Metric test", "published, cycles per loop", "switchscope's nearest window",
-                              f"switchscope, gcc {compiler(some).split()[-1]}", "switchscope, gcc 14.2.1"],
-                             "lrlrr", rows))
 
 
 def render_embos(measured) -> str:
