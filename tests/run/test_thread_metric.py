@@ -134,3 +134,15 @@ def test_preemption_tests_refuse_one_priority_for_all():
     for test in ("tm-preemptive", "tm-interrupt-preemption"):
         with pytest.raises(Exception, match="priorities=off"):
             configs.resolve({"priorities": "off"}, freertos, mps2, catalog.SCENARIOS[test])
+
+
+def test_the_terminal_and_the_report_show_the_suites_table():
+    from switchscope.present import html_parts, thread_metric_view
+    results = [dataclasses.replace(_result(648, 5), kernel="freertos", target="mps2-an385"),
+               dataclasses.replace(_result(444, 5), kernel="floor", target="mps2-an385")]
+    text = thread_metric_view.text(results)
+    # 648 / 5 = 129.6 a loop, 750,000,000 / 129.6 = 5,787,037 loops; 444 / 5 = 88.8, 8,445,946
+    assert "freertos (mps2-an385, probe, cycles)" in text and "floor (mps2-an385, probe, cycles)" in text
+    assert "129.60 (5,787,037)" in text and "88.80 (8,445,946)" in text
+    assert "129.60 (5,787,037)" in thread_metric_view.html(results, html_parts.html_table)
+    assert thread_metric_view.text([dataclasses.replace(results[0], thread_metric=None)]) == ""
