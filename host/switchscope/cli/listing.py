@@ -41,14 +41,22 @@ def _scenario_notes(scenario: catalog.Scenario) -> list[str]:
     if scenario.group:
         windows = [s.name for s in catalog.scenario_groups()[scenario.group]]
         notes.append(f"a window of {scenario.group} ({', '.join(windows)}; --scenario {scenario.group} runs each)")
+    if scenario.suite:
+        notes.append(f"a test of {scenario.suite} (--scenario {scenario.suite} runs every one; all leaves them out)")
     for kernel in catalog.KERNELS.values():
         why = next((why for name, why in kernel.not_applicable if name in (scenario.name, scenario.group)), None)
         if why:
             notes.append(f"n/a on {kernel.name}: {why}")
+    by_reason: dict[str, list[str]] = {}  # a reason many boards share, said once with them all
     for target in catalog.TARGETS.values():
         why = next((why for name, why in target.not_applicable if name in (scenario.name, scenario.group)), None)
         if why:
-            notes.append(f"n/a on {target.name}: {why}")
+            by_reason.setdefault(why, []).append(target.name)
+    few = [t.name for t in catalog.TARGETS.values() if scenario.tasks > t.max_tasks]
+    if few:
+        by_reason.setdefault(f"it runs {scenario.tasks} tasks, more than the kernel heap holds there (board.toml, "
+                             "max_tasks; C kernels)", []).extend(few)
+    notes += [f"n/a on {', '.join(targets)}: {why}" for why, targets in by_reason.items()]
     return notes
 
 
