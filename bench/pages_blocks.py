@@ -19,6 +19,7 @@ from pages_times import script_block
 BLOCKS = (
     # README.md
     Block("switch-cost", ("suite",), studies.render_switch_cost),
+    Block("readme-thread-metric", ("thread-metric",), thread_metric.render_silicon),
     # docs/default-run.md
     Block("default-provenance", ("default",), default.render_provenance),
     Block("default-m3", ("default",), default.render_m3),

@@ -24,6 +24,12 @@ RUST_CASES = [(kernel, target, scenario)
               for target in kernel_entry.targets
               for scenario in SWITCHES
               if not kernel_entry.not_measured(catalog.TARGETS[target], catalog.SCENARIOS[scenario], PROBE)]
+# every (kernel, target, test) of Thread-Metric's a Rust kernel runs
+THREAD_METRIC_CASES = [(kernel, target, scenario.name)
+                       for kernel, kernel_entry in catalog.KERNELS.items() if kernel_entry.language == "rust"
+                       for target in kernel_entry.targets
+                       for scenario in catalog.scenarios.THREAD_METRIC
+                       if not kernel_entry.not_measured(catalog.TARGETS[target], scenario, PROBE)]
 RUST_PORTS = [(kernel, target) for kernel, entry in catalog.KERNELS.items() if entry.language == "rust"
               for target in entry.targets]
 # the Cortex-M4F with its FPU (thumbv7em-none-eabihf) and the ARMv6-M cores (thumbv6m-none-eabi): each case runs
@@ -142,6 +148,43 @@ def test_every_rust_port_has_its_five_scenarios():
     assert all(sum(case[:2] == port for case in RUST_CASES) == 5 for port in RUST_PORTS)
     assert {scenario for *_, scenario in RUST_CASES} >= {"sem-shuffle", "msg"}
     assert not any(scenario.startswith("deadlock") for *_, scenario in RUST_CASES)
+
+
+def test_the_rust_kernels_run_the_thread_metric_tests_their_model_fits():
+    # Embassy and lilos cannot suspend and resume a task; Embassy's batches do not take turns (tm-cooperative);
+    # RTIC has no yield; the only pool (heapless's) needs ARMv7-M; the ATmega328P has no room for tm-basic
+    tests = {(kernel, target): {scenario for k, t, scenario in THREAD_METRIC_CASES if (k, t) == (kernel, target)}
+             for kernel, target in RUST_PORTS}
+    services = {"tm-message", "tm-synchronization", "tm-interrupt"}
+    assert tests["embassy", "mps2-an385"] == {"tm-basic", *services}
+    assert tests["embassy", "atmega328p"] == services
+    assert tests["lilos", "mps2-an385"] == {"tm-basic", "tm-cooperative", *services}
+    assert tests["rtic", "lm3s6965evb"] == {"tm-basic", "tm-preemptive", "tm-interrupt-preemption", "tm-memory",
+                                            *services}
+    for kernel in RUST_KERNELS:  # the rest say why
+        said = {name for name, _ in catalog.KERNELS[kernel].not_applicable if name.startswith("tm-")}
+        assert said | {scenario for k, _, scenario in THREAD_METRIC_CASES if k == kernel} == \
+            {scenario.name for scenario in catalog.scenarios.THREAD_METRIC}
+
+
+@pytest.mark.firmware
+@pytest.mark.parametrize("kernel,target,scenario", THREAD_METRIC_CASES)
+def test_rust_thread_metric_tests_repeat_and_count_their_interval(kernel, target, scenario):
+    firmware = build(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario])
+    first = run(catalog.TARGETS[target], firmware.elf, ["samples=50"], 50, time_limit=60)
+    second = run(catalog.TARGETS[target], firmware.elf, ["samples=50"], 50, time_limit=60)
+    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 50
+    assert not any(sample.not_closed for sample in first.stream.samples)
+    assert first.stream.samples == second.stream.samples
+    meta = first.stream.meta
+    loops_per_round = catalog.SCENARIOS[scenario].loops_per_round
+    assert int(meta["tm_loops_per_round"]) == loops_per_round
+    # two wraps of the stamp timer from one: two periods, give or take the round that saw the second
+    assert meta["tm_interval_ticks"] == "2"
+    loops, counts, period = int(meta["tm_interval_loops"]), int(meta["tm_interval_stamp_counts"]), \
+        int(meta["stamp_modulus"])
+    assert loops > 0 and loops % loops_per_round == 0
+    assert 2 * period - counts < period / 2 and counts - 2 * period < period
 
 
 @pytest.mark.firmware

@@ -24,7 +24,7 @@ struct Pace {
 static mut PACE: Pace = Pace { per_tick: false, stamp: 0, longest: 0, waits: 0 };
 
 /// Stamp counts from `earlier` to `later`, across one wrap of the timer.
-fn counts_between(earlier: u32, later: u32) -> u32 {
+pub fn counts_between(earlier: u32, later: u32) -> u32 {
     let modulus = board::stamp_modulus();
     let counts = if board::STAMP_COUNTS_DOWN { earlier.wrapping_sub(later) } else { later.wrapping_sub(earlier) };
     if counts >= modulus { counts.wrapping_add(modulus) } else { counts }

@@ -15,6 +15,7 @@ pub mod harness;
 pub mod message;
 pub mod probe;
 pub mod ruler;
+pub mod thread_metric;
 pub mod wire;
 
 /// The scenario a kernel crate was built for: which of its scenario features,

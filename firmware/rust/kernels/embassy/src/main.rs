@@ -13,6 +13,14 @@
 //!   release (the guard dropped) to the waiting task holding it.
 //! - msg: the measuring task sends a message (`message::SIZE` bytes) on an
 //!   embassy-sync `Channel` of one slot the interrupt executor's task awaits.
+//! - tm-basic, tm-message, tm-synchronization, tm-interrupt: Thread-Metric's
+//!   tests (firmware/scenarios/tm-*.c) whose one task fits Embassy: the
+//!   measuring task alone in the thread executor, with an embassy-sync
+//!   `Channel` of one slot, a `Signal` as the semaphore, and the software
+//!   interrupt's handler giving it. tm-cooperative does not fit: the run
+//!   queue polls each batch in the reverse order of the last, so tasks that
+//!   yield do not take turns; tm-preemptive and tm-interrupt-preemption need
+//!   suspend and resume, tm-memory a block pool (the host says n/a).
 //! - resume and rotate have no Embassy idiom: a task cannot be suspended and
 //!   resumed by another, nor have its priority changed; deadlock-break has no
 //!   inheritance to measure (the host says n/a).
@@ -34,16 +42,20 @@ use cortex_m::peripheral::NVIC;
 #[cfg(target_arch = "arm")]
 use embassy_executor::InterruptExecutor;
 use embassy_executor::{Executor, Spawner};
-use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
-use embassy_sync::signal::Signal;
+#[cfg(not(feature = "thread-metric"))]
+use embassy_sync::{blocking_mutex::raw::CriticalSectionRawMutex, signal::Signal};
 #[cfg(any(target_arch = "arm", feature = "isr"))]
 use switchscope_target::board;
 #[cfg(feature = "msg")]
 use switchscope_target::message;
-use switchscope_target::{harness, probe};
+use switchscope_target::harness;
+#[cfg(not(feature = "thread-metric"))]
+use switchscope_target::probe;
 
-const SCENARIO: &str =
-    switchscope_target::scenario_name!("signal", "yield", "isr", "ruler", "sem-shuffle", "msg");
+const SCENARIO: &str = switchscope_target::scenario_name!(
+    "signal", "yield", "isr", "ruler", "sem-shuffle", "msg",
+    "tm-basic", "tm-message", "tm-synchronization", "tm-interrupt"
+);
 
 #[cfg(target_arch = "arm")]
 const EXECUTORS: &str = "thread mode + interrupt executor (IRQ 31) for the urgent task";
@@ -59,7 +71,81 @@ const KERNEL: &[(&str, &str)] = &[
     ("config.queue", "embassy-sync Channel, one slot"),
 ];
 
+/// Thread-Metric's tests: what the measuring task's round is, and how many loops it counts.
+#[cfg(feature = "thread-metric")]
+mod thread_metric {
+    #[cfg(any(feature = "tm-synchronization", feature = "tm-interrupt"))]
+    use embassy_sync::{blocking_mutex::raw::CriticalSectionRawMutex, signal::Signal};
+    #[cfg(feature = "tm-interrupt")]
+    use switchscope_target::board;
+    #[cfg(not(feature = "tm-basic"))]
+    use switchscope_target::thread_metric::Loops;
+
+    #[cfg(any(feature = "tm-basic", feature = "tm-message", feature = "tm-synchronization"))]
+    pub const LOOPS_PER_ROUND: u32 = 1;
+    #[cfg(feature = "tm-interrupt")]
+    pub const LOOPS_PER_ROUND: u32 = 2;
+
+    #[cfg(not(feature = "tm-basic"))]
+    static LOOPS: Loops = Loops::new();
+
+    /// tm-basic: the words' work, no kernel service.
+    #[cfg(feature = "tm-basic")]
+    pub async fn round() {
+        switchscope_target::thread_metric::basic_round();
+    }
+
+    #[cfg(feature = "tm-message")]
+    static QUEUE: embassy_sync::channel::Channel<
+        embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex,
+        switchscope_target::thread_metric::Message,
+        1,
+    > = embassy_sync::channel::Channel::new();
+
+    /// tm-message: send 16 bytes to the queue and receive them back; neither waits.
+    #[cfg(feature = "tm-message")]
+    pub async fn round() {
+        use switchscope_target::thread_metric::{message_check, message_of};
+        let sent = message_of(LOOPS.get());
+        QUEUE.send(sent).await;
+        let received = QUEUE.receive().await;
+        message_check(&sent, &received);
+        LOOPS.set(sent[0].wrapping_add(1));
+    }
+
+    #[cfg(any(feature = "tm-synchronization", feature = "tm-interrupt"))]
+    static SEMAPHORE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+
+    /// tm-synchronization: give the semaphore and take it, given: no wait.
+    #[cfg(feature = "tm-synchronization")]
+    pub async fn round() {
+        SEMAPHORE.signal(());
+        SEMAPHORE.wait().await;
+        LOOPS.count();
+    }
+
+    #[cfg(feature = "tm-interrupt")]
+    static HANDLER_LOOPS: Loops = Loops::new();
+
+    /// tm-interrupt: the software interrupt's handler counts a loop and gives the semaphore.
+    #[cfg(feature = "tm-interrupt")]
+    pub fn handler() {
+        HANDLER_LOOPS.count();
+        SEMAPHORE.signal(());
+    }
+
+    /// tm-interrupt: pend the software interrupt and take what its handler gave.
+    #[cfg(feature = "tm-interrupt")]
+    pub async fn round() {
+        board::soft_irq_pend();
+        SEMAPHORE.wait().await; // on the AVR the handler may not have run yet: then the task waits
+        LOOPS.count();
+    }
+}
+
+#[cfg(not(feature = "thread-metric"))]
 static WAKE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
+#[cfg(not(feature = "thread-metric"))]
 static DONE: Signal<CriticalSectionRawMutex, ()> = Signal::new();
 /// sem-shuffle: the lock, and the urgent task's word that it has asked for it.
 #[cfg(feature = "sem-shuffle")]
@@ -95,14 +181,26 @@ fn PCINT0() {
     WAKE.signal(());
 }
 
+#[cfg(all(feature = "tm-interrupt", target_arch = "arm"))]
+#[no_mangle]
+unsafe extern "C" fn switchscope_soft_irq() {
+    thread_metric::handler();
+}
+
+#[cfg(all(feature = "tm-interrupt", target_arch = "avr"))]
+#[avr_device::interrupt(atmega328p)]
+fn PCINT0() {
+    thread_metric::handler();
+}
+
 /// The measuring task waits until the other task has closed the window.
-#[cfg(not(feature = "ruler"))]
+#[cfg(not(any(feature = "ruler", feature = "thread-metric")))]
 async fn until_closed() {
     DONE.wait().await;
 }
 
 /// The more urgent task, in the interrupt executor: closes the window as soon as it is woken.
-#[cfg(not(any(feature = "sem-shuffle", feature = "msg")))]
+#[cfg(not(any(feature = "sem-shuffle", feature = "msg", feature = "thread-metric")))]
 #[embassy_executor::task]
 async fn high_task() {
     loop {
@@ -140,6 +238,8 @@ async fn high_task() {
 
 #[embassy_executor::task]
 async fn measuring_task() {
+    #[cfg(feature = "thread-metric")]
+    switchscope_target::thread_metric_interval!(thread_metric::round().await, thread_metric::LOOPS_PER_ROUND);
     harness::begin();
     // let every other task of this executor run up to where it waits
     embassy_futures::yield_now().await;
@@ -218,6 +318,11 @@ async fn partner_task() {
     }
 }
 
+#[cfg(feature = "thread-metric")]
+async fn window(_seq: u32) -> u16 {
+    switchscope_target::thread_metric_window!(thread_metric::round().await)
+}
+
 #[cfg(feature = "ruler")]
 async fn window(seq: u32) -> u16 {
     switchscope_target::ruler::run(seq)
@@ -232,7 +337,9 @@ fn main() -> ! {
     board::set_irq_priority(board::SOFT_IRQ, 0xC0);
     board::set_irq_priority(board::EXECUTOR_IRQ, 0xC0);
     unsafe { NVIC::unmask(board::Irq(board::SOFT_IRQ)) };
+    #[cfg_attr(feature = "thread-metric", allow(unused_variables))]
     let high = HIGH.start(board::Irq(board::EXECUTOR_IRQ));
+    #[cfg(not(feature = "thread-metric"))] // Thread-Metric's tests leave the interrupt executor empty
     high.spawn(high_task().unwrap());
     let thread = unsafe { (*core::ptr::addr_of_mut!(THREAD)).insert(Executor::new()) };
     thread.run(spawn_thread_tasks)
@@ -245,6 +352,7 @@ fn main() -> ! {
     harness::start(SCENARIO, KERNEL);
     unsafe { avr_device::interrupt::enable() };
     THREAD.insert(Executor::new()).run(|spawner: Spawner| {
+        #[cfg(not(feature = "thread-metric"))]
         spawner.spawn(high_task().unwrap()); // first, so that it waits before the first window
         spawn_thread_tasks(spawner);
     })

@@ -13,6 +13,13 @@
 //!   the waiting task holding it.
 //! - msg: the measuring task pushes a message (`message::SIZE` bytes) into a
 //!   lilos `spsc` queue of one slot the other task pops from.
+//! - tm-basic, tm-cooperative, tm-message, tm-synchronization, tm-interrupt:
+//!   Thread-Metric's tests (firmware/scenarios/tm-*.c) that fit lilos: the
+//!   measuring task is task 0 (tm-cooperative: and four tasks after it, each
+//!   counting and yielding), with a `spsc` queue of one slot, and for the
+//!   semaphore a flag and a `Notify`, lilos's way to wait for a condition.
+//!   tm-preemptive and tm-interrupt-preemption need suspend and resume,
+//!   tm-memory a block pool (the host says n/a).
 //! - resume and rotate have no lilos idiom: a task cannot be suspended and
 //!   resumed by another, and tasks have no priorities, so no inversion for
 //!   deadlock-break to break (the host says n/a).
@@ -29,10 +36,14 @@ use cortex_m::peripheral::NVIC;
 use lilos::exec::Notify;
 #[cfg(feature = "msg")]
 use switchscope_target::message;
-use switchscope_target::{board, harness, probe};
+#[cfg(not(feature = "thread-metric"))]
+use switchscope_target::probe;
+use switchscope_target::{board, harness};
 
-const SCENARIO: &str =
-    switchscope_target::scenario_name!("signal", "yield", "isr", "ruler", "sem-shuffle", "msg");
+const SCENARIO: &str = switchscope_target::scenario_name!(
+    "signal", "yield", "isr", "ruler", "sem-shuffle", "msg",
+    "tm-basic", "tm-cooperative", "tm-message", "tm-synchronization", "tm-interrupt"
+);
 
 const KERNEL: &[(&str, &str)] = &[
     ("kernel", "lilos"),
@@ -50,6 +61,156 @@ static WAKE: Notify = Notify::new();
 #[no_mangle]
 unsafe extern "C" fn switchscope_soft_irq() {
     WAKE.notify();
+}
+
+#[cfg(feature = "tm-interrupt")]
+#[no_mangle]
+unsafe extern "C" fn switchscope_soft_irq() {
+    thread_metric::handler();
+}
+
+/// Thread-Metric's tests: the measuring task's round, how many loops it counts, and the other tasks.
+#[cfg(feature = "thread-metric")]
+mod thread_metric {
+    #[cfg(feature = "tm-cooperative")]
+    use core::convert::Infallible;
+    #[cfg(any(feature = "tm-synchronization", feature = "tm-interrupt"))]
+    use core::sync::atomic::{AtomicBool, Ordering};
+    #[cfg(any(feature = "tm-synchronization", feature = "tm-interrupt"))]
+    use lilos::exec::Notify;
+    #[cfg(not(feature = "tm-basic"))]
+    use switchscope_target::thread_metric::Loops;
+    #[cfg(feature = "tm-interrupt")]
+    use switchscope_target::board;
+
+    #[cfg(any(feature = "tm-basic", feature = "tm-message", feature = "tm-synchronization"))]
+    pub const LOOPS_PER_ROUND: u32 = 1;
+    #[cfg(feature = "tm-interrupt")]
+    pub const LOOPS_PER_ROUND: u32 = 2;
+    #[cfg(feature = "tm-cooperative")]
+    pub const TASKS: usize = 5;
+    #[cfg(feature = "tm-cooperative")]
+    pub const LOOPS_PER_ROUND: u32 = TASKS as u32;
+
+    #[cfg(any(feature = "tm-message", feature = "tm-synchronization", feature = "tm-interrupt"))]
+    static LOOPS: Loops = Loops::new();
+
+    /// tm-basic: the words' work, no kernel service.
+    #[cfg(feature = "tm-basic")]
+    pub async fn round() {
+        switchscope_target::thread_metric::basic_round();
+    }
+
+    /// tm-cooperative: one counter per task; the measuring task's is the first.
+    #[cfg(feature = "tm-cooperative")]
+    pub static LOOPS: [Loops; TASKS] = [const { Loops::new() }; TASKS];
+
+    /// tm-cooperative: count and yield; back once the four others have each
+    /// counted and yielded (each pass polls the tasks in index order).
+    #[cfg(feature = "tm-cooperative")]
+    pub async fn round() {
+        LOOPS[0].count();
+        lilos::exec::yield_cpu().await;
+    }
+
+    /// tm-cooperative: tasks 1 to 4.
+    #[cfg(feature = "tm-cooperative")]
+    pub async fn cooperative_task(count: &'static Loops) -> Infallible {
+        loop {
+            count.count();
+            lilos::exec::yield_cpu().await;
+        }
+    }
+
+    /// tm-message: the queue's two ends, both the measuring task's, set by main before the tasks run.
+    #[cfg(feature = "tm-message")]
+    pub static mut QUEUE: Option<(
+        lilos::spsc::Pusher<'static, switchscope_target::thread_metric::Message>,
+        lilos::spsc::Popper<'static, switchscope_target::thread_metric::Message>,
+    )> = None;
+
+    /// tm-message: send 16 bytes to the queue and receive them back; neither waits.
+    #[cfg(feature = "tm-message")]
+    pub async fn round() {
+        use switchscope_target::thread_metric::{message_check, message_of};
+        // Safety: set by main before the tasks run, and used by this task only
+        let (sender, receiver) = unsafe { (*core::ptr::addr_of_mut!(QUEUE)).as_mut().unwrap() };
+        let sent = message_of(LOOPS.get());
+        sender.reserve().await.push(sent);
+        let received = receiver.pop().await;
+        message_check(&sent, &received);
+        LOOPS.set(sent[0].wrapping_add(1));
+    }
+
+    /// A binary semaphore as lilos builds one: a flag, and a `Notify` to wait
+    /// for it on. The test and clear need no atomic swap (none on ARMv6-M):
+    /// interrupts are masked while the executor polls.
+    #[cfg(any(feature = "tm-synchronization", feature = "tm-interrupt"))]
+    struct Semaphore {
+        given: AtomicBool,
+        notify: Notify,
+    }
+
+    #[cfg(any(feature = "tm-synchronization", feature = "tm-interrupt"))]
+    impl Semaphore {
+        fn give(&self) {
+            self.given.store(true, Ordering::Relaxed);
+            self.notify.notify();
+        }
+
+        async fn take(&self) {
+            self.notify
+                .until(|| {
+                    let given = self.given.load(Ordering::Relaxed);
+                    self.given.store(false, Ordering::Relaxed);
+                    given
+                })
+                .await
+        }
+    }
+
+    #[cfg(any(feature = "tm-synchronization", feature = "tm-interrupt"))]
+    static SEMAPHORE: Semaphore = Semaphore { given: AtomicBool::new(false), notify: Notify::new() };
+
+    /// tm-synchronization: give the semaphore and take it, given: no wait.
+    #[cfg(feature = "tm-synchronization")]
+    pub async fn round() {
+        SEMAPHORE.give();
+        SEMAPHORE.take().await;
+        LOOPS.count();
+    }
+
+    #[cfg(feature = "tm-interrupt")]
+    static HANDLER_LOOPS: Loops = Loops::new();
+
+    /// tm-interrupt: the software interrupt's handler counts a loop and gives the semaphore.
+    #[cfg(feature = "tm-interrupt")]
+    pub fn handler() {
+        HANDLER_LOOPS.count();
+        SEMAPHORE.give();
+    }
+
+    /// tm-interrupt: pend the software interrupt and take what its handler gave. The handler
+    /// runs once the executor unmasks interrupts, after this poll: the task waits a pass.
+    #[cfg(feature = "tm-interrupt")]
+    pub async fn round() {
+        board::soft_irq_pend();
+        SEMAPHORE.take().await;
+        LOOPS.count();
+    }
+}
+
+/// Task 0 in Thread-Metric's tests: the interval, then the measuring loop.
+#[cfg(feature = "thread-metric")]
+async fn thread_metric_task() -> Infallible {
+    switchscope_target::thread_metric_interval!(thread_metric::round().await, thread_metric::LOOPS_PER_ROUND);
+    harness::begin();
+    for seq in 0..harness::samples() {
+        harness::next_window(seq);
+        let tag = switchscope_target::thread_metric_window!(thread_metric::round().await);
+        harness::record(seq, tag);
+    }
+    harness::end(harness::samples())
 }
 
 /// sem-shuffle's lock and msg's queue's sending end, set by main before the tasks run and used by the
@@ -88,7 +249,7 @@ async fn closing_task(mut queue: Receiver) -> Infallible {
 }
 
 /// Task 0: closes the window when it runs again.
-#[cfg(not(any(feature = "sem-shuffle", feature = "msg")))]
+#[cfg(not(any(feature = "sem-shuffle", feature = "msg", feature = "thread-metric")))]
 async fn closing_task() -> Infallible {
     loop {
         #[cfg(any(feature = "signal", feature = "isr"))]
@@ -102,6 +263,7 @@ async fn closing_task() -> Infallible {
 }
 
 /// Task 1: the measuring loop.
+#[cfg(not(feature = "thread-metric"))]
 async fn measuring_task() -> Infallible {
     harness::begin();
     lilos::exec::yield_cpu().await; // let task 0 run up to where it waits
@@ -190,9 +352,37 @@ fn main() -> ! {
         unsafe { *core::ptr::addr_of_mut!(SENDER) = Some(sender) };
         closing_task(receiver)
     };
-    #[cfg(not(any(feature = "sem-shuffle", feature = "msg")))]
+    #[cfg(feature = "tm-message")]
+    {
+        use switchscope_target::thread_metric::Message;
+        static mut STORAGE: [core::mem::MaybeUninit<Message>; 2] = [core::mem::MaybeUninit::uninit(); 2];
+        static mut QUEUE: Option<lilos::spsc::Queue<'static, Message>> = None;
+        // Safety: main runs once, before the tasks, and nothing else names STORAGE or QUEUE
+        unsafe {
+            let storage = &mut *core::ptr::addr_of_mut!(STORAGE);
+            let ends = (*core::ptr::addr_of_mut!(QUEUE)).insert(lilos::spsc::Queue::new(storage)).split();
+            *core::ptr::addr_of_mut!(thread_metric::QUEUE) = Some(ends);
+        }
+    }
+    #[cfg(feature = "tm-cooperative")]
+    {
+        use thread_metric::{cooperative_task, LOOPS};
+        let measuring = pin!(thread_metric_task());
+        let (one, two) = (pin!(cooperative_task(&LOOPS[1])), pin!(cooperative_task(&LOOPS[2])));
+        let (three, four) = (pin!(cooperative_task(&LOOPS[3])), pin!(cooperative_task(&LOOPS[4])));
+        lilos::exec::run_tasks(&mut [measuring, one, two, three, four], lilos::exec::ALL_TASKS)
+    }
+    #[cfg(all(feature = "thread-metric", not(feature = "tm-cooperative")))]
+    {
+        let measuring = pin!(thread_metric_task());
+        lilos::exec::run_tasks(&mut [measuring], lilos::exec::ALL_TASKS)
+    }
+    #[cfg(not(any(feature = "sem-shuffle", feature = "msg", feature = "thread-metric")))]
     let closing = closing_task();
-    let closing = pin!(closing);
-    let measuring = pin!(measuring_task());
-    lilos::exec::run_tasks(&mut [closing, measuring], lilos::exec::ALL_TASKS)
+    #[cfg(not(feature = "thread-metric"))]
+    {
+        let closing = pin!(closing);
+        let measuring = pin!(measuring_task());
+        lilos::exec::run_tasks(&mut [closing, measuring], lilos::exec::ALL_TASKS)
+    }
 }
