@@ -1,5 +1,5 @@
 //! What the Thread-Metric tests share on the Rust kernels, as
-//! firmware/include/switchscope/thread_metric.h does for the C ones (see
+//! firmware/scenarios/thread_metric.h does for the C ones (see
 //! docs/thread-metric.md): a round is one pass of the test's loops from the
 //! measuring task's place in its loop back to it; a window runs a round
 //! untimed, which brings every task to its place, then times the next.
@@ -9,6 +9,8 @@
 //! and says how many loops it counted and how many stamp-timer counts the
 //! interval lasted, read after each round. These kernels have no tick of
 //! their own: the stamp timer's wrap stands for it, as it does for pacing.
+//! That bookkeeping after each round, which Thread-Metric has not, is then
+//! timed alone and said too, as the C tests do.
 //!
 //! A round is an expression, awaited where the kernel's tasks are async, so
 //! the interval and the window are macros: thread_metric_interval!(round, 5)
@@ -19,6 +21,8 @@ use core::cell::UnsafeCell;
 use crate::{board, harness, wire};
 
 pub const INTERVAL_TICKS: u32 = 2;
+/// The bookkeeping timed alone after the interval: its cost per round.
+pub const TALLIES: u32 = 64;
 
 /// A loop counter, read and written as memory every time (Thread-Metric's
 /// counters are volatile): one writer each, a task or a handler.
@@ -73,14 +77,16 @@ impl Interval {
         Interval { loops_per_round, ticks, passed: 0, loops: 0, counts: 0, before: board::stamp_now() }
     }
 
-    /// Whether to run another round: the ticks have not all passed.
-    #[inline(always)]
-    pub fn running(&self) -> bool {
-        self.passed < self.ticks
+    /// Whether the interval runs at all (0 ticks: none).
+    pub fn runs(&self) -> bool {
+        self.ticks != 0
     }
 
-    /// After each round: its loops, its stamp counts, and whether a tick passed in it.
-    pub fn counted(&mut self) {
+    /// After each round: its loops, its stamp counts, and whether a tick passed in it; whether to run
+    /// another (the ticks have not all passed). Never inlined, so that its cost is the same in the interval
+    /// and timed alone.
+    #[inline(never)]
+    pub fn counted(&mut self) -> bool {
         self.loops += self.loops_per_round;
         let now = board::stamp_now();
         self.counts += harness::counts_between(self.before, now);
@@ -88,6 +94,7 @@ impl Interval {
         if board::tick_wrapped() {
             self.passed += 1;
         }
+        self.passed < self.ticks
     }
 
     /// Describes the interval, if there was one.
@@ -95,9 +102,16 @@ impl Interval {
         if self.ticks == 0 {
             return;
         }
+        let mut alone =
+            Interval { loops_per_round: 0, ticks: u32::MAX, passed: 0, loops: 0, counts: 0, before: board::stamp_now() };
+        for _ in 0..TALLIES {
+            alone.counted();
+        }
         wire::meta_number("tm_interval_ticks", self.ticks);
         wire::meta_number("tm_interval_loops", self.loops);
         wire::meta_number("tm_interval_stamp_counts", self.counts);
+        wire::meta_number("tm_tallies", TALLIES);
+        wire::meta_number("tm_tallies_stamp_counts", alone.counts);
     }
 }
 
@@ -107,9 +121,13 @@ impl Interval {
 macro_rules! thread_metric_interval {
     ($round:expr, $loops_per_round:expr) => {{
         let mut interval = $crate::thread_metric::Interval::start($loops_per_round);
-        while interval.running() {
-            $round;
-            interval.counted();
+        if interval.runs() {
+            loop {
+                $round;
+                if !interval.counted() {
+                    break;
+                }
+            }
         }
         interval.end();
     }};
