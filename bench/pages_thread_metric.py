@@ -4,8 +4,8 @@ tool's own figures (switchscope.figures.thread_metric) from the run's results.""
 
 from __future__ import annotations
 
-from pages_results import CORES, KERNEL_NAMES, compiler, kernel_label, one
-from pages_text import markdown_table
+from pages_results import CORES, KERNEL_NAMES, compiler, kernel_label, mhz, one
+from pages_text import counted, markdown_table
 from switchscope.catalog.scenarios import THREAD_METRIC
 from switchscope.figures import thread_metric
 from switchscope.figures.result import Result
@@ -29,17 +29,21 @@ def _cell(results: list[dict], not_applicable: list[dict], kernel: str, target: 
     if found:
         result = _result(found[0])
         per_30s = thread_metric.loops_per_interval(result)
-        return f"{thread_metric.per_loop(result):,.1f}" + (f" ({per_30s / 1e6:,.2f} M)" if per_30s else "")
+        return f"{thread_metric.per_loop(result):,.1f}" + (f" ({per_30s:,.0f})" if per_30s else "")
     reason = next((n["reason"] for n in not_applicable if (n["kernel"], n["target"]) == (kernel, target)
                    and f"{test}/probe" in n["combinations"]), None)
     if reason is None:
         return ""
     number = notes.setdefault(reason, len(notes) + 1)
-    return f"n/a {number}"
+    return f"n/a {_superscript(number)}"
+
+
+def _superscript(number: int) -> str:
+    return str(number).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
 def _notes(notes: dict[str, int]) -> str:
-    return "".join(f"\n{number}. {reason}" for reason, number in notes.items())
+    return "".join(f"\n{_superscript(number)} {reason}." for reason, number in notes.items())
 
 
 def _table(run, columns: list[tuple[str, str, str]], heading: str) -> str:
@@ -49,16 +53,16 @@ def _table(run, columns: list[tuple[str, str, str]], heading: str) -> str:
     rows = [[f"`{test}`", *(_cell(results, not_applicable, kernel, target, test, notes)
                             for kernel, target, _ in columns)] for test in TESTS]
     return markdown_table([heading, *(label for _, _, label in columns)], "l" + "r" * len(columns), rows) + \
-        ("\n" + _notes(notes) if notes else "")
+        ("\n" + _notes(notes) + "\n" if notes else "")
 
 
 def render_targets(measured) -> str:
     run = measured["thread-metric"]
     some = one(run.results, kernel="freertos", target="mps2-an385", scenario="tm-cooperative")
     columns = [("freertos", target, f"{target} ({CORES.get(target, 'STM32L432')})") for target in FREERTOS_TARGETS]
-    return (f"{kernel_label(some)}, probe method, medians of {run.samples} windows, {compiler(some)} / the AVR's and "
-            f"the RISC-V's gcc, `-O2`; per loop in cycles, and in brackets the millions of loops a 30-second "
-            f"interval holds at the board's clock:\n\n" + _table(run, columns, "test"))
+    return (f"{kernel_label(some)}, probe method, medians of {counted(run.samples)} windows, {compiler(some)} / the "
+            f"AVR's and the RISC-V's gcc, `-O2`; per loop in cycles, and in brackets the loops a 30-second interval holds "
+            f"at the board's clock:\n\n" + _table(run, columns, "test"))
 
 
 def render_kernels(measured) -> str:
@@ -66,8 +70,11 @@ def render_kernels(measured) -> str:
     columns = [(kernel, "lm3s6965evb" if kernel == "rtic" else KERNELS_TARGET,
                 KERNEL_NAMES[kernel] + (" (lm3s6965evb)" if kernel == "rtic" else ""))
                for kernel in ("floor", "freertos", "rtic", "embassy", "lilos")]
-    return (f"Every kernel on the Cortex-M3 ({KERNELS_TARGET}; RTIC on lm3s6965evb, its port), probe method, cycles "
-            f"per loop (millions of loops in 30 s at 25 MHz):\n\n" + _table(run, columns, "test"))
+    clocks = {target: mhz(one(run.results, kernel=kernel, target=target, scenario="tm-basic"))
+              for kernel, target, _ in columns}
+    return (f"Every kernel on the Cortex-M3 ({KERNELS_TARGET} at {clocks[KERNELS_TARGET]}; RTIC on lm3s6965evb, "
+            f"its port, at {clocks['lm3s6965evb']}), probe method, cycles per loop, and in brackets the loops of 30 s "
+            f"at that clock:\n\n" + _table(run, columns, "test"))
 
 
 def render_intervals(measured) -> str:
@@ -78,10 +85,10 @@ def render_intervals(measured) -> str:
         check = thread_metric.interval_check(result)
         if document["kernel"] != "freertos" or check is None:
             continue
-        counted, computed, length = check
+        loops, computed, length = check
         interval = result.thread_metric["interval"]
         rows.append([f"`{result.scenario}`", result.target, f"{interval['ticks']} ticks, {length:,.0f} {result.unit}",
-                     f"{counted:,}", f"{computed:,.1f}", f"{(counted - computed) / computed * 100:+.2f}%"])
+                     f"{loops:,}", f"{computed:,.1f}", f"{(loops - computed) / computed * 100:+.2f}%"])
     return markdown_table(["test", "target", "interval", "loops counted", "loops its length gives",
                            "difference"], "llllrr", rows)
 
