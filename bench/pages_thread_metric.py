@@ -61,8 +61,8 @@ def render_targets(measured) -> str:
     some = one(run.results, kernel="freertos", target="mps2-an385", scenario="tm-cooperative")
     columns = [("freertos", target, f"{target} ({CORES.get(target, 'STM32L432')})") for target in FREERTOS_TARGETS]
     return (f"{kernel_label(some)}, probe method, medians of {counted(run.samples)} windows, {compiler(some)} / the "
-            f"AVR's and the RISC-V's gcc, `-O2`; per loop in cycles, and in brackets the loops a 30-second interval holds "
-            f"at the board's clock:\n\n" + _table(run, columns, "test"))
+            f"AVR's and the RISC-V's gcc, `-O2`; per loop in cycles, and in brackets the loops a 30-second interval "
+            f"holds at the board's clock:\n\n" + _table(run, columns, "test"))
 
 
 def render_kernels(measured) -> str:
