@@ -87,15 +87,21 @@ def test_the_rust_marker_measures_every_scenario(kernel, target, scenario):
     assert 1 <= result.stats.min <= result.stats.max < 1000
 
 
+def _run_twice(kernel: str, target: str, scenario: str, samples: int):
+    """The first of two runs of one firmware, once both gave every sample, closed, and the same ones."""
+    firmware = build(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario])
+    first, second = (run(catalog.TARGETS[target], firmware.elf, [f"samples={samples}"], samples, time_limit=60)
+                     for _ in range(2))
+    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == samples
+    assert not any(sample.not_closed for sample in first.stream.samples)
+    assert first.stream.samples == second.stream.samples
+    return first
+
+
 @pytest.mark.firmware
 @pytest.mark.parametrize("kernel,target,scenario", MEDIAN_CASES)
 def test_rust_scenarios_give_the_same_samples_on_every_run(kernel, target, scenario):
-    firmware = build(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario])
-    first = run(catalog.TARGETS[target], firmware.elf, ["samples=200"], 200, time_limit=60)
-    second = run(catalog.TARGETS[target], firmware.elf, ["samples=200"], 200, time_limit=60)
-    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 200
-    assert not any(sample.not_closed for sample in first.stream.samples)
-    assert first.stream.samples == second.stream.samples
+    first = _run_twice(kernel, target, scenario, 200)
     assert first.stream.meta["kernel"] == kernel
     assert first.stream.meta["scenario"] == scenario
 
@@ -170,12 +176,7 @@ def test_the_rust_kernels_run_the_thread_metric_tests_their_model_fits():
 @pytest.mark.firmware
 @pytest.mark.parametrize("kernel,target,scenario", THREAD_METRIC_CASES)
 def test_rust_thread_metric_tests_repeat_and_count_their_interval(kernel, target, scenario):
-    firmware = build(catalog.KERNELS[kernel], catalog.TARGETS[target], catalog.SCENARIOS[scenario])
-    first = run(catalog.TARGETS[target], firmware.elf, ["samples=50"], 50, time_limit=60)
-    second = run(catalog.TARGETS[target], firmware.elf, ["samples=50"], 50, time_limit=60)
-    assert first.exit_code == 0 and first.stream.complete and len(first.stream.samples) == 50
-    assert not any(sample.not_closed for sample in first.stream.samples)
-    assert first.stream.samples == second.stream.samples
+    first = _run_twice(kernel, target, scenario, 50)
     meta = first.stream.meta
     loops_per_round = catalog.SCENARIOS[scenario].loops_per_round
     assert int(meta["tm_loops_per_round"]) == loops_per_round

@@ -79,22 +79,23 @@ def real_boards_named(name: str) -> list[str]:
             and item.strip() not in current().targets]
 
 
+def _scenarios_by(field: str) -> dict[str, list[Scenario]]:
+    """The scenarios that name something in `field` (a group, a suite), by that name, in the catalog's order."""
+    found: dict[str, list[Scenario]] = {}
+    for scenario in SCENARIOS.values():
+        if getattr(scenario, field):
+            found.setdefault(getattr(scenario, field), []).append(scenario)
+    return found
+
+
 def scenario_groups() -> dict[str, list[Scenario]]:
     """The scenarios that measure several windows, by name, with a scenario of its own for each window."""
-    groups: dict[str, list[Scenario]] = {}
-    for scenario in SCENARIOS.values():
-        if scenario.group:
-            groups.setdefault(scenario.group, []).append(scenario)
-    return groups
+    return _scenarios_by("group")
 
 
 def scenario_suites() -> dict[str, list[Scenario]]:
     """The published suites (thread-metric), by name, each with its tests."""
-    suites: dict[str, list[Scenario]] = {}
-    for scenario in SCENARIOS.values():
-        if scenario.suite:
-            suites.setdefault(scenario.suite, []).append(scenario)
-    return suites
+    return _scenarios_by("suite")
 
 
 def select_scenarios(name: str) -> list[Scenario]:
