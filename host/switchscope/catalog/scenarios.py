@@ -42,24 +42,25 @@ THREAD_METRIC_SUITE = "thread-metric"
 # Thread-Metric's eight tests (firmware/scenarios/thread_metric.h): each loop as the suite counts it, its
 # counters summed; the window is a round, from the measuring task's place in its loop back to it
 THREAD_METRIC = [
-    Scenario(name, summary, suite=THREAD_METRIC_SUITE, loops_per_round=loops, defines=defines,
-             tasks=5 if name in ("tm-cooperative", "tm-preemptive") else 2)
-    for name, loops, summary, defines in [
-        ("tm-basic", 1, "Thread-Metric's basic processing: one task works through 1024 words, no kernel service "
-                        "(the baseline)", ()),
-        ("tm-cooperative", 5, "Thread-Metric's cooperative scheduling: five tasks of one priority, each counting "
-                              "and yielding (a round: five loops, five switches)", ()),
-        ("tm-preemptive", 5, "Thread-Metric's preemptive scheduling: five tasks of five priorities, each resuming "
-                             "the next more urgent and suspending itself (a round: five loops, eight switches)", ()),
-        ("tm-interrupt", 2, "Thread-Metric's interrupt processing: a task pends a software interrupt whose handler "
-                            "gives a semaphore the task takes (a round: two loops, no switch)", ()),
-        ("tm-interrupt-preemption", 3, "Thread-Metric's interrupt preemption: the handler of a software interrupt "
-                                       "resumes a more urgent task (a round: three loops, two switches)", ()),
-        ("tm-message", 1, "Thread-Metric's message processing: one task sends a 16-byte message to a queue and "
-                          "receives it back", ()),
-        ("tm-synchronization", 1, "Thread-Metric's synchronization processing: one task gives a semaphore and "
-                                  "takes it", ()),
-        ("tm-memory", 1, "Thread-Metric's memory allocation: one task allocates a 128-byte block and frees it",
+    Scenario(name, summary, suite=THREAD_METRIC_SUITE, loops_per_round=loops, tasks=tasks, defines=defines)
+    for name, loops, tasks, summary, defines in [
+        ("tm-basic", 1, 1, "Thread-Metric's basic processing: one task works through 1024 words, no kernel service "
+                           "(the baseline)", ()),
+        ("tm-cooperative", 5, 5, "Thread-Metric's cooperative scheduling: five tasks of one priority, each counting "
+                                 "and yielding (a round: five loops, five switches)", ()),
+        ("tm-preemptive", 5, 5, "Thread-Metric's preemptive scheduling: five tasks of five priorities, each "
+                                "resuming the next more urgent and suspending itself (a round: five loops, eight "
+                                "switches)", ()),
+        ("tm-interrupt", 2, 1, "Thread-Metric's interrupt processing: a task pends a software interrupt whose "
+                               "handler gives a semaphore the task takes (a round: two loops, no switch)", ()),
+        ("tm-interrupt-preemption", 3, 2, "Thread-Metric's interrupt preemption: the handler of a software "
+                                          "interrupt resumes a more urgent task (a round: three loops, two switches)",
+         ()),
+        ("tm-message", 1, 1, "Thread-Metric's message processing: one task sends a 16-byte message to a queue and "
+                             "receives it back", ()),
+        ("tm-synchronization", 1, 1, "Thread-Metric's synchronization processing: one task gives a semaphore and "
+                                     "takes it", ()),
+        ("tm-memory", 1, 1, "Thread-Metric's memory allocation: one task allocates a 128-byte block and frees it",
          (("SWITCHSCOPE_USES_POOL", "1"),)),
     ]
 ]
@@ -78,11 +79,11 @@ SCENARIOS = {
                  defines=(("SWITCHSCOPE_USES_LOCK", "1"),)),
         Scenario("deadlock-raise", "a high-priority task asks for the mutex a low-priority task holds, a medium one "
                                    "ready: until the holder runs raised (Rhealstone's deadlock break, first window)",
-                 group="deadlock-break",
+                 group="deadlock-break", tasks=3,
                  defines=(("SWITCHSCOPE_DEADLOCK_WINDOW", "raise"), ("SWITCHSCOPE_USES_MUTEX", "1"))),
         Scenario("deadlock-release", "the raised holder releases the mutex: until the high-priority task holds it "
                                      "(Rhealstone's deadlock break, second window)",
-                 group="deadlock-break",
+                 group="deadlock-break", tasks=3,
                  defines=(("SWITCHSCOPE_DEADLOCK_WINDOW", "release"), ("SWITCHSCOPE_USES_MUTEX", "1"))),
         Scenario("msg", "a low-priority task sends a message (--config msg_size, bytes) to a high-priority task "
                         "blocked receiving it (Rhealstone's intertask message latency)"),

@@ -92,6 +92,11 @@ def analyse(firmware: Firmware, job: Job, output: RunOutput, samples: int, read:
         bounds = {side: Stats.of(np.maximum(_less(raw, overheads), 0)[~left_out]).as_dict()
                   for side, (raw, overheads) in reading.bounds.items()}
 
+    suite_test = thread_metric.facts(stream.meta, target, job.counted_in)
+    if suite_test and suite_test["loops_per_round"] != job.scenario.loops_per_round:
+        raise FirmwareFailed(f"{job}: the firmware counts {suite_test['loops_per_round']} loops a round, and "
+                             f"{job.scenario.name} counts {job.scenario.loops_per_round} (catalog/scenarios.py)")
+
     # what the firmware reports of itself, then what the code was optimised for
     config = {key[len("config."):]: value for key, value in stream.meta.items() if key.startswith("config.")}
     config["optimisation"] = firmware.optimisation
@@ -127,7 +132,7 @@ def analyse(firmware: Firmware, job: Job, output: RunOutput, samples: int, read:
         tasks=(job.tasks or 2) if rotate else None,  # 2: the firmware's default
         pairs=[[tag >> 8, tag & 0xFF] for tag in tags] if rotate else None,
         sample_tags=tags if not rotate and any(tags) else None,
-        thread_metric=thread_metric.facts(stream.meta, target, unit),
+        thread_metric=suite_test,
         ticks_in_window=int(np.count_nonzero(in_window)),
         interfered=interfered,
         stream_problems=[str(p) for p in stream.problems],
