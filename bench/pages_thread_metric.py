@@ -9,6 +9,7 @@ from pages_text import counted, markdown_table
 from switchscope.catalog.scenarios import THREAD_METRIC
 from switchscope.figures import thread_metric
 from switchscope.figures.result import Result
+from switchscope.present import thread_metric_view
 
 TESTS = [scenario.name for scenario in THREAD_METRIC]
 FREERTOS_TARGETS = ("mps2-an385", "mps2-an386-fpu", "microbit-m0plus", "ibex", "nucleo-l432kc", "atmega328p")
@@ -27,9 +28,7 @@ def _cell(results: list[dict], not_applicable: list[dict], kernel: str, target: 
           notes: dict[str, int]) -> str:
     found = [r for r in results if (r["kernel"], r["target"], r["scenario"]) == (kernel, target, test)]
     if found:
-        result = _result(found[0])
-        per_30s = thread_metric.loops_per_interval(result)
-        return f"{thread_metric.per_loop(result):,.1f}" + (f" ({per_30s:,.0f})" if per_30s else "")
+        return thread_metric_view.cell(_result(found[0]))
     reason = next((n["reason"] for n in not_applicable if (n["kernel"], n["target"]) == (kernel, target)
                    and f"{test}/probe" in n["combinations"]), None)
     if reason is None:
@@ -100,8 +99,8 @@ def render_silicon(measured) -> str:
         l432 = _result(one(run.results, kernel="freertos", target="nucleo-l432kc", scenario=test))
         m4 = _result(one(run.results, kernel="freertos", target="mps2-an386-fpu", scenario=test))
         ours = thread_metric.per_loop(l432)
-        rows.append([f"`{test}`", f"{published:,.2f}", f"{ours:,.1f}", f"{(ours - published) / published * 100:+.1f}%",
-                     f"{thread_metric.per_loop(m4):,.1f}"])
+        rows.append([f"`{test}`", f"{published:,.2f}", f"{ours:,.2f}", f"{(ours - published) / published * 100:+.1f}%",
+                     f"{thread_metric.per_loop(m4):,.2f}"])
     some = one(run.results, kernel="freertos", target="nucleo-l432kc", scenario="tm-cooperative")
     return (f"switchscope: {kernel_label(some)}, {compiler(some)} `-O2`, the probe method, cycles per loop; "
             f"nucleo-l432kc is the STM32L432 at 80 MHz as shipped (4 flash wait states, the ART's caches on, "

@@ -11,8 +11,8 @@
  * the loops a round counts and computes the 30-second count from the clock.
  *
  * Before its windows the measuring task runs rounds back to back, as
- * Thread-Metric does, for an interval of kernel ticks (run parameter
- * tm_interval_ticks, default 2; 0: none) and says how many loops it counted
+ * Thread-Metric does, for an interval of THREAD_METRIC_INTERVAL_TICKS kernel
+ * ticks, and says how many loops it counted
  * and how many stamp-timer counts the interval lasted. The interval's end is
  * found by reading the tick count after each round, and its length by reading
  * the stamp timer there (it may wrap within a tick); that bookkeeping, which
@@ -48,9 +48,7 @@ static __attribute__((noinline)) int thread_metric_tally(struct thread_metric_ta
 static void thread_metric_interval(void (*round)(void), uint32_t loops_per_round)
 {
     harness_describe(SS_TEXT("tm_loops_per_round"), loops_per_round);
-    uint32_t ticks = harness_parameter("tm_interval_ticks", THREAD_METRIC_INTERVAL_TICKS);
-    if (!ticks)
-        return;
+    uint32_t ticks = THREAD_METRIC_INTERVAL_TICKS;
     struct thread_metric_tally tally = {0, ticks, 0, 0};
     uint32_t loops = 0;
     ss_wait_next_tick();

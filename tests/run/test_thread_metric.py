@@ -142,7 +142,16 @@ def test_the_terminal_and_the_report_show_the_suites_table():
                dataclasses.replace(_result(444, 5), kernel="floor", target="mps2-an385")]
     text = thread_metric_view.text(results)
     # 648 / 5 = 129.6 a loop, 750,000,000 / 129.6 = 5,787,037 loops; 444 / 5 = 88.8, 8,445,946
-    assert "freertos (mps2-an385, probe, cycles)" in text and "floor (mps2-an385, probe, cycles)" in text
+    assert "freertos (mps2-an385, 25 MHz, probe, cycles)" in text
+    assert "floor (mps2-an385, 25 MHz, probe, cycles)" in text
+    assert "loops a round" in text
     assert "129.60 (5,787,037)" in text and "88.80 (8,445,946)" in text
     assert "129.60 (5,787,037)" in thread_metric_view.html(results, html_parts.html_table)
     assert thread_metric_view.text([dataclasses.replace(results[0], thread_metric=None)]) == ""
+    # two configurations of one kernel: a column each, named by what sets it apart
+    other = dataclasses.replace(results[0], samples=[723] * 3, options={"opt": "-Os"})
+    both = thread_metric_view.text([dataclasses.replace(results[0], options={"opt": "-O2"}), other])
+    assert "opt=-O2" in both and "opt=-Os" in both and "129.60" in both and "144.60" in both
+    # instructions are no time: per loop only, and the caption says why
+    counted = thread_metric_view.text([dataclasses.replace(results[0], unit="instructions", f_cpu_hz=None)])
+    assert "no 30-second count" in counted and "129.60" in counted and "(5,787,037)" not in counted

@@ -88,8 +88,9 @@ def _add_selection(command, kernel: str, target: str, scenario: str | None = Non
     command.add_argument("--target", default=target, type=kind,
                          help=f"target name{either('mps2-an385,atmega328p')} (default: {target})")
     if scenario:
+        suites = "" if one else "; 'thread-metric': Thread-Metric's eight tests, which 'all' leaves out"
         command.add_argument("--scenario", default=scenario, type=kind,
-                             help=f"scenario name{either('yield,isr')} (default: {scenario})")
+                             help=f"scenario name{either('yield,isr')} (default: {scenario}{suites})")
     if method:  # None when not given: the irq-latency scenarios then take the simulator's view (marker)
         command.add_argument("--method", type=kind,
                              help=f"measurement method{either('probe,marker')} (default: {method}; on a simulator "

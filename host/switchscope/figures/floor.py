@@ -74,6 +74,9 @@ def options_label(result: Result) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(result.scenario_options().items())) or "default"
 
 
+KERNEL_FREE = ("tm-basic",)  # the scenarios that call no kernel service: no kernel is a multiple of the floor there
+
+
 def attach(results: list[Result]) -> None:
     """Sets `x_floor` and `floor` on every non-floor result that has a floor figure among `results`, or
     `floor` = {"refused": why} where the floors measured did other work. Not on an interrupt's latency
@@ -88,6 +91,11 @@ def attach(results: list[Result]) -> None:
                 result.floor = {"refused": "an interrupt's latency is no multiple of the floor's: the floor masks "
                                            "every interrupt in its critical sections, and a kernel that masks less "
                                            "waits less (compare the worst cases side by side)"}
+            continue
+        if result.scenario in KERNEL_FREE:
+            if any(f.scenario == result.scenario for f in floors):
+                result.floor = {"refused": f"{result.scenario} uses no kernel service: what sets it apart from the "
+                                           "floor's is the compiler's code for the same work, not the kernel"}
             continue
         found, why = floor_for(result, floors)
         result.x_floor, result.floor = None, ({"refused": why} if why else None)

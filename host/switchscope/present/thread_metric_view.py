@@ -1,10 +1,12 @@
-"""Thread-Metric's table: its tests down, each kernel on each target across,
-every cell the cycles (or instructions) per loop and, where the unit is a cycle
-of a known clock, the loops a 30-second interval holds at that rate; below it,
-each simulated interval's count beside the count its length gives."""
+"""Thread-Metric's table: its tests down, each kernel on each target (and each
+configuration measured) across, every cell the cycles (or instructions) per
+loop and, where the unit is a cycle of a known clock, the loops a 30-second
+interval holds at that rate; below it, each simulated interval's count beside
+the count its length gives."""
 
 from __future__ import annotations
 
+import json
 from html import escape
 
 from switchscope.catalog.scenarios import THREAD_METRIC
@@ -12,18 +14,27 @@ from switchscope.figures import thread_metric
 from switchscope.present.cells import aligned
 
 TEST_ORDER = [scenario.name for scenario in THREAD_METRIC]
+LOOPS = {scenario.name: scenario.loops_per_round for scenario in THREAD_METRIC}
 
 
 def _tests(results: list) -> list:
     return [r for r in results if thread_metric.is_test(r)]
 
 
+def _key(result) -> tuple:
+    return result.kernel, result.target, result.unit, result.method, json.dumps(result.options, sort_keys=True)
+
+
 def _columns(tests: list) -> dict[tuple, str]:
-    """(kernel, target, unit, method) -> its heading, in the order first met."""
+    """Each column's heading, in the order first met: kernel, target and its clock, method, unit, and the options
+    that set it apart from the others."""
+    from switchscope.present.report import options_differing  # the report's stage; imported where it is used
     columns = {}
     for result in tests:
-        key = (result.kernel, result.target, result.unit, result.method)
-        columns.setdefault(key, f"{result.kernel} ({result.target}, {result.method}, {result.unit})")
+        clock = f", {result.f_cpu_hz / 1e6:g} MHz" if result.ns_per_unit is not None else ""
+        options = options_differing(result, tests)
+        columns.setdefault(_key(result), f"{result.kernel} ({result.target}{clock}, {result.method}, {result.unit}"
+                                         + (f", {options}" if options != "default" else "") + ")")
     return columns
 
 
@@ -48,10 +59,19 @@ def interval_text(result) -> str | None:
 
 def _grid(tests: list) -> tuple[list[str], list[list[str]]]:
     columns = _columns(tests)
-    cells = {(r.scenario, (r.kernel, r.target, r.unit, r.method)): r for r in tests}
+    cells = {(r.scenario, _key(r)): r for r in tests}
     names = sorted({r.scenario for r in tests}, key=lambda name: TEST_ORDER.index(name))
-    rows = [[name, *(cell(cells[name, key]) if (name, key) in cells else "-" for key in columns)] for name in names]
-    return ["test", *columns.values()], rows
+    rows = [[name, str(LOOPS[name]), *(cell(cells[name, key]) if (name, key) in cells else "-" for key in columns)]
+            for name in names]
+    return ["test", "loops a round", *columns.values()], rows
+
+
+def caption(tests: list) -> str:
+    timed = any(thread_metric.loops_per_interval(r) is not None for r in tests)
+    return ("Thread-Metric: each window above is a round of the test's loops; per loop is its median over the loops a "
+            "round counts" + (", and in brackets the loops a 30-second interval holds at that rate and the "
+                              "board's clock (computed, not counted)" if timed else
+                              " (instructions are no time: no 30-second count)") + "; -: not measured (said below):")
 
 
 def text(results: list) -> str:
@@ -60,8 +80,7 @@ def text(results: list) -> str:
     if not tests:
         return ""
     header, rows = _grid(tests)
-    lines = ["Thread-Metric, per loop as it counts its loops (the median round over the loops it counts), and in "
-             "brackets the loops of 30 s at the clock (computed from it):", *aligned([header, *rows])]
+    lines = [caption(tests), *aligned([header, *rows])]
     intervals = [line for line in map(interval_text, tests) if line]
     if intervals:
         lines.append("simulated intervals (ticks and all) against the windows' rate:")
@@ -76,10 +95,8 @@ def html(results: list, table) -> str:
         return ""
     header, rows = _grid(tests)
     intervals = [line for line in map(interval_text, tests) if line]
-    note = ('<p class="note">Per loop: the median window (one round of the test\'s loops, in its steady state) '
-            "over the loops the round counts, as Thread-Metric counts them (its counters summed). In brackets: the "
-            "loops a 30-second interval holds at that rate and the board's clock, computed, not counted.</p>")
     listed = "".join(f"<li>{escape(line)}</li>" for line in intervals)
-    return (note + table([escape(h) for h in header], [[escape(c) for c in row] for row in rows])
+    return (f'<p class="note">{escape(caption(tests))}</p>'
+            + table([escape(h) for h in header], [[escape(c) for c in row] for row in rows], text_columns=(0,))
             + (f'<p class="note">Simulated intervals, ticks and all, against the windows\' rate:</p><ul>{listed}</ul>'
                if listed else ""))

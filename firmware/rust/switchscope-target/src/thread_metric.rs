@@ -5,8 +5,7 @@
 //! untimed, which brings every task to its place, then times the next.
 //!
 //! Before its windows the measuring task runs rounds back to back for an
-//! interval of ticks (run parameter tm_interval_ticks, default 2; 0: none)
-//! and says how many loops it counted and how many stamp-timer counts the
+//! interval of INTERVAL_TICKS ticks and says how many loops it counted and how many stamp-timer counts the
 //! interval lasted, read after each round. These kernels have no tick of
 //! their own: the stamp timer's wrap stands for it, as it does for pacing.
 //! That bookkeeping after each round, which Thread-Metric has not, is then
@@ -65,21 +64,12 @@ pub struct Interval {
 }
 
 impl Interval {
-    /// Says how many loops a round counts and, unless the interval is 0
-    /// ticks, starts it at a tick.
+    /// Says how many loops a round counts and starts the interval at a tick.
     pub fn start(loops_per_round: u32) -> Self {
         wire::meta_number("tm_loops_per_round", loops_per_round);
-        let ticks = harness::parameter("tm_interval_ticks", INTERVAL_TICKS);
-        if ticks != 0 {
-            board::wait_next_tick();
-            board::tick_wrapped(); // the AVR's wait leaves the overflow flag set: that tick is the start
-        }
-        Interval { loops_per_round, ticks, passed: 0, loops: 0, counts: 0, before: board::stamp_now() }
-    }
-
-    /// Whether the interval runs at all (0 ticks: none).
-    pub fn runs(&self) -> bool {
-        self.ticks != 0
+        board::wait_next_tick();
+        board::tick_wrapped(); // the AVR's wait leaves the overflow flag set: that tick is the start
+        Interval { loops_per_round, ticks: INTERVAL_TICKS, passed: 0, loops: 0, counts: 0, before: board::stamp_now() }
     }
 
     /// After each round: its loops, its stamp counts, and whether a tick passed in it; whether to run
@@ -97,11 +87,8 @@ impl Interval {
         self.passed < self.ticks
     }
 
-    /// Describes the interval, if there was one.
+    /// Describes the interval, and the bookkeeping timed alone.
     pub fn end(&self) {
-        if self.ticks == 0 {
-            return;
-        }
         let mut alone =
             Interval { loops_per_round: 0, ticks: u32::MAX, passed: 0, loops: 0, counts: 0, before: board::stamp_now() };
         for _ in 0..TALLIES {
@@ -121,12 +108,10 @@ impl Interval {
 macro_rules! thread_metric_interval {
     ($round:expr, $loops_per_round:expr) => {{
         let mut interval = $crate::thread_metric::Interval::start($loops_per_round);
-        if interval.runs() {
-            loop {
-                $round;
-                if !interval.counted() {
-                    break;
-                }
+        loop {
+            $round;
+            if !interval.counted() {
+                break;
             }
         }
         interval.end();
