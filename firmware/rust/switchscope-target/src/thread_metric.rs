@@ -89,8 +89,8 @@ impl Interval {
 
     /// Describes the interval, and the bookkeeping timed alone.
     pub fn end(&self) {
-        let mut alone =
-            Interval { loops_per_round: 0, ticks: u32::MAX, passed: 0, loops: 0, counts: 0, before: board::stamp_now() };
+        let before = board::stamp_now();
+        let mut alone = Interval { loops_per_round: 0, ticks: u32::MAX, passed: 0, loops: 0, counts: 0, before };
         for _ in 0..TALLIES {
             alone.counted();
         }
