@@ -119,22 +119,12 @@ void harness_print_switch(void)
 #endif
 
 /* Stamp counts from `earlier` to `later`, across one wrap of the timer. */
-static inline uint32_t stamp_counts(uint32_t earlier, uint32_t later, uint32_t modulus, int down)
-{
-    uint32_t counts = down ? earlier - later : later - earlier;
-    if (modulus != 0 && counts >= modulus) /* 0: the timer wraps at 2^32 */
-        counts += modulus;
-    return counts;
-}
-
 static uint32_t counts_between(uint32_t earlier, uint32_t later)
 {
-    return stamp_counts(earlier, later, stamp_modulus, stamp_counts_down);
-}
-
-uint32_t harness_stamp_counts(uint32_t earlier, uint32_t later)
-{
-    return stamp_counts(earlier, later, board_stamp_modulus(), board_stamp_counts_down());
+    uint32_t counts = stamp_counts_down ? earlier - later : later - earlier;
+    if (stamp_modulus != 0 && counts >= stamp_modulus) /* 0: the timer wraps at 2^32 */
+        counts += stamp_modulus;
+    return counts;
 }
 
 void harness_begin(void)

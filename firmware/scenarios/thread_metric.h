@@ -38,7 +38,10 @@ struct thread_metric_tally {
 static __attribute__((noinline)) int thread_metric_tally(struct thread_metric_tally *tally)
 {
     uint32_t now = board_stamp_now();
-    tally->counts += harness_stamp_counts(tally->stamp, now);
+    /* counts from the last reading, as the harness counts a window's (harness.c, counts_between) */
+    uint32_t modulus = board_stamp_modulus();
+    uint32_t counts = board_stamp_counts_down() ? tally->stamp - now : now - tally->stamp;
+    tally->counts += modulus != 0 && counts >= modulus ? counts + modulus : counts; /* 0: wraps at 2^32 */
     tally->stamp = now;
     return ss_tick_count() - tally->start_tick >= tally->ticks;
 }

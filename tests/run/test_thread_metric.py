@@ -126,7 +126,7 @@ def test_a_test_that_cannot_run_says_why(capsys, tmp_path):
     assert "tm-cooperative runs 5 tasks, and the kernel heap of atmega328p's memory layout holds 4" in said
     for test in ("tm-interrupt", "tm-interrupt-preemption", "tm-message", "tm-synchronization", "tm-memory"):
         assert f"\n  {test} " in said  # measured, in the table
-    assert "Thread-Metric, per loop" in said
+    assert "Thread-Metric: each window above is a round" in said
 
 
 def test_preemption_tests_refuse_one_priority_for_all():

@@ -51,10 +51,6 @@ void harness_end(uint32_t samples_sent) __attribute__((noreturn));
  * timer (the latency timer), whose lengths the compact record cannot give. */
 void harness_full_records(void);
 
-/* The stamp timer's counts from `earlier` to `later`, two readings of
- * board_stamp_now() less than one period of the timer apart. */
-uint32_t harness_stamp_counts(uint32_t earlier, uint32_t later);
-
 /* Tell the host a numeric fact about the run (key is a board text). A scenario
  * whose first windows are not samples says how many with "warmup_windows". */
 void harness_describe(const char *key, uint32_t value);

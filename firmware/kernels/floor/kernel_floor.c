@@ -145,8 +145,11 @@ void ss_task_resume(ss_task *task)
 
 void ss_task_resume_from_isr(ss_task *task)
 {
+    /* preempt_if_more_urgent's test, written out: a caller more of that static function would change how the
+     * compiler inlines it into the others, and every other scenario's code with it */
     task->ready = 1;
-    preempt_if_more_urgent(task, 1);
+    if (task->priority > floor_current->priority)
+        floor_switch_from_handler(task);
 }
 
 void ss_task_set_priority(ss_task *task, unsigned priority)
