@@ -111,6 +111,14 @@ def test_a_simulated_interval_counts_the_loops_the_windows_rate_gives(target, un
 
 
 @pytest.mark.firmware
+@pytest.mark.parametrize("test", ["tm-preemptive", "tm-interrupt-preemption", "tm-message"])
+def test_the_probe_the_scope_and_the_marker_read_the_same_rounds(test):
+    read = {method: measure(dataclasses.replace(job(test), method=catalog.METHODS[method]), 30).samples
+            for method in ("probe", "scope", "marker")}
+    assert read["probe"] == read["scope"] == read["marker"]
+
+
+@pytest.mark.firmware
 def test_thread_metric_runs_are_deterministic():
     runs = [measure(job("tm-cooperative"), 40) for _ in range(2)]
     assert runs[0].samples == runs[1].samples
