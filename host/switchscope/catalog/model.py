@@ -138,7 +138,7 @@ class Kernel:
         for name, why in (*self.not_applicable, *target.not_applicable):
             if name in (scenario.name, scenario.group):
                 return why
-        if self.language == "c" and scenario.tasks > target.max_tasks:
+        if self.language == "c" and not target.holds_tasks_of(scenario):
             return (f"{scenario.name} runs {scenario.tasks} tasks, and the kernel heap of {target.name}'s memory "
                     f"layout holds {target.max_tasks} (board.toml, max_tasks)")
         if scenario.latency:
@@ -329,6 +329,10 @@ class Target:
     @property
     def has_c_board(self) -> bool:
         return (self.board_code / "board.c").is_file()
+
+    def holds_tasks_of(self, scenario: "Scenario") -> bool:
+        """Whether a C kernel's heap on this board holds the tasks the scenario creates (max_tasks)."""
+        return scenario.tasks <= self.max_tasks
 
     def counts_per_unit(self, stamp_clock_hz: int) -> Fraction:
         """Stamp-timer counts per measured unit. Under QEMU icount a timer at

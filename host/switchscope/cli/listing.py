@@ -52,7 +52,7 @@ def _scenario_notes(scenario: catalog.Scenario) -> list[str]:
         why = next((why for name, why in target.not_applicable if name in (scenario.name, scenario.group)), None)
         if why:
             by_reason.setdefault(why, []).append(target.name)
-    few = [t.name for t in catalog.TARGETS.values() if scenario.tasks > t.max_tasks]
+    few = [t.name for t in catalog.TARGETS.values() if not t.holds_tasks_of(scenario)]
     if few:
         by_reason.setdefault(f"it runs {scenario.tasks} tasks, more than the kernel heap holds there (board.toml, "
                              "max_tasks; C kernels)", []).extend(few)

@@ -12,6 +12,7 @@ from html import escape
 from switchscope.catalog.scenarios import THREAD_METRIC
 from switchscope.figures import thread_metric
 from switchscope.present.cells import aligned
+from switchscope.present.report import options_differing
 
 TEST_ORDER = [scenario.name for scenario in THREAD_METRIC]
 LOOPS = {scenario.name: scenario.loops_per_round for scenario in THREAD_METRIC}
@@ -28,7 +29,6 @@ def _key(result) -> tuple:
 def _columns(tests: list) -> dict[tuple, str]:
     """Each column's heading, in the order first met: kernel, target and its clock, method, unit, and the options
     that set it apart from the others."""
-    from switchscope.present.report import options_differing  # the report's stage; imported where it is used
     columns = {}
     for result in tests:
         clock = f", {result.f_cpu_hz / 1e6:g} MHz" if result.ns_per_unit is not None else ""
